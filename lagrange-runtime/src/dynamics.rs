@@ -1,0 +1,101 @@
+//! The traits a model's user programs against.
+
+use crate::{DynamicsError, State};
+use nalgebra::{SMatrix, SVector};
+
+/// The Euler–Lagrange dynamics of a model with `N` generalized coordinates and `M` inputs.
+///
+/// `lagrangian!` implements it for the struct it generates. Code written once over
+/// `D: Dynamics<N, M>` (a controller, an integrator, an estimator) works for every model.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+///
+/// lagrangian! {
+///     /// A mass on a spring.
+///     struct Oscillator {
+///         parameters: m = 2.0, k = 8.0;
+///         coordinates: x;
+///         kinetic = m/2 * dot(x)^2;
+///         potential = k/2 * x^2;
+///     }
+/// }
+///
+/// /// Works for any model: the power of the inertial forces.
+/// fn inertial_power<D: Dynamics<N, M>, const N: usize, const M: usize>(
+///     model: &D, s: &State<N>, u: &SVector<f64, M>,
+/// ) -> f64 {
+///     let qdd = model.accelerations(s, u).unwrap();
+///     (model.mass_matrix(s, u) * qdd).dot(&s.qd)
+/// }
+///
+/// let s = State::new(0.0, SVector::from([0.5]), SVector::from([1.0]));
+/// let p = inertial_power(&Oscillator::default(), &s, &SVector::zeros());
+/// assert!((p - -2.0).abs() < 1e-12); // m ẍ ẋ = −k x ẋ
+/// ```
+pub trait Dynamics<const N: usize, const M: usize = 0> {
+    /// Names of the coordinates, in the order of the state vectors.
+    const COORDINATES: [&'static str; N];
+    /// Names of the inputs, in the order of the input vector.
+    const INPUTS: [&'static str; M];
+
+    /// The Lagrangian L = T − V.
+    fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64;
+
+    /// The energy function h = q̇·∂L/∂q̇ − L (T + V when T is quadratic in q̇ and nothing
+    /// depends on t). Along the motion, dh/dt = q̇·Q − ∂L/∂t.
+    fn energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64;
+
+    /// The generalized momenta p = ∂L/∂q̇.
+    fn momenta(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N>;
+
+    /// The mass matrix ∂²L/∂q̇², symmetric.
+    fn mass_matrix(&self, s: &State<N>, u: &SVector<f64, M>) -> SMatrix<f64, N, N>;
+
+    /// The generalized forces Q = Σ F·∂p/∂q − ∂D/∂q̇ of the `force` statements and the
+    /// dissipation function.
+    fn generalized_forces(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N>;
+
+    /// The accelerations q̈ at this state and input.
+    ///
+    /// # Errors
+    /// [`DynamicsError`] for a non-finite state or input, a singular or indefinite mass
+    /// matrix, or a non-finite result.
+    fn accelerations(
+        &self,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+    ) -> Result<SVector<f64, N>, DynamicsError>;
+
+    /// The generalized force that must be added to Q so that the accelerations `qdd`
+    /// happen (for constrained models: with λ = 0).
+    fn inverse_dynamics(
+        &self,
+        s: &State<N>,
+        qdd: &SVector<f64, N>,
+        u: &SVector<f64, M>,
+    ) -> SVector<f64, N>;
+}
+
+/// A model with `K` constraints Φ = 0, solved with the Lagrange equations of the first
+/// kind: M q̈ + Φ_qᵀ λ = (the rest), so the constraint force on the coordinates is
+/// −Φ_qᵀ λ.
+pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<N, M> {
+    /// Names of the constraints, in order.
+    const CONSTRAINTS: [&'static str; K];
+
+    /// The constraint residuals Φ (Φ(q, t) for holonomic constraints, A q̇ + b for
+    /// nonholonomic ones); zero on a consistent state.
+    fn constraint_residuals(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, K>;
+
+    /// The Lagrange multipliers λ at this state.
+    ///
+    /// # Errors
+    /// As [`Dynamics::accelerations`], and for redundant constraints.
+    fn multipliers(
+        &self,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+    ) -> Result<SVector<f64, K>, DynamicsError>;
+}

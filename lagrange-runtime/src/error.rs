@@ -1,0 +1,87 @@
+//! What can go wrong when a model is evaluated.
+
+use std::fmt;
+
+/// Which part of a [`State`](crate::State) (or of the inputs) a non-finite value was found in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatePart {
+    /// The time `t`.
+    Time,
+    /// A generalized coordinate q.
+    Coordinate,
+    /// A generalized velocity q̇.
+    Velocity,
+    /// An input u.
+    Input,
+}
+
+/// An evaluation of a model that has no meaningful result, in words a user can act on.
+///
+/// Evaluating a model never panics: whatever the state, the result is a value or one
+/// of these errors.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum DynamicsError {
+    /// The kinetic energy does not depend on the velocity of this coordinate, so the mass
+    /// matrix has a zero row and the coordinate's acceleration is undetermined.
+    MissingVelocity {
+        /// Name of the coordinate.
+        coordinate: &'static str,
+    },
+    /// The mass matrix ∂²L/∂q̇² is singular (some combination of velocities carries no
+    /// kinetic energy).
+    SingularMassMatrix,
+    /// The mass matrix ∂²L/∂q̇² is not positive definite (a kinetic energy that can be
+    /// negative, or `kinetic` and `potential` swapped).
+    IndefiniteMassMatrix,
+    /// The state or the inputs hold a NaN or an infinity.
+    NonFiniteState {
+        /// Where it is.
+        part: StatePart,
+        /// Name of the coordinate or input (`"t"` for time).
+        name: &'static str,
+    },
+    /// A computed quantity is NaN or infinite, for example after a division by zero or the
+    /// square root of a negative number inside the model's expressions.
+    NonFiniteResult {
+        /// What was being computed: `"mass matrix"`, `"generalized forces"`, …
+        quantity: &'static str,
+    },
+}
+
+impl fmt::Display for DynamicsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MissingVelocity { coordinate } => write!(
+                f,
+                "the mass matrix is singular: the kinetic energy does not depend on the velocity `dot({coordinate})`"
+            ),
+            Self::SingularMassMatrix => write!(
+                f,
+                "the mass matrix is singular: some combination of velocities carries no kinetic energy"
+            ),
+            Self::IndefiniteMassMatrix => write!(
+                f,
+                "the mass matrix is not positive definite: can the kinetic energy be negative?"
+            ),
+            Self::NonFiniteState { part, name } => {
+                let what = match part {
+                    StatePart::Time => "the time",
+                    StatePart::Coordinate => "coordinate",
+                    StatePart::Velocity => "the velocity of coordinate",
+                    StatePart::Input => "input",
+                };
+                match part {
+                    StatePart::Time => write!(f, "{what} `t` is not finite"),
+                    _ => write!(f, "{what} `{name}` is not finite"),
+                }
+            }
+            Self::NonFiniteResult { quantity } => write!(
+                f,
+                "the {quantity} came out non-finite (NaN or infinite) at this state"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DynamicsError {}

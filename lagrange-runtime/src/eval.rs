@@ -1,0 +1,267 @@
+//! The Euler–Lagrange equations of a [`Model`], evaluated with exact forward-mode AD.
+//!
+//! With L = T − V, the equations of motion
+//!
+//! ```text
+//! d/dt ∂L/∂q̇ − ∂L/∂q = Q,    Q = Σ F ∂p/∂q − ∂D/∂q̇
+//! d/dt ∂L/∂q̇ = ∂²L/∂q̇² q̈ + ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t
+//! ```
+//!
+//! give q̈ from one linear solve with the mass matrix ∂²L/∂q̇²:
+//!
+//! ```text
+//! ∂²L/∂q̇² q̈ = ∂L/∂q − (∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t) + Q
+//! ```
+//!
+//! Each term comes from one pass of a dual number through the model's expressions:
+//! a second-order dual over q̇ gives the mass matrix and the momenta; a hyper-dual whose
+//! first part seeds q̇ and whose second part is the direction (q̇, 1) in (q, t) gives the
+//! mixed term; a first-order dual over q gives ∂L/∂q. All numbers live on the stack: no
+//! call here allocates.
+//!
+//! These functions are what the generated [`Dynamics`](crate::Dynamics) impls call; use them
+//! directly for a [`Model`] written by hand.
+
+use crate::error::{DynamicsError, StatePart};
+use crate::model::Model;
+use crate::State;
+use nalgebra::{Const, SMatrix, SVector, U1};
+use num_dual::{Derivative, Dual2SVec, DualNum, DualSVec, HyperDualVec};
+use std::array::from_fn;
+
+fn lift<D: DualNum<Primitive = f64>, const N: usize>(v: &SVector<f64, N>) -> [D; N] {
+    from_fn(|i| D::from(v[i]))
+}
+
+/// L = T − V.
+pub fn lagrangian<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> f64 {
+    model.eval_lagrangian(s.t, &lift(&s.q), &lift(&s.qd), &lift(u))
+}
+
+/// L and the momenta p = ∂L/∂q̇ from one pass.
+fn lagrangian_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> (f64, SVector<f64, N>) {
+    let qd: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.qd[i]).derivative(i));
+    let l = model.eval_lagrangian(DualSVec::from_re(s.t), &lift(&s.q), &qd, &lift(u));
+    (l.re, l.eps.unwrap_generic(Const::<N>, U1))
+}
+
+/// The generalized momenta p = ∂L/∂q̇.
+pub fn momenta<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> SVector<f64, N> {
+    lagrangian_and_momenta(model, s, u).1
+}
+
+/// The energy function (Jacobi integral) h = q̇·∂L/∂q̇ − L; T + V for a natural system.
+pub fn energy<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> f64 {
+    let (l, p) = lagrangian_and_momenta(model, s, u);
+    p.dot(&s.qd) - l
+}
+
+/// The mass matrix ∂²L/∂q̇² and the momenta ∂L/∂q̇, from one second-order pass over q̇.
+fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
+    let qd: [Dual2SVec<f64, N>; N] = from_fn(|i| Dual2SVec::from_re(s.qd[i]).derivative(i));
+    let l = model.eval_lagrangian(Dual2SVec::from_re(s.t), &lift(&s.q), &qd, &lift(u));
+    let p = l.v1.unwrap_generic(U1, Const::<N>).transpose();
+    (l.v2.unwrap_generic(Const::<N>, Const::<N>), p)
+}
+
+/// The mass matrix ∂²L/∂q̇² (symmetric).
+pub fn mass_matrix<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> SMatrix<f64, N, N> {
+    mass_and_momenta(model, s, u).0
+}
+
+/// The velocity-dependent part of d/dt ∂L/∂q̇: ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t.
+///
+/// One hyper-dual pass: ε₁ seeds each q̇ᵢ, ε₂ moves (q, t) along (q̇, 1), so the ε₁ε₂ part
+/// is ∂/∂q̇ᵢ of the derivative of L along the motion with q̇ held fixed.
+fn mixed_term<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> SVector<f64, N> {
+    type H<const N: usize> = HyperDualVec<f64, Const<N>, U1>;
+    let qd: [H<N>; N] = from_fn(|i| H::from_re(s.qd[i]).derivative1(i));
+    let q: [H<N>; N] = from_fn(|i| {
+        let mut qi = H::from_re(s.q[i]);
+        qi.eps2 = Derivative::some(SMatrix::<f64, 1, 1>::new(s.qd[i]));
+        qi
+    });
+    let t = H::from_re(s.t).derivative2(0);
+    let l = model.eval_lagrangian(t, &q, &qd, &lift(u));
+    l.eps1eps2.unwrap_generic(Const::<N>, U1)
+}
+
+/// ∂L/∂q.
+fn lagrangian_gradient_q<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> SVector<f64, N> {
+    let q: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.q[i]).derivative(i));
+    let l = model.eval_lagrangian(DualSVec::from_re(s.t), &q, &lift(&s.qd), &lift(u));
+    l.eps.unwrap_generic(Const::<N>, U1)
+}
+
+/// The generalized forces Q = Σ F ∂p/∂q − ∂D/∂q̇ of the applied forces and the
+/// dissipation.
+pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> SVector<f64, N> {
+    let mut total = SVector::zeros();
+    if T::HAS_FORCES {
+        let q: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.q[i]).derivative(i));
+        let t = DualSVec::from_re(s.t);
+        model.eval_forces(t, &q, &lift(&s.qd), &lift(u), |f, p| {
+            total += p.eps.unwrap_generic(Const::<N>, U1) * f.re;
+        });
+    }
+    if T::HAS_DISSIPATION {
+        let qd: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.qd[i]).derivative(i));
+        let d = model.eval_dissipation(DualSVec::from_re(s.t), &lift(&s.q), &qd, &lift(u));
+        total -= d.eps.unwrap_generic(Const::<N>, U1);
+    }
+    total
+}
+
+/// Everything but the inertial term M q̈: ∂L/∂q − (∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t) + Q.
+fn bias<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> SVector<f64, N> {
+    lagrangian_gradient_q(model, s, u) - mixed_term(model, s, u) + generalized_forces(model, s, u)
+}
+
+/// The accelerations q̈ that solve the Euler–Lagrange equations at this state.
+///
+/// # Errors
+/// A non-finite state or input, a singular or indefinite mass matrix (naming the
+/// coordinate whose velocity the kinetic energy lacks, where that is the cause), or a
+/// non-finite intermediate result.
+pub fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> Result<SVector<f64, N>, DynamicsError> {
+    check_state::<T, N, M>(s, u)?;
+    let mass = mass_matrix(model, s, u);
+    let rhs = bias(model, s, u);
+    if !rhs.iter().all(|x| x.is_finite()) {
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "forces of the equations of motion",
+        });
+    }
+    let qdd = solve_mass::<T, N, M>(&mass, &rhs)?;
+    if qdd.iter().all(|x| x.is_finite()) {
+        Ok(qdd)
+    } else {
+        Err(DynamicsError::NonFiniteResult {
+            quantity: "accelerations",
+        })
+    }
+}
+
+/// The generalized force that must be added to Q for the accelerations `qdd` to happen:
+/// M q̈ − ∂L/∂q + ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t − Q. Zero when `qdd` is
+/// [`accelerations`]`(s, u)`.
+pub fn inverse_dynamics<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    qdd: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+) -> SVector<f64, N> {
+    mass_matrix(model, s, u) * qdd - bias(model, s, u)
+}
+
+/// Rejects a state or input holding NaN or an infinity, naming the culprit.
+pub fn check_state<T: Model<N, M>, const N: usize, const M: usize>(
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> Result<(), DynamicsError> {
+    let bad = |part, name| Err(DynamicsError::NonFiniteState { part, name });
+    if !s.t.is_finite() {
+        return bad(StatePart::Time, "t");
+    }
+    for i in 0..N {
+        if !s.q[i].is_finite() {
+            return bad(StatePart::Coordinate, T::COORDINATES[i]);
+        }
+        if !s.qd[i].is_finite() {
+            return bad(StatePart::Velocity, T::COORDINATES[i]);
+        }
+    }
+    for i in 0..M {
+        if !u[i].is_finite() {
+            return bad(StatePart::Input, T::INPUTS[i]);
+        }
+    }
+    Ok(())
+}
+
+/// Relative size below which a pivot of the mass matrix counts as zero.
+const SINGULAR: f64 = 1e-12;
+
+/// Solves `mass · x = rhs` by Cholesky, or says why the mass matrix does not allow it.
+pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(
+    mass: &SMatrix<f64, N, N>,
+    rhs: &SVector<f64, N>,
+) -> Result<SVector<f64, N>, DynamicsError> {
+    if !mass.iter().all(|x| x.is_finite()) {
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "mass matrix",
+        });
+    }
+    let scale = mass.diagonal().amax();
+    if let Some(chol) = mass.cholesky() {
+        let l = chol.l_dirty();
+        if (0..N).all(|i| l[(i, i)] * l[(i, i)] > SINGULAR * scale) {
+            return Ok(chol.solve(rhs));
+        }
+    }
+    Err(diagnose::<T, N, M>(mass, scale))
+}
+
+fn diagnose<T: Model<N, M>, const N: usize, const M: usize>(
+    mass: &SMatrix<f64, N, N>,
+    scale: f64,
+) -> DynamicsError {
+    let tiny = SINGULAR * scale.max(f64::MIN_POSITIVE);
+    if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= tiny) {
+        return DynamicsError::MissingVelocity {
+            coordinate: T::COORDINATES[i],
+        };
+    }
+    // Positive semi-definite (singular) matrices become definite under a small shift;
+    // indefinite ones do not.
+    let shifted = mass + SMatrix::<f64, N, N>::identity() * (1e3 * tiny);
+    if shifted.cholesky().is_some() {
+        DynamicsError::SingularMassMatrix
+    } else {
+        DynamicsError::IndefiniteMassMatrix
+    }
+}

@@ -1,0 +1,71 @@
+//! The terms of a model, generic over the number type: what `lagrangian!` generates.
+
+use num_dual::DualNum;
+
+/// A number the model's expressions can be evaluated in: `f64`, or any num-dual dual
+/// number over `f64` (nested ones included).
+///
+/// Implemented for every such type; you never implement it yourself.
+pub trait Scalar: DualNum<Primitive = f64> + Copy {}
+
+impl<T: DualNum<Primitive = f64> + Copy> Scalar for T {}
+
+/// The Lagrangian, the dissipation function and the applied forces of a model with `N`
+/// coordinates and `M` inputs, each evaluable in any [`Scalar`].
+///
+/// `lagrangian!` implements this trait; the functions of [`eval`](crate::eval) turn it into
+/// exact derivatives, and the generated [`Dynamics`](crate::Dynamics) impl calls them. A
+/// model written by hand implements `Model` and gets the same dynamics from `eval`.
+///
+/// # Example
+/// A harmonic oscillator written without the macro:
+/// ```
+/// use lagrange_runtime::{eval, model::{Model, Scalar}, State, SVector};
+///
+/// struct Oscillator { m: f64, k: f64 }
+///
+/// impl Model<1, 0> for Oscillator {
+///     const COORDINATES: [&'static str; 1] = ["x"];
+///     const INPUTS: [&'static str; 0] = [];
+///     fn eval_lagrangian<D: Scalar>(&self, _t: D, q: &[D; 1], qd: &[D; 1], _u: &[D; 0]) -> D {
+///         qd[0] * qd[0] * (self.m / 2.0) - q[0] * q[0] * (self.k / 2.0)
+///     }
+/// }
+///
+/// let s = State::new(0.0, SVector::from([0.5]), SVector::from([0.0]));
+/// let qdd = eval::accelerations(&Oscillator { m: 2.0, k: 8.0 }, &s, &SVector::zeros()).unwrap();
+/// assert!((qdd[0] - -2.0).abs() < 1e-15); // −k x / m
+/// ```
+pub trait Model<const N: usize, const M: usize> {
+    /// Names of the coordinates, in order.
+    const COORDINATES: [&'static str; N];
+    /// Names of the inputs, in order.
+    const INPUTS: [&'static str; M];
+    /// Whether [`eval_dissipation`](Model::eval_dissipation) can be nonzero.
+    const HAS_DISSIPATION: bool = false;
+    /// Whether [`eval_forces`](Model::eval_forces) applies any force.
+    const HAS_FORCES: bool = false;
+
+    /// L = T − V at time `t`, coordinates `q`, velocities `qd` and inputs `u`.
+    fn eval_lagrangian<D: Scalar>(&self, t: D, q: &[D; N], qd: &[D; N], u: &[D; M]) -> D;
+
+    /// The Rayleigh dissipation function D; zero unless overridden.
+    fn eval_dissipation<D: Scalar>(&self, t: D, q: &[D; N], qd: &[D; N], u: &[D; M]) -> D {
+        let _ = (q, qd, u);
+        t * 0.0
+    }
+
+    /// Calls `apply(F, p)` once for each applied force: a force `F` doing virtual work
+    /// `F δp` on the position `p`. Only the derivative of `p` with respect to `q` is used,
+    /// so the number type carries the seeds of q. Applies nothing unless overridden.
+    fn eval_forces<D: Scalar, F: FnMut(D, D)>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    ) {
+        let _ = (t, q, qd, u, apply);
+    }
+}

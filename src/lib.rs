@@ -1,0 +1,1 @@
+//! Host package for the examples, integration tests and benchmarks of `lagrange`.
