@@ -130,3 +130,9 @@ pub fn powd<D: Scalar>(x: D, y: D) -> D {
 pub fn hypot<D: Scalar>(x: D, y: D) -> D {
     (x * x + y * y).sqrt()
 }
+
+/// c / x for a constant c, without turning c into a dual number.
+#[inline]
+pub fn divide_constant<D: Scalar>(c: f64, x: D) -> D {
+    x.recip() * c
+}

@@ -1,0 +1,164 @@
+//! The syntax tree of a `lagrangian!` model. Every node keeps the spans of the tokens it
+//! came from, so any rule can point at the user's text.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::{Attribute, Ident, Visibility};
+
+/// `#[attrs] vis struct Name { statements }`.
+pub struct Model {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub statements: Vec<Statement>,
+}
+
+/// One `;`-terminated statement of the body.
+pub enum Statement {
+    /// `parameters: a, b = 2.0;`
+    Parameters(Vec<Parameter>),
+    /// `coordinates: q1, q2;`
+    Coordinates(Vec<Ident>),
+    /// `inputs: u1;`
+    Inputs(Vec<Ident>),
+    /// `let name = expr;`
+    Let { name: Ident, value: Expr },
+    /// `kinetic = expr;`, `potential = expr;`, `dissipation = expr;`
+    Energy {
+        kind: Energy,
+        keyword: Ident,
+        value: Expr,
+    },
+    /// `force F on p;`
+    Force { keyword: Ident, force: Expr, point: Expr },
+    /// `constraint name = expr;`
+    Constraint { name: Ident, value: Expr },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Energy {
+    Kinetic,
+    Potential,
+    Dissipation,
+}
+
+impl Energy {
+    pub const ALL: [(&'static str, Energy); 3] = [
+        ("kinetic", Energy::Kinetic),
+        ("potential", Energy::Potential),
+        ("dissipation", Energy::Dissipation),
+    ];
+
+    pub fn keyword(self) -> &'static str {
+        Self::ALL.iter().find(|(_, e)| *e == self).unwrap().0
+    }
+}
+
+/// A parameter with its optional default value.
+pub struct Parameter {
+    pub name: Ident,
+    pub default: Option<Number>,
+}
+
+/// A numeric literal, possibly negated.
+#[derive(Clone, Copy)]
+pub struct Number {
+    pub value: f64,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+}
+
+/// An expression of the language.
+pub enum Expr {
+    /// `2`, `0.5`
+    Number(Number),
+    /// A parameter, coordinate, input, let, `t` or `pi`.
+    Name(Ident),
+    /// `-x`
+    Neg { minus: Span, operand: Box<Expr> },
+    /// `a + b`, `a ^ b`, …
+    Binary {
+        op: BinOp,
+        op_span: Span,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `f(a, b)`, or `a.f(b)` (then `method` is true and `a` is the first argument).
+    Call {
+        func: Ident,
+        args: Vec<Expr>,
+        method: bool,
+        close: Span,
+    },
+    /// `(e)`, kept for its span.
+    Paren { inner: Box<Expr>, open: Span, close: Span },
+}
+
+impl Expr {
+    /// The span of the first token of the expression.
+    pub fn first_span(&self) -> Span {
+        match self {
+            Expr::Number(n) => n.span,
+            Expr::Name(i) => i.span(),
+            Expr::Neg { minus, .. } => *minus,
+            Expr::Binary { lhs, .. } => lhs.first_span(),
+            Expr::Call {
+                func, args, method, ..
+            } => match (method, args.first()) {
+                (true, Some(receiver)) => receiver.first_span(),
+                _ => func.span(),
+            },
+            Expr::Paren { open, .. } => *open,
+        }
+    }
+
+    /// The span of the last token of the expression.
+    pub fn last_span(&self) -> Span {
+        match self {
+            Expr::Number(n) => n.span,
+            Expr::Name(i) => i.span(),
+            Expr::Neg { operand, .. } => operand.last_span(),
+            Expr::Binary { rhs, .. } => rhs.last_span(),
+            Expr::Call { close, .. } => *close,
+            Expr::Paren { close, .. } => *close,
+        }
+    }
+
+    /// Tokens that span the whole expression, for `syn::Error::new_spanned`.
+    pub fn extent(&self) -> Extent {
+        Extent(self.first_span(), self.last_span())
+    }
+
+    /// The literal value of `n` or `-n`, if the expression is one.
+    pub fn literal(&self) -> Option<f64> {
+        match self {
+            Expr::Number(n) => Some(n.value),
+            Expr::Neg { operand, .. } => operand.literal().map(|v| -v),
+            Expr::Paren { inner, .. } => inner.literal(),
+            _ => None,
+        }
+    }
+}
+
+/// A range of source, from the first to the last token of a node. `syn::Error::new_spanned`
+/// reads the first and last span of the tokens it is given, so two punctuation tokens
+/// carrying those spans make an error cover the whole range on stable Rust.
+pub struct Extent(pub Span, pub Span);
+
+impl ToTokens for Extent {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let mut a = proc_macro2::Punct::new('#', proc_macro2::Spacing::Alone);
+        a.set_span(self.0);
+        let mut b = proc_macro2::Punct::new('#', proc_macro2::Spacing::Alone);
+        b.set_span(self.1);
+        tokens.extend([proc_macro2::TokenTree::Punct(a), proc_macro2::TokenTree::Punct(b)]);
+    }
+}

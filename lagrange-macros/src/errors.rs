@@ -1,0 +1,90 @@
+//! Collecting every error of a model so that one build reports all of them, and finding
+//! the declared name closest to a misspelt one.
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use std::fmt::Display;
+
+/// An error collector: each rule pushes spanned errors; all are reported together.
+#[derive(Default)]
+pub struct Errors(Vec<syn::Error>);
+
+impl Errors {
+    pub fn at(&mut self, span: Span, message: impl Display) {
+        self.0.push(syn::Error::new(span, message));
+    }
+
+    pub fn spanning(&mut self, tokens: impl ToTokens, message: impl Display) {
+        self.0.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    pub fn push(&mut self, error: syn::Error) {
+        self.0.push(error);
+    }
+
+    /// All errors as one `syn::Error`, or `Ok` if there were none.
+    pub fn finish(self) -> syn::Result<()> {
+        let mut all = self.0.into_iter();
+        match all.next() {
+            None => Ok(()),
+            Some(mut first) => {
+                first.extend(all);
+                Err(first)
+            }
+        }
+    }
+}
+
+/// The candidate closest to `name` by edit distance, if it is close enough to be a
+/// plausible typo (at most a third of the name's length, and at least one edit).
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance with adjacent transpositions counted as one edit.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        rows[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_only() {
+        let names = ["theta1", "theta2", "m", "l", "g"];
+        assert_eq!(closest("theta3", names), Some("theta1"));
+        assert_eq!(closest("thetaa1", names), Some("theta1"));
+        assert_eq!(closest("tehta2", names), Some("theta2"));
+        assert_eq!(closest("velocity", names), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -1,0 +1,502 @@
+//! Code generation: the model struct, its coordinate names, and the `Model` and `Dynamics`
+//! impls.
+//!
+//! Quantities are either constants (`f64`: literals, parameters, lets of them) or
+//! variables (the generic dual type). Constants never become dual numbers, so parameter
+//! arithmetic costs what it costs in plain Rust. `dot(e)` evaluates `e` in the tangent type
+//! `Dual<D>`, seeded with (q̇, 1) on (q, t): its `eps` part is the total time derivative,
+//! exact to every order the outer dual type carries.
+
+use crate::ast::{BinOp, Expr};
+use crate::check::{Checked, Symbol};
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
+
+/// An identifier of the generated code that user code can never see or shadow.
+fn internal(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+fn private() -> TokenStream {
+    quote!(::lagrange_runtime::__private)
+}
+
+pub fn expand(c: &Checked) -> TokenStream {
+    let items = [
+        model_struct(c),
+        named_vector(c, "Coordinates", &c.coordinates, "coordinates"),
+        named_vector(c, "Inputs", &c.inputs, "inputs"),
+        model_impl(c),
+        dynamics_impl(c),
+    ];
+    quote!(#(#items)*)
+}
+
+fn model_struct(c: &Checked) -> TokenStream {
+    let (name, vis, attrs) = (&c.model.name, &c.model.vis, &c.model.attrs);
+    let params: Vec<&Ident> = c.parameters.iter().map(|p| &p.name).collect();
+    let docs = c.parameters.iter().map(|p| match p.default {
+        Some(d) => format!("Parameter `{}` (default {:?}).", p.name, d.value),
+        None => format!("Parameter `{}`.", p.name),
+    });
+    let default = c
+        .parameters
+        .iter()
+        .map(|p| p.default.map(|d| float(d.value, d.span)))
+        .collect::<Option<Vec<_>>>()
+        .map(|values| {
+            quote! {
+                impl ::core::default::Default for #name {
+                    /// The model with every parameter at its declared default.
+                    fn default() -> Self {
+                        Self::new(#(#values),*)
+                    }
+                }
+            }
+        });
+    quote! {
+        #(#attrs)*
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
+        #[allow(non_snake_case)]
+        #vis struct #name {
+            #( #[doc = #docs] pub #params: f64, )*
+        }
+
+        impl #name {
+            /// The model with the given parameters, in the order they are declared.
+            #[allow(non_snake_case, clippy::too_many_arguments)]
+            #[must_use]
+            pub const fn new(#(#params: f64),*) -> Self {
+                Self { #(#params),* }
+            }
+        }
+
+        #default
+    }
+}
+
+/// `NameCoordinates` / `NameInputs`: one field per name, converting to and from `SVector`.
+fn named_vector(c: &Checked, suffix: &str, names: &[&Ident], what: &str) -> TokenStream {
+    if names.is_empty() && suffix == "Inputs" {
+        return TokenStream::new();
+    }
+    let (model, vis) = (&c.model.name, &c.model.vis);
+    let ty = format_ident!("{}{}", model, suffix, span = model.span());
+    let n = names.len();
+    let index = 0..n;
+    let p = private();
+    let v = internal("v");
+    let doc = format!(
+        "The {what} of [`{model}`] by name, checked by the compiler. Converts to and from `SVector<f64, {n}>` in declaration order."
+    );
+    let field_docs = names.iter().map(|n| format!("`{n}`"));
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::default::Default)]
+        #[allow(non_snake_case)]
+        #vis struct #ty {
+            #( #[doc = #field_docs] pub #names: f64, )*
+        }
+
+        impl #p::From<#p::SVector<f64, #n>> for #ty {
+            fn from(#v: #p::SVector<f64, #n>) -> Self {
+                Self { #( #names: #v[#index], )* }
+            }
+        }
+
+        impl #p::From<#ty> for #p::SVector<f64, #n> {
+            fn from(#v: #ty) -> Self {
+                #p::SVector::from([#( #v.#names ),*])
+            }
+        }
+    }
+}
+
+fn model_impl(c: &Checked) -> TokenStream {
+    let name = &c.model.name;
+    let (n, m) = (c.coordinates.len(), c.inputs.len());
+    let p = private();
+    let coordinates = c.coordinates.iter().map(|i| i.to_string());
+    let inputs = c.inputs.iter().map(|i| i.to_string());
+    let has_dissipation = c.dissipation.is_some();
+    let has_forces = !c.forces.is_empty();
+    let [d, f, t, q, qd, u, apply] =
+        ["__D", "__F", "t", "q", "qd", "u", "apply"].map(internal);
+    let args = quote!(&self, #t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]);
+    let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all)]);
+
+    let mut g = Gen::new(c);
+    let kinetic = g.expr(c.kinetic, Mode::Primal);
+    let potential = match c.potential {
+        Some(v) => g.expr(v, Mode::Primal),
+        None => (quote!(0.0), Kind::Const),
+    };
+    let (l, kind) = combine(BinOp::Sub, Span::call_site(), kinetic, potential);
+    let l = lift(l, kind);
+    let lagrangian = g.body(quote!(#l));
+
+    let dissipation = c.dissipation.map(|e| {
+        let mut g = Gen::new(c);
+        let (v, kind) = g.expr(e, Mode::Primal);
+        let v = lift(v, kind);
+        let body = g.body(quote!(#v));
+        quote! {
+            #allow
+            #[inline]
+            fn eval_dissipation<#d: #p::Scalar>(#args) -> #d { #body }
+        }
+    });
+
+    let forces = has_forces.then(|| {
+        let mut g = Gen::new(c);
+        let calls: Vec<TokenStream> = c
+            .forces
+            .iter()
+            .map(|(force, point)| {
+                let (fv, fk) = g.expr(force, Mode::Primal);
+                let (pv, pk) = g.expr(point, Mode::Primal);
+                let (fv, pv) = (lift(fv, fk), lift(pv, pk));
+                quote!(#apply(#fv, #pv);)
+            })
+            .collect();
+        let body = g.body(quote!(#(#calls)*));
+        quote! {
+            #allow
+            #[inline]
+            fn eval_forces<#d: #p::Scalar, #f: #p::FnMut(#d, #d)>(#args, mut #apply: #f) { #body }
+        }
+    });
+
+    quote! {
+        impl #p::Model<#n, #m> for #name {
+            const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
+            const INPUTS: [&'static str; #m] = [#(#inputs),*];
+            const HAS_DISSIPATION: bool = #has_dissipation;
+            const HAS_FORCES: bool = #has_forces;
+
+            #allow
+            #[inline]
+            fn eval_lagrangian<#d: #p::Scalar>(#args) -> #d { #lagrangian }
+
+            #dissipation
+            #forces
+        }
+    }
+}
+
+fn dynamics_impl(c: &Checked) -> TokenStream {
+    let name = &c.model.name;
+    let (n, m) = (c.coordinates.len(), c.inputs.len());
+    let p = private();
+    let [s, u, qdd] = ["s", "u", "qdd"].map(internal);
+    let state = quote!(#s: &#p::State<#n>);
+    let input = quote!(#u: &#p::SVector<f64, #m>);
+    quote! {
+        impl #p::Dynamics<#n, #m> for #name {
+            const COORDINATES: [&'static str; #n] = <Self as #p::Model<#n, #m>>::COORDINATES;
+            const INPUTS: [&'static str; #m] = <Self as #p::Model<#n, #m>>::INPUTS;
+
+            fn lagrangian(&self, #state, #input) -> f64 {
+                #p::eval::lagrangian(self, #s, #u)
+            }
+            fn energy(&self, #state, #input) -> f64 {
+                #p::eval::energy(self, #s, #u)
+            }
+            fn momenta(&self, #state, #input) -> #p::SVector<f64, #n> {
+                #p::eval::momenta(self, #s, #u)
+            }
+            fn mass_matrix(&self, #state, #input) -> #p::SMatrix<f64, #n, #n> {
+                #p::eval::mass_matrix(self, #s, #u)
+            }
+            fn generalized_forces(&self, #state, #input) -> #p::SVector<f64, #n> {
+                #p::eval::generalized_forces(self, #s, #u)
+            }
+            fn accelerations(&self, #state, #input)
+                -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
+                #p::eval::accelerations(self, #s, #u)
+            }
+            fn inverse_dynamics(&self, #state, #qdd: &#p::SVector<f64, #n>, #input)
+                -> #p::SVector<f64, #n> {
+                #p::eval::inverse_dynamics(self, #s, #qdd, #u)
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// An `f64` that does not change with the state.
+    Const,
+    /// A value of the generic dual type (or of its tangent type).
+    Var,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Values of the generic type `D`.
+    Primal,
+    /// Values of `Dual<D>` carrying their total time derivative.
+    Tangent,
+}
+
+/// Generates the expressions of one function, recording which lets (and in which mode)
+/// they need, so that the body computes exactly those.
+struct Gen<'a> {
+    c: &'a Checked<'a>,
+    primal: Vec<bool>,
+    tangent: Vec<bool>,
+    uses_tangent: bool,
+    /// Generated code of each let, once generated: (primal, tangent).
+    code: Vec<(Option<TokenStream>, Option<TokenStream>)>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(c: &'a Checked<'a>) -> Self {
+        let n = c.lets.len();
+        Gen {
+            c,
+            primal: vec![false; n],
+            tangent: vec![false; n],
+            uses_tangent: false,
+            code: vec![(None, None); n],
+        }
+    }
+
+    /// The statements binding parameters, coordinates, inputs and the needed lets, then `tail`.
+    fn body(&self, tail: TokenStream) -> TokenStream {
+        let p = private();
+        let [t, q, qd, u] = ["t", "q", "qd", "u"].map(internal);
+        let params = self.c.parameters.iter().map(|x| &x.name);
+        let coords = &self.c.coordinates;
+        let inputs = &self.c.inputs;
+        let (ci, ui) = (0..coords.len(), 0..inputs.len());
+        let tangents = self.uses_tangent.then(|| {
+            let names = (0..coords.len()).map(tangent_coordinate);
+            let index = 0..coords.len();
+            let tt = internal("t_tangent");
+            quote! {
+                #( let #names = #p::tangent(#q[#index], #qd[#index]); )*
+                let #tt = #p::tangent(#t, #p::From::from(1.0));
+            }
+        });
+        let lets = self.c.lets.iter().enumerate().map(|(i, l)| {
+            let name = l.name;
+            let tangent = self.code[i].1.as_ref().map(|code| {
+                let tl = tangent_let(i);
+                quote!(let #tl = #code;)
+            });
+            let primal = self.code[i].0.as_ref().map(|code| quote!(let #name = #code;));
+            quote!(#tangent #primal)
+        });
+        quote! {
+            #( let #params: f64 = self.#params; )*
+            #( let #coords = #q[#ci]; )*
+            #( let #inputs = #u[#ui]; )*
+            #tangents
+            #(#lets)*
+            #tail
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, mode: Mode) -> (TokenStream, Kind) {
+        match e {
+            Expr::Number(n) => (float(n.value, n.span), Kind::Const),
+            Expr::Name(ident) => self.name(ident, mode),
+            Expr::Paren { inner, .. } => {
+                let (v, k) = self.expr(inner, mode);
+                (quote!((#v)), k)
+            }
+            Expr::Neg { minus, operand } => {
+                let (v, k) = self.expr(operand, mode);
+                (quote_spanned!(*minus=> (-#v)), k)
+            }
+            Expr::Binary {
+                op: BinOp::Pow,
+                op_span,
+                lhs,
+                rhs,
+            } => self.power(lhs, rhs, *op_span, mode),
+            Expr::Binary {
+                op,
+                op_span,
+                lhs,
+                rhs,
+            } => {
+                let l = self.expr(lhs, mode);
+                let r = self.expr(rhs, mode);
+                combine(*op, *op_span, l, r)
+            }
+            Expr::Call { func, args, .. } => self.call(func, args, mode),
+        }
+    }
+
+    fn name(&mut self, ident: &Ident, mode: Mode) -> (TokenStream, Kind) {
+        let tangent = mode == Mode::Tangent;
+        match ident.to_string().as_str() {
+            "t" => {
+                let t = internal(if tangent { "t_tangent" } else { "t" });
+                return (quote!(#t), Kind::Var);
+            }
+            "pi" => return (quote_spanned!(ident.span()=> ::core::f64::consts::PI), Kind::Const),
+            _ => {}
+        }
+        match self.c.symbols[&ident.to_string()] {
+            Symbol::Parameter(_) => (quote!(#ident), Kind::Const),
+            Symbol::Coordinate(i) if tangent => {
+                let q = tangent_coordinate(i);
+                (quote!(#q), Kind::Var)
+            }
+            Symbol::Let(i) => self.let_ref(ident, i, mode),
+            _ => (quote!(#ident), Kind::Var),
+        }
+    }
+
+    fn let_ref(&mut self, ident: &Ident, i: usize, mode: Mode) -> (TokenStream, Kind) {
+        let c = self.c;
+        let l = &c.lets[i];
+        let kind = if l.deps.is_constant() {
+            Kind::Const
+        } else {
+            Kind::Var
+        };
+        if mode == Mode::Tangent && kind == Kind::Var {
+            if !self.tangent[i] {
+                self.tangent[i] = true;
+                let (code, _) = self.expr(l.value, Mode::Tangent);
+                self.code[i].1 = Some(code);
+            }
+            let tl = tangent_let(i);
+            return (quote!(#tl), kind);
+        }
+        if !self.primal[i] {
+            self.primal[i] = true;
+            let code = if self.tangent[i] {
+                let tl = tangent_let(i);
+                quote!(#tl.re)
+            } else {
+                self.expr(l.value, Mode::Primal).0
+            };
+            self.code[i].0 = Some(code);
+        }
+        (quote!(#ident), kind)
+    }
+
+    fn power(&mut self, base: &Expr, exp: &Expr, span: Span, mode: Mode) -> (TokenStream, Kind) {
+        let p = private();
+        let (b, bk) = self.expr(base, mode);
+        if let Some(n) = integer(exp) {
+            let n = Literal::i32_unsuffixed(n);
+            return (quote_spanned!(span=> #p::functions::powi(#b, #n)), bk);
+        }
+        let (e, ek) = self.expr(exp, mode);
+        match (bk, ek) {
+            (_, Kind::Const) => (quote_spanned!(span=> #p::functions::powf(#b, #e)), bk),
+            (bk, Kind::Var) => {
+                let b = lift(b, bk);
+                (quote_spanned!(span=> #p::functions::powd(#b, #e)), Kind::Var)
+            }
+        }
+    }
+
+    fn call(&mut self, func: &Ident, args: &[Expr], mode: Mode) -> (TokenStream, Kind) {
+        let p = private();
+        let name = func.to_string();
+        if name == "dot" {
+            self.uses_tangent = true;
+            let (v, _) = self.expr(&args[0], Mode::Tangent);
+            return (quote_spanned!(func.span()=> (#v).eps), Kind::Var);
+        }
+        if name == "powi" {
+            let (x, k) = self.expr(&args[0], mode);
+            let n = Literal::i32_unsuffixed(integer(&args[1]).unwrap_or(1));
+            return (quote_spanned!(func.span()=> #p::functions::powi(#x, #n)), k);
+        }
+        if name == "powf" {
+            return self.power(&args[0], &args[1], func.span(), mode);
+        }
+        let values: Vec<(TokenStream, Kind)> = args.iter().map(|a| self.expr(a, mode)).collect();
+        let kind = if values.iter().all(|(_, k)| *k == Kind::Const) {
+            Kind::Const
+        } else {
+            Kind::Var
+        };
+        let values = values.into_iter().map(|(v, k)| match kind {
+            Kind::Var => lift(v, k),
+            Kind::Const => v,
+        });
+        let f = Ident::new(&name, func.span());
+        (quote_spanned!(func.span()=> #p::functions::#f(#(#values),*)), kind)
+    }
+}
+
+fn tangent_coordinate(i: usize) -> Ident {
+    internal(&format!("q_tangent_{i}"))
+}
+
+fn tangent_let(i: usize) -> Ident {
+    internal(&format!("let_tangent_{i}"))
+}
+
+/// An `f64` literal at the user's span.
+fn float(value: f64, span: Span) -> TokenStream {
+    let mut lit = Literal::f64_suffixed(value);
+    lit.set_span(span);
+    if value < 0.0 {
+        let mut lit = Literal::f64_suffixed(-value);
+        lit.set_span(span);
+        return quote_spanned!(span=> (-#lit));
+    }
+    quote!(#lit)
+}
+
+/// A constant turned into the dual type the context expects.
+fn lift(v: TokenStream, kind: Kind) -> TokenStream {
+    match kind {
+        Kind::Var => v,
+        Kind::Const => {
+            let p = private();
+            quote!(<_ as #p::From<f64>>::from(#v))
+        }
+    }
+}
+
+/// The integer value of an exponent written as an integer literal.
+fn integer(e: &Expr) -> Option<i32> {
+    e.literal()
+        .filter(|v| v.fract() == 0.0 && v.abs() <= f64::from(i32::MAX))
+        .map(|v| v as i32)
+}
+
+/// `a op b` where either side may be a constant: constants stay `f64` and go on the
+/// side of the operator the dual type implements.
+fn combine(
+    op: BinOp,
+    span: Span,
+    (a, ka): (TokenStream, Kind),
+    (b, kb): (TokenStream, Kind),
+) -> (TokenStream, Kind) {
+    let p = private();
+    use BinOp::*;
+    use Kind::*;
+    let code = match (op, ka, kb) {
+        (_, Const, Const) | (_, Var, Var) | (_, Var, Const) => match op {
+            Add => quote_spanned!(span=> (#a + #b)),
+            Sub => quote_spanned!(span=> (#a - #b)),
+            Mul => quote_spanned!(span=> (#a * #b)),
+            Div => quote_spanned!(span=> (#a / #b)),
+            Pow => unreachable!("powers are generated by Gen::power"),
+        },
+        (Add, Const, Var) => quote_spanned!(span=> (#b + #a)),
+        (Mul, Const, Var) => quote_spanned!(span=> (#b * #a)),
+        (Sub, Const, Var) => quote_spanned!(span=> (-#b + #a)),
+        (Div, Const, Var) => quote_spanned!(span=> #p::functions::divide_constant(#a, #b)),
+        (Pow, _, _) => unreachable!("powers are generated by Gen::power"),
+    };
+    let kind = if ka == Const && kb == Const {
+        Const
+    } else {
+        Var
+    };
+    (code, kind)
+}

@@ -1,0 +1,411 @@
+//! Grammar only: tokens → [`ast::Model`]. Names are not resolved here.
+//!
+//! The body is split at its top-level `;` and each statement is parsed on its own, so a
+//! syntax error in one statement does not hide the errors of the others.
+
+use crate::ast::{BinOp, Energy, Expr, Model, Number, Parameter, Statement};
+use crate::errors::{closest, Errors};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::{braced, parenthesized, token, Attribute, Ident, Lit, Token, Visibility};
+
+/// The statement keywords, for error messages and suggestions.
+const STATEMENTS: [&str; 8] = [
+    "parameters",
+    "coordinates",
+    "inputs",
+    "kinetic",
+    "potential",
+    "dissipation",
+    "force",
+    "constraint",
+];
+
+/// Parses the input of `lagrangian!`. All syntax errors found are returned together.
+pub fn parse(tokens: TokenStream) -> syn::Result<Model> {
+    parse_model.parse2(tokens)
+}
+
+fn parse_model(input: ParseStream) -> syn::Result<Model> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis: Visibility = input.parse()?;
+    if !input.peek(Token![struct]) {
+        return Err(input.error("expected `struct Name { … }`: a model starts like a struct"));
+    }
+    input.parse::<Token![struct]>()?;
+    let name: Ident = input.parse()?;
+    if input.peek(Token![<]) {
+        return Err(input.error("a model cannot have generic parameters"));
+    }
+    if !input.peek(token::Brace) {
+        return Err(input.error("expected `{` and the statements of the model"));
+    }
+    let body;
+    braced!(body in input);
+    let body: TokenStream = body.parse()?;
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the model: `lagrangian!` takes one model"));
+    }
+    let statements = parse_body(body)?;
+    Ok(Model {
+        attrs,
+        vis,
+        name,
+        statements,
+    })
+}
+
+fn parse_body(body: TokenStream) -> syn::Result<Vec<Statement>> {
+    let mut errors = Errors::default();
+    let mut statements = Vec::new();
+    for (tokens, terminated) in split_statements(body) {
+        if !terminated {
+            let last = tokens.clone().into_iter().last().map(|t| t.span());
+            errors.at(last.unwrap_or_else(Span::call_site), "expected `;` after this statement");
+        }
+        match parse_statement.parse2(tokens) {
+            Ok(Some(statement)) => statements.push(statement),
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+    }
+    errors.finish().map(|()| statements)
+}
+
+/// Splits at top-level `;`; the flag says whether the piece ended with one.
+fn split_statements(body: TokenStream) -> Vec<(TokenStream, bool)> {
+    let mut pieces = Vec::new();
+    let mut current = Vec::new();
+    for tree in body {
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == ';' => {
+                pieces.push((current.drain(..).collect(), true));
+            }
+            _ => current.push(tree),
+        }
+    }
+    if !current.is_empty() {
+        pieces.push((current.into_iter().collect(), false));
+    }
+    pieces
+}
+
+/// One statement, without its `;`. `None` for an empty statement.
+fn parse_statement(input: ParseStream) -> syn::Result<Option<Statement>> {
+    for attr in input.call(Attribute::parse_outer)? {
+        if !attr.path().is_ident("doc") {
+            return Err(syn::Error::new_spanned(
+                attr,
+                "only doc comments are allowed on statements",
+            ));
+        }
+    }
+    if input.is_empty() {
+        return Ok(None);
+    }
+    let statement = if input.peek(Token![let]) {
+        input.parse::<Token![let]>()?;
+        let name = parse_name(input)?;
+        input.parse::<Token![=]>()?;
+        Statement::Let {
+            name,
+            value: parse_expr(input)?,
+        }
+    } else {
+        parse_keyword_statement(input)?
+    };
+    if !input.is_empty() {
+        return Err(input.error("expected an operator or `;`"));
+    }
+    Ok(Some(statement))
+}
+
+fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
+    let keyword = match input.call(Ident::parse_any) {
+        Ok(k) => k,
+        Err(_) => return Err(input.error(expected_statement(None))),
+    };
+    let word = keyword.to_string();
+    match word.as_str() {
+        "parameters" => {
+            let items = parse_list(input, |input| {
+                let name = parse_name(input)?;
+                let default = if input.peek(Token![=]) {
+                    input.parse::<Token![=]>()?;
+                    Some(parse_default(input)?)
+                } else {
+                    None
+                };
+                Ok(Parameter { name, default })
+            })?;
+            Ok(Statement::Parameters(items))
+        }
+        "coordinates" => Ok(Statement::Coordinates(parse_list(input, parse_name)?)),
+        "inputs" => Ok(Statement::Inputs(parse_list(input, parse_name)?)),
+        "force" => {
+            let force = parse_expr(input)?;
+            let on = input.call(Ident::parse_any).ok().filter(|i| i == "on");
+            if on.is_none() {
+                return Err(input.error("expected `on` and the position the force acts on: `force F on p;`"));
+            }
+            let point = parse_expr(input)?;
+            Ok(Statement::Force {
+                keyword,
+                force,
+                point,
+            })
+        }
+        "constraint" => {
+            let name = parse_name(input)?;
+            input.parse::<Token![=]>()?;
+            Ok(Statement::Constraint {
+                name,
+                value: parse_expr(input)?,
+            })
+        }
+        _ => match Energy::ALL.iter().find(|(k, _)| *k == word) {
+            Some(&(_, kind)) => {
+                if input.peek(Token![:]) {
+                    return Err(input.error(format!("expected `=`: write `{word} = …;`")));
+                }
+                input.parse::<Token![=]>()?;
+                Ok(Statement::Energy {
+                    kind,
+                    keyword,
+                    value: parse_expr(input)?,
+                })
+            }
+            None => Err(syn::Error::new(keyword.span(), expected_statement(Some(&word)))),
+        },
+    }
+}
+
+fn expected_statement(found: Option<&str>) -> String {
+    let hint = found
+        .and_then(|w| closest(w, STATEMENTS))
+        .map(|c| format!(", did you mean `{c}`?"))
+        .unwrap_or_default();
+    format!(
+        "expected a statement{hint}\n= note: statements are `parameters:`, `coordinates:`, `inputs:`, `let name =`, `kinetic =`, `potential =`, `dissipation =`, `force F on p`, `constraint name =`"
+    )
+}
+
+/// `: item, item, …` with an optional trailing comma and at least one item.
+fn parse_list<T>(
+    input: ParseStream,
+    item: fn(ParseStream) -> syn::Result<T>,
+) -> syn::Result<Vec<T>> {
+    input.parse::<Token![:]>()?;
+    let mut items = vec![item(input)?];
+    while input.peek(Token![,]) {
+        input.parse::<Token![,]>()?;
+        if input.is_empty() {
+            break;
+        }
+        items.push(item(input)?);
+    }
+    Ok(items)
+}
+
+/// A name: any identifier that is not a Rust keyword.
+fn parse_name(input: ParseStream) -> syn::Result<Ident> {
+    if input.peek(Ident) {
+        return input.parse();
+    }
+    match input.call(Ident::parse_any) {
+        Ok(keyword) => Err(syn::Error::new(
+            keyword.span(),
+            format!("`{keyword}` is a Rust keyword and cannot be used as a name"),
+        )),
+        Err(_) => Err(input.error("expected a name")),
+    }
+}
+
+/// A parameter default: a numeric literal, optionally negated.
+fn parse_default(input: ParseStream) -> syn::Result<Number> {
+    let minus = input.parse::<Option<Token![-]>>()?;
+    if !(input.peek(syn::LitFloat) || input.peek(syn::LitInt)) {
+        return Err(input.error("expected a number: a parameter's default is a literal"));
+    }
+    let mut n = parse_number(input)?;
+    if let Some(minus) = minus {
+        n.value = -n.value;
+        n.span = minus.span;
+    }
+    Ok(n)
+}
+
+fn parse_number(input: ParseStream) -> syn::Result<Number> {
+    let lit: Lit = input.parse()?;
+    let (value, suffix) = match &lit {
+        Lit::Float(f) => (f.base10_parse::<f64>(), f.suffix()),
+        Lit::Int(i) => (i.base10_parse::<f64>(), i.suffix()),
+        _ => return Err(syn::Error::new(lit.span(), "expected a number")),
+    };
+    if !suffix.is_empty() {
+        return Err(syn::Error::new(
+            lit.span(),
+            "numbers take no type suffix here: every number is an `f64`",
+        ));
+    }
+    Ok(Number {
+        value: value?,
+        span: lit.span(),
+    })
+}
+
+/// expr := term (('+' | '-') term)*
+pub(crate) fn parse_expr(input: ParseStream) -> syn::Result<Expr> {
+    let mut lhs = parse_term(input)?;
+    loop {
+        let op = if input.peek(Token![+]) {
+            BinOp::Add
+        } else if input.peek(Token![-]) {
+            BinOp::Sub
+        } else {
+            return Ok(lhs);
+        };
+        lhs = binary(input, op, lhs, parse_term)?;
+    }
+}
+
+/// term := unary (('*' | '/') unary)*
+fn parse_term(input: ParseStream) -> syn::Result<Expr> {
+    let mut lhs = parse_unary(input)?;
+    loop {
+        let op = if input.peek(Token![*]) {
+            BinOp::Mul
+        } else if input.peek(Token![/]) {
+            BinOp::Div
+        } else {
+            return Ok(lhs);
+        };
+        lhs = binary(input, op, lhs, parse_unary)?;
+    }
+}
+
+fn binary(
+    input: ParseStream,
+    op: BinOp,
+    lhs: Expr,
+    rhs: fn(ParseStream) -> syn::Result<Expr>,
+) -> syn::Result<Expr> {
+    let op_span = input.parse::<TokenTree>()?.span();
+    Ok(Expr::Binary {
+        op,
+        op_span,
+        lhs: Box::new(lhs),
+        rhs: Box::new(rhs(input)?),
+    })
+}
+
+/// unary := '-' unary | power. `^` binds tighter, so `-x^2` is `-(x^2)`.
+fn parse_unary(input: ParseStream) -> syn::Result<Expr> {
+    if input.peek(Token![-]) {
+        let minus = input.parse::<Token![-]>()?.span;
+        let operand = Box::new(parse_unary(input)?);
+        return Ok(Expr::Neg { minus, operand });
+    }
+    parse_power(input)
+}
+
+/// power := postfix ('^' unary)?, right-associative: `a^b^c` is `a^(b^c)`, `x^-1` works.
+fn parse_power(input: ParseStream) -> syn::Result<Expr> {
+    let base = parse_postfix(input)?;
+    if input.peek(Token![^]) {
+        return binary(input, BinOp::Pow, base, parse_unary);
+    }
+    if input.peek(Token![*]) && input.peek2(Token![*]) {
+        return Err(input.error("powers are written `x^2`, not `x**2`"));
+    }
+    Ok(base)
+}
+
+/// postfix := primary ('.' name '(' args ')')*
+fn parse_postfix(input: ParseStream) -> syn::Result<Expr> {
+    let mut expr = parse_primary(input)?;
+    while input.peek(Token![.]) {
+        input.parse::<Token![.]>()?;
+        let func = input.call(Ident::parse_any)?;
+        if !input.peek(token::Paren) {
+            return Err(input.error(format!(
+                "expected `(` after `.{func}`: only method calls like `x.sin()` are allowed"
+            )));
+        }
+        let (mut args, close) = parse_args(input)?;
+        args.insert(0, expr);
+        expr = Expr::Call {
+            func,
+            args,
+            method: true,
+            close,
+        };
+    }
+    Ok(expr)
+}
+
+fn parse_primary(input: ParseStream) -> syn::Result<Expr> {
+    if input.peek(syn::LitFloat) || input.peek(syn::LitInt) {
+        return Ok(Expr::Number(parse_number(input)?));
+    }
+    if input.peek(token::Paren) {
+        let content;
+        let parens = parenthesized!(content in input);
+        let inner = parse_expr(&content)?;
+        if !content.is_empty() {
+            return Err(content.error("expected an operator or `)`"));
+        }
+        return Ok(Expr::Paren {
+            inner: Box::new(inner),
+            open: parens.span.open(),
+            close: parens.span.close(),
+        });
+    }
+    if input.peek(Ident) {
+        let name: Ident = input.parse()?;
+        if input.peek(token::Paren) {
+            let (args, close) = parse_args(input)?;
+            return Ok(Expr::Call {
+                func: name,
+                args,
+                method: false,
+                close,
+            });
+        }
+        return Ok(Expr::Name(name));
+    }
+    Err(match input.cursor().token_tree() {
+        Some((tree, _)) => syn::Error::new(
+            tree.span(),
+            format!("expected an expression, found `{}`", describe(&tree)),
+        ),
+        None => input.error("expected an expression"),
+    })
+}
+
+fn describe(tree: &TokenTree) -> String {
+    match tree {
+        TokenTree::Group(g) => match g.delimiter() {
+            Delimiter::Bracket => "[".into(),
+            Delimiter::Brace => "{".into(),
+            _ => "(".into(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// `(a, b, …)`; returns the arguments and the span of the closing parenthesis.
+fn parse_args(input: ParseStream) -> syn::Result<(Vec<Expr>, Span)> {
+    let content;
+    let parens = parenthesized!(content in input);
+    let mut args = Vec::new();
+    while !content.is_empty() {
+        args.push(parse_expr(&content)?);
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    Ok((args, parens.span.close()))
+}
