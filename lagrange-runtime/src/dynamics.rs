@@ -32,7 +32,7 @@ use nalgebra::{SMatrix, SVector};
 ///
 /// let s = State::new(0.0, SVector::from([0.5]), SVector::from([1.0]));
 /// let p = inertial_power(&Oscillator::default(), &s, &SVector::zeros());
-/// assert!((p - -2.0).abs() < 1e-12); // m ẍ ẋ = −k x ẋ
+/// assert!((p - -4.0).abs() < 1e-12); // m ẍ ẋ = −k x ẋ = −8 · 0.5 · 1
 /// ```
 pub trait Dynamics<const N: usize, const M: usize = 0> {
     /// Names of the coordinates, in the order of the state vectors.

@@ -1,4 +1,4 @@
-//! The functions of the `lagrangian!` language, for any [`Scalar`](crate::model::Scalar).
+//! The functions of the `lagrangian!` language, for any [`crate::model::Scalar`].
 //!
 //! Generated code calls these; they are public so that a model written by hand can use
 //! the same definitions. Each is exact for dual numbers of any order.

@@ -2,7 +2,7 @@
 //! a Rayleigh dissipation function D over named generalized coordinates — and get its exact
 //! Euler–Lagrange dynamics.
 //!
-//! DOCS_PLACEHOLDER
+#![doc = include_str!("docs.md")]
 #![deny(missing_docs)]
 
 // Lets the macro's generated `::lagrange_runtime::…` paths resolve inside this crate too.

@@ -1,0 +1,80 @@
+//! Evaluating a model allocates nothing: every dual number lives on the stack.
+//! A counting global allocator proves it for every `Dynamics` method.
+
+use lagrange_runtime::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    // Per thread, so tests running in parallel do not count each other's allocations.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+lagrangian! {
+    /// A driven, damped 2-link arm: every kind of term the runtime evaluates.
+    struct Arm {
+        parameters: m1 = 1.0, m2 = 0.7, l1 = 1.0, l2 = 0.8, g = 9.81, b = 0.05;
+        coordinates: q1, q2;
+        inputs: tau;
+        let x1 = l1 * sin(q1);
+        let y1 = -l1 * cos(q1);
+        let x2 = x1 + l2 * sin(q1 + q2);
+        let y2 = y1 - l2 * cos(q1 + q2);
+        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
+        potential = g * (m1*y1 + m2*y2);
+        dissipation = b/2 * (dot(q1)^2 + dot(q2)^2);
+        force tau * cos(t) on q2;
+        force 0.3 on x2;
+    }
+}
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[test]
+fn evaluating_a_model_does_not_allocate() {
+    let model = Arm::default();
+    let s = State::new(0.4, SVector::from([0.3, -0.7]), SVector::from([1.1, 0.4]));
+    let u = SVector::from([0.5]);
+    let mut sink = 0.0;
+    let n = allocations_during(|| {
+        let qdd = model.accelerations(&s, &u).unwrap();
+        sink += qdd.sum();
+        sink += model.mass_matrix(&s, &u).sum();
+        sink += model.momenta(&s, &u).sum();
+        sink += model.energy(&s, &u);
+        sink += model.lagrangian(&s, &u);
+        sink += model.generalized_forces(&s, &u).sum();
+        sink += model.inverse_dynamics(&s, &qdd, &u).sum();
+    });
+    assert_eq!(n, 0, "allocations while evaluating the model");
+    assert!(sink.is_finite());
+}
+
+#[test]
+fn errors_do_not_allocate_either() {
+    let model = Arm::default();
+    let s = State::new(0.0, SVector::from([f64::NAN, 0.0]), SVector::zeros());
+    let mut result = None;
+    let n = allocations_during(|| result = Some(model.accelerations(&s, &SVector::zeros())));
+    assert_eq!(n, 0);
+    assert!(matches!(result, Some(Err(DynamicsError::NonFiniteState { .. }))));
+}
