@@ -30,7 +30,7 @@ pub enum Statement {
         value: Expr,
     },
     /// `force F on p;`
-    Force { keyword: Ident, force: Expr, point: Expr },
+    Force { force: Expr, point: Expr },
     /// `constraint name = expr;`
     Constraint { name: Ident, value: Expr },
 }

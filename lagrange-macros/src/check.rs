@@ -232,11 +232,7 @@ impl<'a> Checker<'a> {
                     keyword,
                     value,
                 } => self.check_energy(*kind, keyword, value, index),
-                Statement::Force {
-                    keyword,
-                    force,
-                    point,
-                } => self.check_force(keyword, force, point, index),
+                Statement::Force { force, point, .. } => self.check_force(force, point, index),
                 Statement::Constraint { name, value } => {
                     self.deps(value, index);
                     self.errors.at(
@@ -263,7 +259,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn check_force(&mut self, keyword: &Ident, force: &'a Expr, point: &'a Expr, index: usize) {
+    fn check_force(&mut self, force: &'a Expr, point: &'a Expr, index: usize) {
         self.deps(force, index);
         let deps = self.deps(point, index);
         if deps.has(Deps::QD) {
@@ -277,7 +273,6 @@ impl<'a> Checker<'a> {
                 "this position does not depend on any coordinate, so the force does no virtual work\n= help: a torque on an angle is `force tau on theta;`",
             );
         }
-        let _ = keyword;
         self.forces.push((force, point));
     }
 

@@ -150,11 +150,7 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 return Err(input.error("expected `on` and the position the force acts on: `force F on p;`"));
             }
             let point = parse_expr(input)?;
-            Ok(Statement::Force {
-                keyword,
-                force,
-                point,
-            })
+            Ok(Statement::Force { force, point })
         }
         "constraint" => {
             let name = parse_name(input)?;
