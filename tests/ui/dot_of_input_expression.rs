@@ -1,0 +1,15 @@
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    pub struct DrivenOscillator {
+        parameters: m = 1.0, k = 1.0;
+        coordinates: x;
+        inputs: u;
+        let shifted = x - u;
+
+        kinetic = m/2 * dot(shifted)^2;
+        potential = k/2 * x^2;
+    }
+}
+
+fn main() {}

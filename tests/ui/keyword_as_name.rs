@@ -1,0 +1,12 @@
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    pub struct Oscillator {
+        parameters: m = 1.0, type = 1.0;
+        coordinates: x;
+
+        kinetic = m/2 * dot(x)^2;
+    }
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    pub struct Oscillator {
+        parameters: m = 1.0, k = 1.0, c = 0.1;
+        coordinates: x;
+
+        kinetic = m/2 * dot(x)**2;
+        potential = k/2 * ;
+        dissipation = c/2 * dot(x)^2
+    }
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    pub struct Oscillator {
+        parameters: m = 1.0, k = 1.0;
+        coordinates: x;
+
+        potential = k/2 * x^2;
+    }
+}
+
+fn main() {}

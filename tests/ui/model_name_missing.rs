@@ -1,0 +1,7 @@
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    pub struct
+}
+
+fn main() {}

@@ -1,0 +1,5 @@
+use lagrange_runtime::prelude::*;
+
+lagrangian! { 1 + }
+
+fn main() {}

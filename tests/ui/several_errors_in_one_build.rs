@@ -1,0 +1,15 @@
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    pub struct Pendulum {
+        parameters: m = 1.0, l = 1.0, g = 9.81;
+        coordinates: theta;
+        let x = l * sine(theta);
+        let y = -l * cos(theta);
+
+        kinetic = m/2 * (dot(x)^2 + dot(y)^2) + dot(g);
+        potential = m * g * y + thta;
+    }
+}
+
+fn main() {}
