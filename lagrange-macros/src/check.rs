@@ -68,12 +68,18 @@ impl Deps {
     pub const T: Deps = Deps(2);
     pub const QD: Deps = Deps(4);
     pub const U: Deps = Deps(8);
+    /// Contains a name that already has an error: checks that depend on what the
+    /// expression depends on are skipped, so one mistake gives one error.
+    pub const ERR: Deps = Deps(16);
 
     pub fn has(self, other: Deps) -> bool {
         self.0 & other.0 != 0
     }
     pub fn is_constant(self) -> bool {
         self.0 == 0
+    }
+    pub fn is_known(self) -> bool {
+        !self.has(Deps::ERR)
     }
     pub fn union(self, other: Deps) -> Deps {
         Deps(self.0 | other.0)
@@ -128,6 +134,11 @@ struct Checker<'a> {
     symbols: HashMap<String, Symbol>,
     /// Where each name was declared, for "declared twice" errors.
     declared_at: HashMap<String, Span>,
+    /// Every declaration in order, for suggestions that do not depend on hashing.
+    declared_order: Vec<String>,
+    /// Declarations already rejected (reserved or function names): their uses are not
+    /// reported again.
+    rejected: Vec<String>,
     /// The statement index of each let, for "used before its definition".
     let_statement: Vec<usize>,
     parameters: Vec<&'a Parameter>,
@@ -146,6 +157,8 @@ impl<'a> Checker<'a> {
             errors: Errors::default(),
             symbols: HashMap::new(),
             declared_at: HashMap::new(),
+            declared_order: Vec::new(),
+            rejected: Vec::new(),
             let_statement: Vec::new(),
             parameters: Vec::new(),
             coordinates: Vec::new(),
@@ -195,12 +208,14 @@ impl<'a> Checker<'a> {
     fn declare_name(&mut self, ident: &Ident, symbol: Symbol) {
         let name = ident.to_string();
         if let Some((_, meaning)) = RESERVED.iter().find(|(r, _)| *r == name) {
+            self.rejected.push(name.clone());
             return self.errors.at(
                 ident.span(),
                 format!("`{name}` is reserved (it means {meaning}) and cannot be declared"),
             );
         }
         if FUNCTIONS.iter().any(|(f, _)| *f == name) {
+            self.rejected.push(name.clone());
             return self.errors.at(
                 ident.span(),
                 format!("`{name}` is the name of a function and cannot be declared"),
@@ -217,6 +232,7 @@ impl<'a> Checker<'a> {
             return;
         }
         self.declared_at.insert(name.clone(), ident.span());
+        self.declared_order.push(name.clone());
         self.symbols.insert(name, symbol);
     }
 
@@ -262,7 +278,9 @@ impl<'a> Checker<'a> {
     fn check_force(&mut self, force: &'a Expr, point: &'a Expr, index: usize) {
         self.deps(force, index);
         let deps = self.deps(point, index);
-        if deps.has(Deps::QD) {
+        if !deps.is_known() {
+            // The name already has its error.
+        } else if deps.has(Deps::QD) {
             self.errors.spanning(
                 point.extent(),
                 "a force acts on a position, which cannot depend on velocities: `force F on p` needs p(q, t)",
@@ -313,12 +331,15 @@ impl<'a> Checker<'a> {
 
     fn name_deps(&mut self, ident: &Ident, at: usize) -> Deps {
         let name = ident.to_string();
+        if self.rejected.contains(&name) && !self.symbols.contains_key(&name) {
+            return Deps::ERR;
+        }
         match name.as_str() {
             "t" => return Deps::T,
             "pi" => return Deps::default(),
             "dot" => {
                 self.errors.at(ident.span(), "`dot` is the time derivative: write `dot(x)`");
-                return Deps::default();
+                return Deps::ERR;
             }
             _ => {}
         }
@@ -327,7 +348,7 @@ impl<'a> Checker<'a> {
                 ident.span(),
                 format!("`{name}` is a function: call it as `{name}(x)` or `x.{name}()`"),
             );
-            return Deps::default();
+            return Deps::ERR;
         }
         match self.symbols.get(&name).copied() {
             Some(Symbol::Parameter(_)) => Deps::default(),
@@ -339,11 +360,11 @@ impl<'a> Checker<'a> {
                     ident.span(),
                     format!("`{name}` is a constraint and has no value to use in an expression"),
                 );
-                Deps::default()
+                Deps::ERR
             }
             None => {
                 self.unknown_name(ident);
-                Deps::default()
+                Deps::ERR
             }
         }
     }
@@ -357,14 +378,14 @@ impl<'a> Checker<'a> {
                 format!("`{ident}` is used before its definition: move `let {ident} = …;` above this statement")
             };
             self.errors.at(ident.span(), message);
-            return Deps::default();
+            return Deps::ERR;
         }
         self.lets[index].deps
     }
 
     fn unknown_name(&mut self, ident: &Ident) {
         let name = ident.to_string();
-        let declared = self.symbols.keys().map(String::as_str).chain(["t", "pi"]);
+        let declared = self.declared_order.iter().map(String::as_str).chain(["t", "pi"]);
         let hint = closest(&name, declared)
             .map(|c| format!(", did you mean `{c}`?"))
             .unwrap_or_default();
@@ -459,10 +480,11 @@ impl<'a> Checker<'a> {
         let plural = |n: usize| if n == 1 { "argument" } else { "arguments" };
         let message = if method {
             let (want, got) = (arity - 1, found - 1);
-            format!(
-                "`x.{func}(…)` takes {want} {}, found {got}",
-                plural(want)
-            )
+            let want = match want {
+                0 => "no arguments".to_string(),
+                n => format!("{n} {}", plural(n)),
+            };
+            format!("`.{func}()` takes {want}, found {got}")
         } else {
             format!("`{func}` takes {arity} {}, found {found}", plural(arity))
         };
@@ -477,6 +499,9 @@ impl<'a> Checker<'a> {
         }
         let arg = &args[0];
         let deps = self.deps(arg, at);
+        if !deps.is_known() {
+            return deps.union(Deps::QD);
+        }
         if let Some(problem) = self.dot_problem(arg, deps) {
             self.errors.spanning(arg.extent(), problem);
         }

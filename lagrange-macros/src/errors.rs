@@ -36,9 +36,13 @@ impl Errors {
 }
 
 /// The candidate closest to `name` by edit distance, if it is close enough to be a
-/// plausible typo (at most a third of the name's length, and at least one edit).
+/// plausible typo: a third of the name's length in edits, at least one for names of two
+/// or more characters, and only a change of case for one-letter names (`M` for `m`, but no
+/// guess at which one-letter name `y` was meant to be). Ties go to the earliest candidate,
+/// so pass candidates in declaration order for reproducible messages.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let length = name.chars().count();
+    let limit = if length < 2 { 0 } else { (length / 3).max(1) };
     candidates
         .into_iter()
         .filter(|c| *c != name)
@@ -56,8 +60,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in rows.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        rows[0][j] = j;
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -85,6 +89,8 @@ mod tests {
         assert_eq!(closest("thetaa1", names), Some("theta1"));
         assert_eq!(closest("tehta2", names), Some("theta2"));
         assert_eq!(closest("velocity", names), None);
+        assert_eq!(closest("y", names), None);
+        assert_eq!(closest("G", names), Some("g"));
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -7,7 +7,7 @@
 //! `Dual<D>`, seeded with (q̇, 1) on (q, t): its `eps` part is the total time derivative,
 //! exact to every order the outer dual type carries.
 
-use crate::ast::{BinOp, Expr};
+use crate::ast::{BinOp, Expr, Model, Parameter};
 use crate::check::{Checked, Symbol};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -24,24 +24,36 @@ fn private() -> TokenStream {
 
 pub fn expand(c: &Checked) -> TokenStream {
     let items = [
-        model_struct(c),
-        named_vector(c, "Coordinates", &c.coordinates, "coordinates"),
-        named_vector(c, "Inputs", &c.inputs, "inputs"),
+        data_types(c.model, &c.parameters, &c.coordinates, &c.inputs),
         model_impl(c),
-        dynamics_impl(c),
+        dynamics_impl(c.model, c.coordinates.len(), c.inputs.len()),
     ];
     quote!(#(#items)*)
 }
 
-fn model_struct(c: &Checked) -> TokenStream {
-    let (name, vis, attrs) = (&c.model.name, &c.model.vis, &c.model.attrs);
-    let params: Vec<&Ident> = c.parameters.iter().map(|p| &p.name).collect();
-    let docs = c.parameters.iter().map(|p| match p.default {
+/// The model struct with its constructor, and the structs naming coordinates and inputs.
+pub fn data_types(
+    model: &Model,
+    parameters: &[&Parameter],
+    coordinates: &[&Ident],
+    inputs: &[&Ident],
+) -> TokenStream {
+    let items = [
+        model_struct(model, parameters),
+        named_vector(model, "Coordinates", coordinates, "coordinates"),
+        named_vector(model, "Inputs", inputs, "inputs"),
+    ];
+    quote!(#(#items)*)
+}
+
+fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
+    let (name, vis, attrs) = (&model.name, &model.vis, &model.attrs);
+    let params: Vec<&Ident> = parameters.iter().map(|p| &p.name).collect();
+    let docs = parameters.iter().map(|p| match p.default {
         Some(d) => format!("Parameter `{}` (default {:?}).", p.name, d.value),
         None => format!("Parameter `{}`.", p.name),
     });
-    let default = c
-        .parameters
+    let default = parameters
         .iter()
         .map(|p| p.default.map(|d| float(d.value, d.span)))
         .collect::<Option<Vec<_>>>()
@@ -77,11 +89,11 @@ fn model_struct(c: &Checked) -> TokenStream {
 }
 
 /// `NameCoordinates` / `NameInputs`: one field per name, converting to and from `SVector`.
-fn named_vector(c: &Checked, suffix: &str, names: &[&Ident], what: &str) -> TokenStream {
+fn named_vector(model: &Model, suffix: &str, names: &[&Ident], what: &str) -> TokenStream {
     if names.is_empty() && suffix == "Inputs" {
         return TokenStream::new();
     }
-    let (model, vis) = (&c.model.name, &c.model.vis);
+    let (model, vis) = (&model.name, &model.vis);
     let ty = format_ident!("{}{}", model, suffix, span = model.span());
     let n = names.len();
     let index = 0..n;
@@ -185,11 +197,40 @@ fn model_impl(c: &Checked) -> TokenStream {
     }
 }
 
-fn dynamics_impl(c: &Checked) -> TokenStream {
-    let name = &c.model.name;
-    let (n, m) = (c.coordinates.len(), c.inputs.len());
+/// `impl Dynamics`, each method calling `eval` — or, for the fallback of a model with
+/// errors, `unreachable!()`, which is never compiled into a program.
+pub fn dynamics_impl(model: &Model, n: usize, m: usize) -> TokenStream {
+    dynamics_impl_with(model, n, m, true)
+}
+
+pub fn dynamics_stub(model: &Model, n: usize, m: usize) -> TokenStream {
+    dynamics_impl_with(model, n, m, false)
+}
+
+fn dynamics_impl_with(model: &Model, n: usize, m: usize, real: bool) -> TokenStream {
+    let name = &model.name;
     let p = private();
     let [s, u, qdd] = ["s", "u", "qdd"].map(internal);
+    if !real {
+        let methods = [
+            quote!(fn lagrangian(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> f64),
+            quote!(fn energy(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> f64),
+            quote!(fn momenta(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::SVector<f64, #n>),
+            quote!(fn mass_matrix(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::SMatrix<f64, #n, #n>),
+            quote!(fn generalized_forces(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::SVector<f64, #n>),
+            quote!(fn accelerations(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError>),
+            quote!(fn inverse_dynamics(&self, #s: &#p::State<#n>, #qdd: &#p::SVector<f64, #n>, #u: &#p::SVector<f64, #m>) -> #p::SVector<f64, #n>),
+        ];
+        let coordinates = vec![quote!("?"); n];
+        let inputs = vec![quote!("?"); m];
+        return quote! {
+            impl #p::Dynamics<#n, #m> for #name {
+                const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
+                const INPUTS: [&'static str; #m] = [#(#inputs),*];
+                #( #methods { ::core::unreachable!() } )*
+            }
+        };
+    }
     let state = quote!(#s: &#p::State<#n>);
     let input = quote!(#u: &#p::SVector<f64, #m>);
     quote! {

@@ -1,32 +1,38 @@
-//! What is emitted next to the errors of a model that failed its checks: the struct and
-//! its constructor, so that code using the model reports nothing beyond the real errors.
+//! What is emitted next to the errors of a model that failed its checks: the same data
+//! types as a successful expansion and a stub `impl Dynamics`, so that code using the
+//! model reports nothing beyond the real errors.
 
-use crate::ast::{Model, Statement};
-use proc_macro2::TokenStream;
-use quote::quote;
+use crate::ast::{Model, Parameter, Statement};
+use crate::expand;
+use syn::Ident;
 
-pub fn fallback(model: &Model) -> TokenStream {
-    let (name, vis, attrs) = (&model.name, &model.vis, &model.attrs);
-    let params: Vec<_> = model
-        .statements
-        .iter()
-        .filter_map(|s| match s {
-            Statement::Parameters(items) => Some(items.iter().map(|p| &p.name)),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    quote! {
-        #(#attrs)*
-        #[allow(non_snake_case, dead_code)]
-        #vis struct #name { #( pub #params: f64, )* }
-
-        #[allow(dead_code)]
-        impl #name {
-            #[allow(non_snake_case, clippy::too_many_arguments)]
-            pub const fn new(#(#params: f64),*) -> Self {
-                Self { #(#params),* }
-            }
+pub fn fallback(model: &Model) -> proc_macro2::TokenStream {
+    let mut parameters: Vec<&Parameter> = Vec::new();
+    let mut coordinates: Vec<&Ident> = Vec::new();
+    let mut inputs: Vec<&Ident> = Vec::new();
+    for statement in &model.statements {
+        match statement {
+            Statement::Parameters(items) => parameters.extend(items),
+            Statement::Coordinates(names) => coordinates.extend(names),
+            Statement::Inputs(names) => inputs.extend(names),
+            _ => {}
         }
     }
+    // A name declared twice is already an error; emitting it twice would add rustc's own.
+    let mut seen = Vec::new();
+    let mut first = |name: &Ident| {
+        let fresh = !seen.contains(name);
+        seen.push(name.clone());
+        fresh
+    };
+    parameters.retain(|p| first(&p.name));
+    coordinates.retain(|c| first(c));
+    inputs.retain(|i| first(i));
+    let mut out = expand::data_types(model, &parameters, &coordinates, &inputs);
+    out.extend(expand::dynamics_stub(
+        model,
+        coordinates.len(),
+        inputs.len(),
+    ));
+    out
 }

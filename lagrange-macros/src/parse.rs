@@ -5,7 +5,7 @@
 
 use crate::ast::{BinOp, Energy, Expr, Model, Number, Parameter, Statement};
 use crate::errors::{closest, Errors};
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{braced, parenthesized, token, Attribute, Ident, Lit, Token, Visibility};
@@ -33,13 +33,22 @@ fn parse_model(input: ParseStream) -> syn::Result<Model> {
     if !input.peek(Token![struct]) {
         return Err(input.error("expected `struct Name { … }`: a model starts like a struct"));
     }
-    input.parse::<Token![struct]>()?;
+    let struct_token = input.parse::<Token![struct]>()?;
+    if !input.peek(Ident) {
+        return Err(syn::Error::new(
+            struct_token.span,
+            "expected the model's name after `struct`",
+        ));
+    }
     let name: Ident = input.parse()?;
     if input.peek(Token![<]) {
         return Err(input.error("a model cannot have generic parameters"));
     }
     if !input.peek(token::Brace) {
-        return Err(input.error("expected `{` and the statements of the model"));
+        return Err(syn::Error::new(
+            name.span(),
+            format!("expected `{{` and the statements of the model after `{name}`"),
+        ));
     }
     let body;
     braced!(body in input);
@@ -73,25 +82,30 @@ fn parse_body(body: TokenStream) -> syn::Result<Vec<Statement>> {
     errors.finish().map(|()| statements)
 }
 
-/// Splits at top-level `;`; the flag says whether the piece ended with one.
+/// Splits at top-level `;`. Each piece keeps its `;` — a statement missing one gets a
+/// `;` spanned at its last token — so that "expected …" errors at the end of a statement
+/// point at the user's text rather than at the whole macro. The flag says whether the
+/// `;` was written.
 fn split_statements(body: TokenStream) -> Vec<(TokenStream, bool)> {
     let mut pieces = Vec::new();
-    let mut current = Vec::new();
+    let mut current: Vec<TokenTree> = Vec::new();
     for tree in body {
-        match &tree {
-            TokenTree::Punct(p) if p.as_char() == ';' => {
-                pieces.push((current.drain(..).collect(), true));
-            }
-            _ => current.push(tree),
+        let end = matches!(&tree, TokenTree::Punct(p) if p.as_char() == ';');
+        current.push(tree);
+        if end {
+            pieces.push((current.drain(..).collect(), true));
         }
     }
-    if !current.is_empty() {
+    if let Some(last) = current.last() {
+        let mut semi = Punct::new(';', Spacing::Alone);
+        semi.set_span(last.span());
+        current.push(TokenTree::Punct(semi));
         pieces.push((current.into_iter().collect(), false));
     }
     pieces
 }
 
-/// One statement, without its `;`. `None` for an empty statement.
+/// One statement with its `;`. `None` for an empty statement.
 fn parse_statement(input: ParseStream) -> syn::Result<Option<Statement>> {
     for attr in input.call(Attribute::parse_outer)? {
         if !attr.path().is_ident("doc") {
@@ -101,7 +115,8 @@ fn parse_statement(input: ParseStream) -> syn::Result<Option<Statement>> {
             ));
         }
     }
-    if input.is_empty() {
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
         return Ok(None);
     }
     let statement = if input.peek(Token![let]) {
@@ -115,9 +130,10 @@ fn parse_statement(input: ParseStream) -> syn::Result<Option<Statement>> {
     } else {
         parse_keyword_statement(input)?
     };
-    if !input.is_empty() {
+    if !input.peek(Token![;]) {
         return Err(input.error("expected an operator or `;`"));
     }
+    input.parse::<Token![;]>()?;
     Ok(Some(statement))
 }
 
@@ -196,10 +212,13 @@ fn parse_list<T>(
     let mut items = vec![item(input)?];
     while input.peek(Token![,]) {
         input.parse::<Token![,]>()?;
-        if input.is_empty() {
+        if input.peek(Token![;]) {
             break;
         }
         items.push(item(input)?);
+    }
+    if !input.peek(Token![;]) {
+        return Err(input.error("expected `,` or `;`"));
     }
     Ok(items)
 }
@@ -322,12 +341,19 @@ fn parse_power(input: ParseStream) -> syn::Result<Expr> {
 fn parse_postfix(input: ParseStream) -> syn::Result<Expr> {
     let mut expr = parse_primary(input)?;
     while input.peek(Token![.]) {
-        input.parse::<Token![.]>()?;
+        let dot = input.parse::<Token![.]>()?;
+        if !input.peek(Ident::peek_any) {
+            return Err(syn::Error::new(
+                dot.span,
+                "expected a method name after `.`, as in `x.sin()`",
+            ));
+        }
         let func = input.call(Ident::parse_any)?;
         if !input.peek(token::Paren) {
-            return Err(input.error(format!(
-                "expected `(` after `.{func}`: only method calls like `x.sin()` are allowed"
-            )));
+            return Err(syn::Error::new(
+                func.span(),
+                format!("expected `(` after `.{func}`: only method calls like `x.sin()` are allowed"),
+            ));
         }
         let (mut args, close) = parse_args(input)?;
         args.insert(0, expr);
