@@ -22,8 +22,9 @@ pub enum StatePart {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum DynamicsError {
-    /// The kinetic energy does not depend on the velocity of this coordinate, so the mass
-    /// matrix has a zero row and the coordinate's acceleration is undetermined.
+    /// At this state the kinetic energy has no term in the velocity of this coordinate
+    /// (the mass matrix has a zero row), so its acceleration is undetermined. Either T
+    /// never depends on it, or its term vanishes here (like x² ẏ² at x = 0).
     MissingVelocity {
         /// Name of the coordinate.
         coordinate: &'static str,
@@ -54,7 +55,7 @@ impl fmt::Display for DynamicsError {
         match self {
             Self::MissingVelocity { coordinate } => write!(
                 f,
-                "the mass matrix is singular: the kinetic energy does not depend on the velocity `dot({coordinate})`"
+                "the mass matrix is singular: at this state the kinetic energy has no term in the velocity `dot({coordinate})`"
             ),
             Self::SingularMassMatrix => write!(
                 f,

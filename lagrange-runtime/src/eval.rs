@@ -223,7 +223,10 @@ pub fn check_state<T: Model<N, M>, const N: usize, const M: usize>(
     Ok(())
 }
 
-/// Relative size below which a pivot of the mass matrix counts as zero.
+/// A Cholesky pivot smaller than this fraction of its own diagonal entry counts as zero:
+/// the coordinate's inertia is (to rounding) a combination of the others'. Relative to
+/// each coordinate's own entry, so that a heavy cart next to a light pendulum is fine
+/// however different their masses.
 const SINGULAR: f64 = 1e-12;
 
 /// Solves `mass · x = rhs` by Cholesky, or says why the mass matrix does not allow it.
@@ -236,21 +239,20 @@ pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(
             quantity: "mass matrix",
         });
     }
-    let scale = mass.diagonal().amax();
     if let Some(chol) = mass.cholesky() {
         let l = chol.l_dirty();
-        if (0..N).all(|i| l[(i, i)] * l[(i, i)] > SINGULAR * scale) {
+        if (0..N).all(|i| l[(i, i)] * l[(i, i)] > SINGULAR * mass[(i, i)]) {
             return Ok(chol.solve(rhs));
         }
     }
-    Err(diagnose::<T, N, M>(mass, scale))
+    Err(diagnose::<T, N, M>(mass))
 }
 
 fn diagnose<T: Model<N, M>, const N: usize, const M: usize>(
     mass: &SMatrix<f64, N, N>,
-    scale: f64,
 ) -> DynamicsError {
-    let tiny = SINGULAR * scale.max(f64::MIN_POSITIVE);
+    let scale = mass.amax().max(f64::MIN_POSITIVE);
+    let tiny = f64::EPSILON * scale;
     if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= tiny) {
         return DynamicsError::MissingVelocity {
             coordinate: T::COORDINATES[i],
