@@ -23,10 +23,10 @@
 //! directly for a [`Model`] written by hand.
 
 use crate::error::{DynamicsError, StatePart};
-use crate::model::Model;
+use crate::model::{Model, Scalar};
 use crate::State;
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Derivative, Dual2SVec, DualNum, DualSVec, HyperDualVec};
+use num_dual::{Derivative, Dual2SVec, DualNum, DualSVec, DualVec, HyperDualVec};
 use std::array::from_fn;
 
 fn lift<D: DualNum<Primitive = f64>, const N: usize>(v: &SVector<f64, N>) -> [D; N] {
@@ -132,18 +132,41 @@ pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    let mut total = SVector::zeros();
+    let q = generalized_forces_in(model, s.t, &s.q.into(), &s.qd.into(), &u.clone().into());
+    SVector::from(q)
+}
+
+/// [`generalized_forces`] in any [`Scalar`](crate::model::Scalar): with dual numbers for
+/// the arguments, it gives the exact derivatives of Q (the variational integrator's Newton
+/// Jacobian, linearizations).
+pub fn generalized_forces_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+    model: &T,
+    t: S,
+    q: &[S; N],
+    qd: &[S; N],
+    u: &[S; M],
+) -> [S; N] {
+    type V<S, const N: usize> = DualVec<S, Const<N>>;
+    let seeded = |x: &[S; N]| -> [V<S, N>; N] {
+        from_fn(|i| V::new(x[i], Derivative::derivative_generic(Const::<N>, U1, i)))
+    };
+    let plain = |x: &[S; N]| -> [V<S, N>; N] { x.map(V::from_re) };
+    let mut total = [S::zero(); N];
     if T::HAS_FORCES {
-        let q: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.q[i]).derivative(i));
-        let t = DualSVec::from_re(s.t);
-        model.eval_forces(t, &q, &lift(&s.qd), &lift(u), |f, p| {
-            total += p.eps.unwrap_generic(Const::<N>, U1) * f.re;
+        let (t, qd, u) = (V::from_re(t), plain(qd), u.map(V::from_re));
+        model.eval_forces(t, &seeded(q), &qd, &u, |f, p| {
+            let dp = p.eps.unwrap_generic(Const::<N>, U1);
+            for (total, dp) in total.iter_mut().zip(dp.iter()) {
+                *total += f.re * *dp;
+            }
         });
     }
     if T::HAS_DISSIPATION {
-        let qd: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.qd[i]).derivative(i));
-        let d = model.eval_dissipation(DualSVec::from_re(s.t), &lift(&s.q), &qd, &lift(u));
-        total -= d.eps.unwrap_generic(Const::<N>, U1);
+        let d = model.eval_dissipation(V::from_re(t), &plain(q), &seeded(qd), &u.map(V::from_re));
+        let dd = d.eps.unwrap_generic(Const::<N>, U1);
+        for (total, dd) in total.iter_mut().zip(dd.iter()) {
+            *total -= *dd;
+        }
     }
     total
 }
