@@ -73,7 +73,7 @@ pub fn energy<T: Model<N, M>, const N: usize, const M: usize>(
 }
 
 /// The mass matrix ∂²L/∂q̇² and the momenta ∂L/∂q̇, from one second-order pass over q̇.
-fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -132,7 +132,7 @@ pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    let q = generalized_forces_in(model, s.t, &s.q.into(), &s.qd.into(), &u.clone().into());
+    let q = generalized_forces_in(model, s.t, &s.q.into(), &s.qd.into(), &(*u).into());
     SVector::from(q)
 }
 

@@ -12,7 +12,9 @@ mod dynamics;
 mod error;
 pub mod eval;
 pub mod functions;
+mod linalg;
 pub mod model;
+pub mod simulate;
 mod state;
 
 pub use dynamics::{Constrained, Dynamics};

@@ -1,0 +1,242 @@
+//! The adaptive Dormand–Prince 5(4) method.
+
+use super::rk4::slope;
+use super::{Inputs, Integrator, StepError};
+use crate::{Dynamics, State};
+use nalgebra::SVector;
+
+/// Adaptive explicit Runge–Kutta: the Dormand–Prince 5(4) pair (the method of MATLAB's
+/// `ode45`), advancing with the fifth-order solution and controlling the step with the
+/// embedded fourth-order one.
+///
+/// A step is accepted when the error estimate, scaled component-wise by
+/// `atol + rtol·|y|` over y = (q, q̇), has a root-mean-square norm of at most 1. Steps are
+/// shortened to land exactly on output times, so samples are exact, not interpolated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DormandPrince {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// First step to try; chosen from the problem's scales when `None`.
+    pub initial_step: Option<f64>,
+    /// Largest step allowed.
+    pub max_step: f64,
+}
+
+impl DormandPrince {
+    /// Tolerances `rtol` and `atol`, everything else automatic.
+    pub fn new(rtol: f64, atol: f64) -> Self {
+        DormandPrince {
+            rtol,
+            atol,
+            initial_step: None,
+            max_step: f64::INFINITY,
+        }
+    }
+}
+
+impl Default for DormandPrince {
+    /// `rtol = 1e-8`, `atol = 1e-10`.
+    fn default() -> Self {
+        DormandPrince::new(1e-8, 1e-10)
+    }
+}
+
+/// What the method keeps between steps.
+#[derive(Debug, Clone, Copy)]
+pub struct Memory<const N: usize> {
+    /// The step size to try next.
+    h: f64,
+    /// The slope at the start of the next step (first same as last), if known.
+    k1: Option<(f64, Slope<N>)>,
+}
+
+type Slope<const N: usize> = (SVector<f64, N>, SVector<f64, N>);
+
+// The Dormand–Prince tableau.
+const C: [f64; 7] = [0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0];
+const A: [[f64; 6]; 7] = [
+    [0.0; 6],
+    [1.0 / 5.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [3.0 / 40.0, 9.0 / 40.0, 0.0, 0.0, 0.0, 0.0],
+    [44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0, 0.0, 0.0, 0.0],
+    [
+        19372.0 / 6561.0,
+        -25360.0 / 2187.0,
+        64448.0 / 6561.0,
+        -212.0 / 729.0,
+        0.0,
+        0.0,
+    ],
+    [
+        9017.0 / 3168.0,
+        -355.0 / 33.0,
+        46732.0 / 5247.0,
+        49.0 / 176.0,
+        -5103.0 / 18656.0,
+        0.0,
+    ],
+    [
+        35.0 / 384.0,
+        0.0,
+        500.0 / 1113.0,
+        125.0 / 192.0,
+        -2187.0 / 6784.0,
+        11.0 / 84.0,
+    ],
+];
+/// Fifth-order weights minus the embedded fourth-order ones.
+const E: [f64; 7] = [
+    71.0 / 57600.0,
+    0.0,
+    -71.0 / 16695.0,
+    71.0 / 1920.0,
+    -17253.0 / 339200.0,
+    22.0 / 525.0,
+    -1.0 / 40.0,
+];
+
+impl DormandPrince {
+    fn check(&self) -> Result<(), StepError> {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        let tolerances = self.rtol >= 0.0 && self.atol >= 0.0 && self.rtol + self.atol > 0.0;
+        if !tolerances || !self.rtol.is_finite() || !self.atol.is_finite() {
+            return Err(StepError::InvalidSettings(
+                "Dormand-Prince tolerances must be finite, non-negative and not both zero",
+            ));
+        }
+        if self.max_step.is_nan()
+            || self.max_step <= 0.0
+            || self.initial_step.is_some_and(|h| !positive(h))
+        {
+            return Err(StepError::InvalidSettings(
+                "Dormand-Prince step sizes must be positive",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Root-mean-square of `e` scaled by `atol + rtol·max(|y0|, |y1|)`.
+    fn norm<const N: usize>(&self, e: &Slope<N>, y0: &State<N>, y1: &Slope<N>) -> f64 {
+        let parts = [(&e.0, &y0.q, &y1.0), (&e.1, &y0.qd, &y1.1)];
+        let mut sum = 0.0;
+        for (e, a, b) in parts {
+            for i in 0..N {
+                let scale = self.atol + self.rtol * a[i].abs().max(b[i].abs());
+                sum += (e[i] / scale).powi(2);
+            }
+        }
+        (sum / (2 * N).max(1) as f64).sqrt()
+    }
+
+    /// The starting step of Hairer, Nørsett & Wanner (Solving ODEs I, II.4).
+    fn initial<T: Dynamics<N, M>, const N: usize, const M: usize>(
+        &self,
+        model: &T,
+        s: &State<N>,
+        k1: &Slope<N>,
+        inputs: &mut Inputs<'_, N, M>,
+    ) -> Result<f64, StepError> {
+        let zero = (SVector::zeros(), SVector::zeros());
+        let d0 = self.norm(&(s.q, s.qd), s, &zero);
+        let d1 = self.norm(k1, s, &zero);
+        let h0 = if d0 < 1e-5 || d1 < 1e-5 {
+            1e-6
+        } else {
+            0.01 * d0 / d1
+        };
+        let s1 = State::new(s.t + h0, s.q + k1.0 * h0, s.qd + k1.1 * h0);
+        let k2 = slope(model, &s1, inputs)?;
+        let d2 = self.norm(&(k2.0 - k1.0, k2.1 - k1.1), s, &zero) / h0;
+        let h1 = if d1.max(d2) <= 1e-15 {
+            (h0 * 1e-3).max(1e-6)
+        } else {
+            (0.01 / d1.max(d2)).powf(1.0 / 5.0)
+        };
+        Ok((100.0 * h0).min(h1).min(self.max_step))
+    }
+}
+
+impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for DormandPrince {
+    type Memory = Memory<N>;
+
+    fn start(
+        &self,
+        model: &T,
+        s: &State<N>,
+        inputs: &mut Inputs<'_, N, M>,
+    ) -> Result<Memory<N>, StepError> {
+        self.check()?;
+        let k1 = slope(model, s, inputs)?;
+        let h = match self.initial_step {
+            Some(h) => h.min(self.max_step),
+            None => self.initial(model, s, &k1, inputs)?,
+        };
+        Ok(Memory {
+            h,
+            k1: Some((s.t, k1)),
+        })
+    }
+
+    fn step(
+        &self,
+        model: &T,
+        memory: &mut Memory<N>,
+        s: &State<N>,
+        inputs: &mut Inputs<'_, N, M>,
+        t_max: f64,
+    ) -> Result<State<N>, StepError> {
+        let k1 = match memory.k1 {
+            Some((t, k)) if t == s.t => k,
+            _ => slope(model, s, inputs)?,
+        };
+        loop {
+            let (h, t_next) = super::rk4::clip(s.t, memory.h, t_max);
+            if h <= 16.0 * f64::EPSILON * s.t.abs().max(1.0) {
+                return Err(StepError::StepSizeUnderflow { step: h });
+            }
+            let mut k = [k1; 7];
+            for i in 1..7 {
+                let (mut dq, mut dv) = (SVector::zeros(), SVector::zeros());
+                for j in 0..i {
+                    dq += k[j].0 * (A[i][j] * h);
+                    dv += k[j].1 * (A[i][j] * h);
+                }
+                let stage = State::new(s.t + C[i] * h, s.q + dq, s.qd + dv);
+                k[i] = slope(model, &stage, inputs)?;
+            }
+            // The last row of A holds the fifth-order weights: the seventh stage is the
+            // slope at the new solution, reused as the next step's first (FSAL).
+            let (mut dq, mut dv) = (SVector::zeros(), SVector::zeros());
+            for j in 0..6 {
+                dq += k[j].0 * (A[6][j] * h);
+                dv += k[j].1 * (A[6][j] * h);
+            }
+            let (mut eq, mut ev) = (SVector::zeros(), SVector::zeros());
+            for j in 0..7 {
+                eq += k[j].0 * (E[j] * h);
+                ev += k[j].1 * (E[j] * h);
+            }
+            let y1 = (s.q + dq, s.qd + dv);
+            let err = self.norm(&(eq, ev), s, &y1);
+            if !err.is_finite() {
+                memory.h = h * 0.2;
+                continue;
+            }
+            let factor = if err == 0.0 {
+                5.0
+            } else {
+                0.9 * err.powf(-0.2)
+            };
+            if err <= 1.0 {
+                if h == memory.h || factor < 1.0 {
+                    memory.h = (h * factor.clamp(0.2, 5.0)).min(self.max_step);
+                }
+                memory.k1 = Some((t_next, k[6]));
+                return Ok(State::new(t_next, y1.0, y1.1));
+            }
+            memory.h = h * factor.clamp(0.2, 1.0);
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! Simulating a model: integrators, a driver with a control law and a progress hook, and
+//! the [`Trajectory`] it records.
+//!
+//! Three integrators implement [`Integrator`]:
+//!
+//! - [`Rk4`]: the classic fixed-step fourth-order Runge–Kutta method.
+//! - [`DormandPrince`]: the adaptive Dormand–Prince 5(4) pair with error control by
+//!   `rtol`/`atol`. The ODE crates of the ecosystem depend on other nalgebra versions than
+//!   this crate, so it is implemented here, on the stack.
+//! - [`Variational`]: the midpoint variational integrator. Its discrete Euler–Lagrange
+//!   equations are solved by Newton's method with exact AD Jacobians; forces and
+//!   dissipation enter through the discrete Lagrange–d'Alembert principle. It is
+//!   symplectic and conserves the momenta of symmetries exactly, and its energy error stays
+//!   bounded over very long runs.
+//!
+//! # Example
+//! ```
+//! use lagrange_runtime::prelude::*;
+//! use lagrange_runtime::simulate::{Rk4, Simulation};
+//!
+//! lagrangian! {
+//!     struct Oscillator {
+//!         parameters: m = 1.0, k = 4.0;
+//!         coordinates: x;
+//!         kinetic = m/2 * dot(x)^2;
+//!         potential = k/2 * x^2;
+//!     }
+//! }
+//!
+//! let start = State::new(0.0, SVector::from([1.0]), SVector::from([0.0]));
+//! let trajectory = Simulation::new(&Oscillator::default(), start)
+//!     .run(&Rk4 { step: 1e-3 }, 1.0)
+//!     .unwrap();
+//! let end = trajectory.last();
+//! assert!((end.q[0] - 2.0f64.cos()).abs() < 1e-10); // x(t) = cos(ω t), ω = √(k/m) = 2
+//! ```
+
+mod dopri;
+mod rk4;
+mod trajectory;
+mod variational;
+
+pub use dopri::DormandPrince;
+pub use rk4::Rk4;
+pub use trajectory::Trajectory;
+pub use variational::Variational;
+
+use crate::{Dynamics, DynamicsError, State};
+use nalgebra::SVector;
+use std::fmt;
+
+/// A control law u(t, state), evaluated by the integrators wherever they evaluate the
+/// dynamics.
+pub type Inputs<'a, const N: usize, const M: usize> =
+    dyn FnMut(f64, &State<N>) -> SVector<f64, M> + 'a;
+
+/// A method that advances a state of a model of type `T` in time.
+pub trait Integrator<T, const N: usize, const M: usize> {
+    /// What the method carries from one step to the next: the step size of an adaptive
+    /// method, the discrete momentum of the variational one.
+    type Memory;
+
+    /// Prepares a run starting at `s`.
+    ///
+    /// # Errors
+    /// Invalid settings, or a state where the model cannot be evaluated.
+    fn start(
+        &self,
+        model: &T,
+        s: &State<N>,
+        inputs: &mut Inputs<'_, N, M>,
+    ) -> Result<Self::Memory, StepError>;
+
+    /// One step from `s`, never past `t_max`; a step that ends at `t_max` returns a state
+    /// whose time is exactly `t_max`.
+    ///
+    /// # Errors
+    /// Why the step could not be taken.
+    fn step(
+        &self,
+        model: &T,
+        memory: &mut Self::Memory,
+        s: &State<N>,
+        inputs: &mut Inputs<'_, N, M>,
+        t_max: f64,
+    ) -> Result<State<N>, StepError>;
+}
+
+/// Why an integration step failed.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum StepError {
+    /// The model could not be evaluated.
+    Dynamics(DynamicsError),
+    /// Newton's method of the variational integrator did not converge.
+    NewtonDidNotConverge {
+        /// Iterations made.
+        iterations: usize,
+        /// Size of the last residual of the discrete Euler–Lagrange equations.
+        residual: f64,
+    },
+    /// The adaptive step size fell below what the time's precision can resolve.
+    StepSizeUnderflow {
+        /// The step size that was too small.
+        step: f64,
+    },
+    /// The new state holds a NaN or an infinity.
+    NonFiniteState,
+    /// The integrator or the output times are set up wrongly.
+    InvalidSettings(&'static str),
+}
+
+impl From<DynamicsError> for StepError {
+    fn from(e: DynamicsError) -> Self {
+        StepError::Dynamics(e)
+    }
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepError::Dynamics(e) => write!(f, "{e}"),
+            StepError::NewtonDidNotConverge {
+                iterations,
+                residual,
+            } => write!(
+                f,
+                "Newton's method did not converge in {iterations} iterations (residual {residual:e}); try a smaller step"
+            ),
+            StepError::StepSizeUnderflow { step } => write!(
+                f,
+                "the step size fell to {step:e}: the solution may be singular or the tolerances too tight"
+            ),
+            StepError::NonFiniteState => write!(f, "the state became non-finite (NaN or infinite)"),
+            StepError::InvalidSettings(what) => write!(f, "invalid settings: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for StepError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StepError::Dynamics(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// A simulation that stopped early: when, why, and everything computed until then.
+#[derive(Debug, Clone)]
+pub struct SimulationError<const N: usize> {
+    /// Time of the last state reached.
+    pub time: f64,
+    /// What went wrong.
+    pub reason: StepError,
+    /// The trajectory up to `time`.
+    pub trajectory: Trajectory<N>,
+}
+
+impl<const N: usize> fmt::Display for SimulationError<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "simulation stopped at t = {}: {}",
+            self.time, self.reason
+        )
+    }
+}
+
+impl<const N: usize> std::error::Error for SimulationError<N> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.reason)
+    }
+}
+
+/// Where a running simulation is, for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Current time.
+    pub t: f64,
+    /// Start time.
+    pub t_start: f64,
+    /// End time.
+    pub t_end: f64,
+    /// Steps taken so far.
+    pub steps: usize,
+}
+
+impl Progress {
+    /// The fraction of the time span done, from 0 to 1.
+    pub fn fraction(&self) -> f64 {
+        let span = self.t_end - self.t_start;
+        if span > 0.0 {
+            ((self.t - self.t_start) / span).clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    }
+}
+
+/// A simulation of one model from one initial state: set the control law and the progress
+/// hook, then [`run`](Simulation::run) it with an integrator.
+pub struct Simulation<'a, T, const N: usize, const M: usize> {
+    model: &'a T,
+    initial: State<N>,
+    inputs: Box<Inputs<'a, N, M>>,
+    progress: Option<Box<dyn FnMut(Progress) + 'a>>,
+}
+
+impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N, M> {
+    /// A simulation of `model` from `initial`, with all inputs zero.
+    pub fn new(model: &'a T, initial: State<N>) -> Self {
+        Simulation {
+            model,
+            initial,
+            inputs: Box::new(|_, _| SVector::zeros()),
+            progress: None,
+        }
+    }
+
+    /// Sets the control law u(t, state). The integrators call it wherever they evaluate the
+    /// dynamics (each stage of a Runge–Kutta method); the variational integrator holds it
+    /// over each step at its value at the step's start.
+    pub fn inputs(mut self, law: impl FnMut(f64, &State<N>) -> SVector<f64, M> + 'a) -> Self {
+        self.inputs = Box::new(law);
+        self
+    }
+
+    /// Calls `hook` after every step, for progress bars and logs.
+    pub fn progress(mut self, hook: impl FnMut(Progress) + 'a) -> Self {
+        self.progress = Some(Box::new(hook));
+        self
+    }
+
+    /// Integrates until `t_end`, recording a sample after every step.
+    ///
+    /// # Errors
+    /// A [`SimulationError`] with the trajectory up to the failed step.
+    pub fn run<I: Integrator<T, N, M>>(
+        self,
+        integrator: &I,
+        t_end: f64,
+    ) -> Result<Trajectory<N>, SimulationError<N>> {
+        self.drive(integrator, &[t_end], true)
+    }
+
+    /// Integrates through the given times (ascending, not before the initial time),
+    /// recording a sample exactly at each. Steps are shortened to land on them.
+    ///
+    /// # Errors
+    /// A [`SimulationError`] with the samples recorded before the failed step.
+    pub fn run_at<I: Integrator<T, N, M>>(
+        self,
+        integrator: &I,
+        times: &[f64],
+    ) -> Result<Trajectory<N>, SimulationError<N>> {
+        self.drive(integrator, times, false)
+    }
+
+    fn drive<I: Integrator<T, N, M>>(
+        mut self,
+        integrator: &I,
+        times: &[f64],
+        every_step: bool,
+    ) -> Result<Trajectory<N>, SimulationError<N>> {
+        let mut s = self.initial;
+        let mut trajectory = Trajectory::new(T::COORDINATES);
+        let fail = |trajectory: Trajectory<N>, time, reason| SimulationError {
+            time,
+            reason,
+            trajectory,
+        };
+        let ordered = times.windows(2).all(|w| w[0] <= w[1]);
+        if !ordered || times.iter().any(|t| !t.is_finite() || *t < s.t) {
+            let why = "output times must be finite, ascending and not before the initial time";
+            return Err(fail(trajectory, s.t, StepError::InvalidSettings(why)));
+        }
+        let mut memory = match integrator.start(self.model, &s, &mut self.inputs) {
+            Ok(m) => m,
+            Err(e) => return Err(fail(trajectory, s.t, e)),
+        };
+        let t_end = times.last().copied().unwrap_or(s.t);
+        let mut progress = Progress {
+            t: s.t,
+            t_start: s.t,
+            t_end,
+            steps: 0,
+        };
+        if every_step || times.first() == Some(&s.t) {
+            self.record(&mut trajectory, &s);
+        }
+        for &t_out in times {
+            while s.t < t_out {
+                s = match integrator.step(self.model, &mut memory, &s, &mut self.inputs, t_out) {
+                    Ok(next) if is_finite(&next) => next,
+                    Ok(_) => return Err(fail(trajectory, s.t, StepError::NonFiniteState)),
+                    Err(e) => return Err(fail(trajectory, s.t, e)),
+                };
+                if every_step || s.t == t_out {
+                    self.record(&mut trajectory, &s);
+                }
+                progress.t = s.t;
+                progress.steps += 1;
+                if let Some(hook) = self.progress.as_mut() {
+                    hook(progress);
+                }
+            }
+        }
+        Ok(trajectory)
+    }
+
+    fn record(&mut self, trajectory: &mut Trajectory<N>, s: &State<N>) {
+        let u = (self.inputs)(s.t, s);
+        trajectory.push(*s, self.model.energy(s, &u));
+    }
+}
+
+fn is_finite<const N: usize>(s: &State<N>) -> bool {
+    s.t.is_finite() && s.q.iter().chain(s.qd.iter()).all(|x| x.is_finite())
+}
