@@ -264,14 +264,56 @@ fn parse_number(input: ParseStream) -> syn::Result<Number> {
             "numbers take no type suffix here: every number is an `f64`",
         ));
     }
+    let value = value?;
+    if !value.is_finite() {
+        return Err(syn::Error::new(
+            lit.span(),
+            "this number is too large for an `f64`",
+        ));
+    }
     Ok(Number {
-        value: value?,
+        value,
         span: lit.span(),
     })
 }
 
+/// How deeply expressions may nest (parentheses, arguments, exponents, unary minus).
+/// The parser, the checks and code generation recurse over the tree; the limit keeps the
+/// recursion far from the stack's end on any compiler thread. No model comes close.
+const MAX_DEPTH: usize = 64;
+
+thread_local! {
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one level of nesting for as long as it lives.
+struct Nesting;
+
+impl Nesting {
+    fn enter(input: ParseStream) -> syn::Result<Nesting> {
+        let depth = DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get()
+        });
+        let guard = Nesting;
+        if depth > MAX_DEPTH {
+            return Err(input.error(format!(
+                "expression nested more than {MAX_DEPTH} levels deep: split it with `let`"
+            )));
+        }
+        Ok(guard)
+    }
+}
+
+impl Drop for Nesting {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
 /// expr := term (('+' | '-') term)*
 pub(crate) fn parse_expr(input: ParseStream) -> syn::Result<Expr> {
+    let _nesting = Nesting::enter(input)?;
     let mut lhs = parse_term(input)?;
     loop {
         let op = if input.peek(Token![+]) {
@@ -317,6 +359,7 @@ fn binary(
 
 /// unary := '-' unary | power. `^` binds tighter, so `-x^2` is `-(x^2)`.
 fn parse_unary(input: ParseStream) -> syn::Result<Expr> {
+    let _nesting = Nesting::enter(input)?;
     if input.peek(Token![-]) {
         let minus = input.parse::<Token![-]>()?.span;
         let operand = Box::new(parse_unary(input)?);
