@@ -99,7 +99,11 @@ pub enum Expr {
         close: Span,
     },
     /// `(e)`, kept for its span.
-    Paren { inner: Box<Expr>, open: Span, close: Span },
+    Paren {
+        inner: Box<Expr>,
+        open: Span,
+        close: Span,
+    },
 }
 
 impl Expr {
@@ -159,6 +163,9 @@ impl ToTokens for Extent {
         a.set_span(self.0);
         let mut b = proc_macro2::Punct::new('#', proc_macro2::Spacing::Alone);
         b.set_span(self.1);
-        tokens.extend([proc_macro2::TokenTree::Punct(a), proc_macro2::TokenTree::Punct(b)]);
+        tokens.extend([
+            proc_macro2::TokenTree::Punct(a),
+            proc_macro2::TokenTree::Punct(b),
+        ]);
     }
 }

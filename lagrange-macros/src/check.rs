@@ -269,7 +269,8 @@ impl<'a> Checker<'a> {
             let word = kind.keyword();
             self.errors
                 .at(keyword.span(), format!("`{word}` is given twice"));
-            self.errors.at(first, format!("`{word}` is first given here"));
+            self.errors
+                .at(first, format!("`{word}` is first given here"));
         } else {
             *slot = Some((keyword, value));
         }
@@ -338,7 +339,8 @@ impl<'a> Checker<'a> {
             "t" => return Deps::T,
             "pi" => return Deps::default(),
             "dot" => {
-                self.errors.at(ident.span(), "`dot` is the time derivative: write `dot(x)`");
+                self.errors
+                    .at(ident.span(), "`dot` is the time derivative: write `dot(x)`");
                 return Deps::ERR;
             }
             _ => {}
@@ -385,13 +387,19 @@ impl<'a> Checker<'a> {
 
     fn unknown_name(&mut self, ident: &Ident) {
         let name = ident.to_string();
-        let declared = self.declared_order.iter().map(String::as_str).chain(["t", "pi"]);
+        let declared = self
+            .declared_order
+            .iter()
+            .map(String::as_str)
+            .chain(["t", "pi"]);
         let hint = closest(&name, declared)
             .map(|c| format!(", did you mean `{c}`?"))
             .unwrap_or_default();
         let note = self.declared_names();
-        self.errors
-            .at(ident.span(), format!("unknown name `{name}`{hint}\n= note: {note}"));
+        self.errors.at(
+            ident.span(),
+            format!("unknown name `{name}`{hint}\n= note: {note}"),
+        );
     }
 
     /// "coordinates: a, b; parameters: m" — the declared names by kind.
@@ -414,7 +422,10 @@ impl<'a> Checker<'a> {
             .collect();
         let groups = [
             ("coordinates", list(self.coordinates.clone())),
-            ("parameters", list(self.parameters.iter().map(|p| &p.name).collect())),
+            (
+                "parameters",
+                list(self.parameters.iter().map(|p| &p.name).collect()),
+            ),
             ("inputs", list(self.inputs.clone())),
             ("lets", list(lets)),
         ];
@@ -527,7 +538,9 @@ impl<'a> Checker<'a> {
             }
         }
         if deps.has(Deps::QD) {
-            return Some("`dot` of an expression that depends on velocities would need accelerations".into());
+            return Some(
+                "`dot` of an expression that depends on velocities would need accelerations".into(),
+            );
         }
         if deps.has(Deps::U) {
             return Some("`dot` of an expression that depends on an input: inputs have no known time derivative".into());

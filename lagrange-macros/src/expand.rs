@@ -133,8 +133,7 @@ fn model_impl(c: &Checked) -> TokenStream {
     let inputs = c.inputs.iter().map(|i| i.to_string());
     let has_dissipation = c.dissipation.is_some();
     let has_forces = !c.forces.is_empty();
-    let [d, f, t, q, qd, u, apply] =
-        ["__D", "__F", "t", "q", "qd", "u", "apply"].map(internal);
+    let [d, f, t, q, qd, u, apply] = ["__D", "__F", "t", "q", "qd", "u", "apply"].map(internal);
     let args = quote!(&self, #t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]);
     let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all)]);
 
@@ -327,7 +326,10 @@ impl<'a> Gen<'a> {
                 let tl = tangent_let(i);
                 quote!(let #tl = #code;)
             });
-            let primal = self.code[i].0.as_ref().map(|code| quote!(let #name = #code;));
+            let primal = self.code[i]
+                .0
+                .as_ref()
+                .map(|code| quote!(let #name = #code;));
             quote!(#tangent #primal)
         });
         quote! {
@@ -379,7 +381,12 @@ impl<'a> Gen<'a> {
                 let t = internal(if tangent { "t_tangent" } else { "t" });
                 return (quote!(#t), Kind::Var);
             }
-            "pi" => return (quote_spanned!(ident.span()=> ::core::f64::consts::PI), Kind::Const),
+            "pi" => {
+                return (
+                    quote_spanned!(ident.span()=> ::core::f64::consts::PI),
+                    Kind::Const,
+                )
+            }
             _ => {}
         }
         match self.c.symbols[&ident.to_string()] {
@@ -435,7 +442,10 @@ impl<'a> Gen<'a> {
             (_, Kind::Const) => (quote_spanned!(span=> #p::functions::powf(#b, #e)), bk),
             (bk, Kind::Var) => {
                 let b = lift(b, bk);
-                (quote_spanned!(span=> #p::functions::powd(#b, #e)), Kind::Var)
+                (
+                    quote_spanned!(span=> #p::functions::powd(#b, #e)),
+                    Kind::Var,
+                )
             }
         }
     }
@@ -467,7 +477,10 @@ impl<'a> Gen<'a> {
             Kind::Const => v,
         });
         let f = Ident::new(&name, func.span());
-        (quote_spanned!(func.span()=> #p::functions::#f(#(#values),*)), kind)
+        (
+            quote_spanned!(func.span()=> #p::functions::#f(#(#values),*)),
+            kind,
+        )
     }
 }
 

@@ -71,7 +71,10 @@ fn parse_body(body: TokenStream) -> syn::Result<Vec<Statement>> {
     for (tokens, terminated) in split_statements(body) {
         if !terminated {
             let last = tokens.clone().into_iter().last().map(|t| t.span());
-            errors.at(last.unwrap_or_else(Span::call_site), "expected `;` after this statement");
+            errors.at(
+                last.unwrap_or_else(Span::call_site),
+                "expected `;` after this statement",
+            );
         }
         match parse_statement.parse2(tokens) {
             Ok(Some(statement)) => statements.push(statement),
@@ -163,7 +166,8 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
             let force = parse_expr(input)?;
             let on = input.call(Ident::parse_any).ok().filter(|i| i == "on");
             if on.is_none() {
-                return Err(input.error("expected `on` and the position the force acts on: `force F on p;`"));
+                return Err(input
+                    .error("expected `on` and the position the force acts on: `force F on p;`"));
             }
             let point = parse_expr(input)?;
             Ok(Statement::Force { force, point })
@@ -188,7 +192,10 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                     value: parse_expr(input)?,
                 })
             }
-            None => Err(syn::Error::new(keyword.span(), expected_statement(Some(&word)))),
+            None => Err(syn::Error::new(
+                keyword.span(),
+                expected_statement(Some(&word)),
+            )),
         },
     }
 }
@@ -395,7 +402,9 @@ fn parse_postfix(input: ParseStream) -> syn::Result<Expr> {
         if !input.peek(token::Paren) {
             return Err(syn::Error::new(
                 func.span(),
-                format!("expected `(` after `.{func}`: only method calls like `x.sin()` are allowed"),
+                format!(
+                    "expected `(` after `.{func}`: only method calls like `x.sin()` are allowed"
+                ),
             ));
         }
         let (mut args, close) = parse_args(input)?;
