@@ -76,5 +76,8 @@ fn errors_do_not_allocate_either() {
     let mut result = None;
     let n = allocations_during(|| result = Some(model.accelerations(&s, &SVector::zeros())));
     assert_eq!(n, 0);
-    assert!(matches!(result, Some(Err(DynamicsError::NonFiniteState { .. }))));
+    assert!(matches!(
+        result,
+        Some(Err(DynamicsError::NonFiniteState { .. }))
+    ));
 }
