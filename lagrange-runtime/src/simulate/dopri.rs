@@ -192,10 +192,12 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
             _ => slope(model, s, inputs)?,
         };
         loop {
-            let (h, t_next) = super::rk4::clip(s.t, memory.h, t_max);
-            if h <= 16.0 * f64::EPSILON * s.t.abs().max(1.0) {
-                return Err(StepError::StepSizeUnderflow { step: h });
+            // Underflow is judged on the step the controller proposes; the step actually
+            // taken may be much shorter only because it lands on an output time.
+            if memory.h <= 16.0 * f64::EPSILON * s.t.abs().max(1.0) {
+                return Err(StepError::StepSizeUnderflow { step: memory.h });
             }
+            let (h, t_next) = super::rk4::clip(s.t, memory.h, t_max);
             let mut k = [k1; 7];
             for i in 1..7 {
                 let (mut dq, mut dv) = (SVector::zeros(), SVector::zeros());

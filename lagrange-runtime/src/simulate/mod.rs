@@ -147,7 +147,10 @@ impl std::error::Error for StepError {
 }
 
 /// A simulation that stopped early: when, why, and everything computed until then.
-#[derive(Debug, Clone)]
+///
+/// Its `Debug` form (what `fn main() -> Result<…>` prints) summarizes the trajectory
+/// instead of listing every state.
+#[derive(Clone)]
 pub struct SimulationError<const N: usize> {
     /// Time of the last state reached.
     pub time: f64,
@@ -155,6 +158,19 @@ pub struct SimulationError<const N: usize> {
     pub reason: StepError,
     /// The trajectory up to `time`.
     pub trajectory: Trajectory<N>,
+}
+
+impl<const N: usize> fmt::Debug for SimulationError<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SimulationError")
+            .field("time", &self.time)
+            .field("reason", &self.reason)
+            .field(
+                "trajectory",
+                &format_args!("{} samples", self.trajectory.len()),
+            )
+            .finish()
+    }
 }
 
 impl<const N: usize> fmt::Display for SimulationError<N> {
@@ -219,8 +235,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     }
 
     /// Sets the control law u(t, state). The integrators call it wherever they evaluate the
-    /// dynamics (each stage of a Runge–Kutta method); the variational integrator holds it
-    /// over each step at its value at the step's start.
+    /// dynamics (each stage of a Runge–Kutta method); the variational integrator evaluates
+    /// it once per step, at the predicted midpoint, and holds it over the step.
     pub fn inputs(mut self, law: impl FnMut(f64, &State<N>) -> SVector<f64, M> + 'a) -> Self {
         self.inputs = Box::new(law);
         self
@@ -245,7 +261,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     }
 
     /// Integrates through the given times (ascending, not before the initial time),
-    /// recording a sample exactly at each. Steps are shortened to land on them.
+    /// recording a sample exactly at each, one per entry even where a time repeats. Steps
+    /// are shortened to land on them.
     ///
     /// # Errors
     /// A [`SimulationError`] with the samples recorded before the failed step.
@@ -286,7 +303,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             t_end,
             steps: 0,
         };
-        if every_step || times.first() == Some(&s.t) {
+        if every_step {
             self.record(&mut trajectory, &s);
         }
         for &t_out in times {
@@ -296,7 +313,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                     Ok(_) => return Err(fail(trajectory, s.t, StepError::NonFiniteState)),
                     Err(e) => return Err(fail(trajectory, s.t, e)),
                 };
-                if every_step || s.t == t_out {
+                if every_step {
                     self.record(&mut trajectory, &s);
                 }
                 progress.t = s.t;
@@ -304,6 +321,10 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 if let Some(hook) = self.progress.as_mut() {
                     hook(progress);
                 }
+            }
+            if !every_step {
+                // Steps land exactly on output times; a repeated time gets its own sample.
+                self.record(&mut trajectory, &s);
             }
         }
         Ok(trajectory)
