@@ -136,7 +136,7 @@ pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
     SVector::from(q)
 }
 
-/// [`generalized_forces`] in any [`Scalar`](crate::model::Scalar): with dual numbers for
+/// [`generalized_forces`] in any [`Scalar`]: with dual numbers for
 /// the arguments, it gives the exact derivatives of Q (the variational integrator's Newton
 /// Jacobian, linearizations).
 pub fn generalized_forces_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
