@@ -1,7 +1,7 @@
 //! The rules of the language: names, scopes, what `dot` and `force` accept. Every error
 //! points at the user's tokens; all errors of a model are reported together.
 
-use crate::ast::{Energy, Expr, Model, Parameter, Statement};
+use crate::ast::{Energy, Expr, Extent, Model, Parameter, Statement};
 use crate::errors::{closest, Errors};
 use proc_macro2::Span;
 use std::collections::HashMap;
@@ -93,6 +93,24 @@ pub struct Let<'a> {
     pub deps: Deps,
 }
 
+/// A `constraint` statement: holonomic φ(q, t) = 0, or nonholonomic and affine in the
+/// velocities, A(q, t) q̇ + b(q, t) = 0.
+pub struct Constraint<'a> {
+    pub name: &'a Ident,
+    pub value: &'a Expr,
+    pub holonomic: bool,
+}
+
+/// How an expression depends on the velocities.
+enum Degree {
+    /// Not at all.
+    Zero,
+    /// Affinely: A(q, t) q̇ + b(q, t).
+    Affine,
+    /// Otherwise; the extent of the smallest offending sub-expression.
+    Nonlinear(Extent),
+}
+
 /// A model whose every name is resolved and every rule holds.
 pub struct Checked<'a> {
     pub model: &'a Model,
@@ -104,6 +122,7 @@ pub struct Checked<'a> {
     pub potential: Option<&'a Expr>,
     pub dissipation: Option<&'a Expr>,
     pub forces: Vec<(&'a Expr, &'a Expr)>,
+    pub constraints: Vec<Constraint<'a>>,
     pub symbols: HashMap<String, Symbol>,
 }
 
@@ -124,6 +143,7 @@ pub fn check(model: &Model) -> syn::Result<Checked<'_>> {
         potential: cx.energies[1].map(|(_, e)| e),
         dissipation: cx.energies[2].map(|(_, e)| e),
         forces: cx.forces,
+        constraints: cx.constraints,
         symbols: cx.symbols,
     })
 }
@@ -148,6 +168,7 @@ struct Checker<'a> {
     /// kinetic, potential, dissipation: the keyword and the expression.
     energies: [Option<(&'a Ident, &'a Expr)>; 3],
     forces: Vec<(&'a Expr, &'a Expr)>,
+    constraints: Vec<Constraint<'a>>,
 }
 
 impl<'a> Checker<'a> {
@@ -166,6 +187,7 @@ impl<'a> Checker<'a> {
             lets: Vec::new(),
             energies: [None; 3],
             forces: Vec::new(),
+            constraints: Vec::new(),
         }
     }
 
@@ -249,13 +271,7 @@ impl<'a> Checker<'a> {
                     value,
                 } => self.check_energy(*kind, keyword, value, index),
                 Statement::Force { force, point, .. } => self.check_force(force, point, index),
-                Statement::Constraint { name, value } => {
-                    self.deps(value, index);
-                    self.errors.at(
-                        name.span(),
-                        "`constraint` statements are not supported yet by this version of `lagrangian!`",
-                    );
-                }
+                Statement::Constraint { name, value } => self.check_constraint(name, value, index),
                 Statement::Parameters(_) | Statement::Coordinates(_) | Statement::Inputs(_) => {}
             }
         }
@@ -293,6 +309,81 @@ impl<'a> Checker<'a> {
             );
         }
         self.forces.push((force, point));
+    }
+
+    /// A constraint depends on coordinates (or velocities) but not on inputs, and is affine
+    /// in the velocities when it depends on them.
+    fn check_constraint(&mut self, name: &'a Ident, value: &'a Expr, index: usize) {
+        let deps = self.deps(value, index);
+        let holonomic = !deps.has(Deps::QD);
+        self.constraints.push(Constraint {
+            name,
+            value,
+            holonomic,
+        });
+        if !deps.is_known() {
+            return;
+        }
+        if deps.has(Deps::U) {
+            return self.errors.spanning(
+                value.extent(),
+                format!("constraint `{name}` depends on an input: constraints may depend on coordinates, velocities and time only"),
+            );
+        }
+        if !deps.has(Deps::Q) && !deps.has(Deps::QD) {
+            return self.errors.spanning(
+                value.extent(),
+                format!("constraint `{name}` does not depend on any coordinate or velocity"),
+            );
+        }
+        if let Degree::Nonlinear(extent) = self.degree(value) {
+            self.errors.spanning(
+                extent,
+                format!("constraint `{name}` is not affine in the velocities: a nonholonomic constraint must have the form A(q, t)·q̇ + b(q, t)\n= note: products, powers and functions of velocities are not allowed; a holonomic constraint is written without `dot`"),
+            );
+        }
+    }
+
+    /// How `e` depends on the velocities, judged from its form: conservative, so
+    /// `dot(x)^2 - dot(x)^2` counts as not affine.
+    fn degree(&self, e: &Expr) -> Degree {
+        use crate::ast::BinOp::*;
+        let worst = |a: Degree, b: Degree| match (a, b) {
+            (Degree::Nonlinear(x), _) | (_, Degree::Nonlinear(x)) => Degree::Nonlinear(x),
+            (Degree::Affine, _) | (_, Degree::Affine) => Degree::Affine,
+            _ => Degree::Zero,
+        };
+        match e {
+            Expr::Number(_) => Degree::Zero,
+            Expr::Name(ident) => match self.symbols.get(&ident.to_string()) {
+                Some(Symbol::Let(i)) => match self.degree(self.lets[*i].value) {
+                    Degree::Nonlinear(_) => Degree::Nonlinear(e.extent()),
+                    d => d,
+                },
+                _ => Degree::Zero,
+            },
+            Expr::Neg { operand: x, .. } | Expr::Paren { inner: x, .. } => self.degree(x),
+            Expr::Binary { op, lhs, rhs, .. } => {
+                let (l, r) = (self.degree(lhs), self.degree(rhs));
+                match (op, l, r) {
+                    (Add | Sub, l, r) => worst(l, r),
+                    (_, Degree::Nonlinear(x), _) | (_, _, Degree::Nonlinear(x)) => Degree::Nonlinear(x),
+                    (Mul, Degree::Zero, d) | (Mul | Div, d, Degree::Zero) => d,
+                    (Pow, Degree::Zero, Degree::Zero) => Degree::Zero,
+                    _ => Degree::Nonlinear(e.extent()),
+                }
+            }
+            Expr::Call { func, args, .. } => {
+                if func == "dot" {
+                    return Degree::Affine;
+                }
+                match args.iter().map(|a| self.degree(a)).fold(Degree::Zero, worst) {
+                    Degree::Zero => Degree::Zero,
+                    Degree::Affine => Degree::Nonlinear(e.extent()),
+                    nonlinear => nonlinear,
+                }
+            }
+        }
     }
 
     /// A model needs coordinates and a kinetic energy; returns the latter.

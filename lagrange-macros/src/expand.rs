@@ -26,7 +26,8 @@ pub fn expand(c: &Checked) -> TokenStream {
     let items = [
         data_types(c.model, &c.parameters, &c.coordinates, &c.inputs),
         model_impl(c),
-        dynamics_impl(c.model, c.coordinates.len(), c.inputs.len()),
+        dynamics_impl(c.model, c.coordinates.len(), c.inputs.len(), c.constraints.len()),
+        constrained_impls(c),
     ];
     quote!(#(#items)*)
 }
@@ -134,7 +135,8 @@ fn model_impl(c: &Checked) -> TokenStream {
     let has_dissipation = c.dissipation.is_some();
     let has_forces = !c.forces.is_empty();
     let [d, f, t, q, qd, u, apply] = ["__D", "__F", "t", "q", "qd", "u", "apply"].map(internal);
-    let args = quote!(&self, #t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]);
+    let params = quote!(#t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]);
+    let args = quote!(&self, #params);
     let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all)]);
 
     let mut g = Gen::new(c);
@@ -179,12 +181,19 @@ fn model_impl(c: &Checked) -> TokenStream {
         }
     });
 
+    let constraints = constraints_fn(c, &params, &allow);
+    let names = c.constraints.iter().map(|k| k.name.to_string());
+    let holonomic = c.constraints.iter().map(|k| k.holonomic);
     quote! {
         impl #p::Model<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
             const INPUTS: [&'static str; #m] = [#(#inputs),*];
             const HAS_DISSIPATION: bool = #has_dissipation;
             const HAS_FORCES: bool = #has_forces;
+            const CONSTRAINT_NAMES: &'static [&'static str] = &[#(#names),*];
+            const HOLONOMIC: &'static [bool] = &[#(#holonomic),*];
+
+            #constraints
 
             #allow
             #[inline]
@@ -196,17 +205,18 @@ fn model_impl(c: &Checked) -> TokenStream {
     }
 }
 
-/// `impl Dynamics`, each method calling `eval` — or, for the fallback of a model with
+/// `impl Dynamics`, each method calling `eval` (the accelerations of a model with `k`
+/// constraints through the constrained solver) — or, for the fallback of a model with
 /// errors, `unreachable!()`, which is never compiled into a program.
-pub fn dynamics_impl(model: &Model, n: usize, m: usize) -> TokenStream {
-    dynamics_impl_with(model, n, m, true)
+pub fn dynamics_impl(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
+    dynamics_impl_with(model, n, m, k, true)
 }
 
 pub fn dynamics_stub(model: &Model, n: usize, m: usize) -> TokenStream {
-    dynamics_impl_with(model, n, m, false)
+    dynamics_impl_with(model, n, m, 0, false)
 }
 
-fn dynamics_impl_with(model: &Model, n: usize, m: usize, real: bool) -> TokenStream {
+fn dynamics_impl_with(model: &Model, n: usize, m: usize, k: usize, real: bool) -> TokenStream {
     let name = &model.name;
     let p = private();
     let [s, u, qdd] = ["s", "u", "qdd"].map(internal);
@@ -232,6 +242,11 @@ fn dynamics_impl_with(model: &Model, n: usize, m: usize, real: bool) -> TokenStr
     }
     let state = quote!(#s: &#p::State<#n>);
     let input = quote!(#u: &#p::SVector<f64, #m>);
+    let accelerations = if k == 0 {
+        quote!(#p::eval::accelerations(self, #s, #u))
+    } else {
+        quote!(#p::constrained::solve::<Self, #n, #m, #k>(self, #s, #u, None).map(|r| r.0))
+    };
     quote! {
         impl #p::Dynamics<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = <Self as #p::Model<#n, #m>>::COORDINATES;
@@ -254,11 +269,116 @@ fn dynamics_impl_with(model: &Model, n: usize, m: usize, real: bool) -> TokenStr
             }
             fn accelerations(&self, #state, #input)
                 -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
-                #p::eval::accelerations(self, #s, #u)
+                #accelerations
             }
             fn inverse_dynamics(&self, #state, #qdd: &#p::SVector<f64, #n>, #input)
                 -> #p::SVector<f64, #n> {
                 #p::eval::inverse_dynamics(self, #s, #qdd, #u)
+            }
+        }
+    }
+}
+
+/// `eval_constraints`: each constraint as written at `Level::Position`; at
+/// `Level::Velocity` holonomic ones differentiated along the motion (their tangent's `eps`)
+/// and nonholonomic ones as written.
+fn constraints_fn(c: &Checked, params: &TokenStream, allow: &TokenStream) -> Option<TokenStream> {
+    if c.constraints.is_empty() {
+        return None;
+    }
+    let p = private();
+    let [d, f, apply, level] = ["__D", "__F", "apply", "level"].map(internal);
+    let mut position = Gen::new(c);
+    let calls: Vec<TokenStream> = c
+        .constraints
+        .iter()
+        .enumerate()
+        .map(|(k, constraint)| {
+            let (v, kind) = position.expr(constraint.value, Mode::Primal);
+            let v = lift(v, kind);
+            quote!(#apply(#k, #v);)
+        })
+        .collect();
+    let position = position.body(quote!(#(#calls)*));
+    let mut velocity = Gen::new(c);
+    let calls: Vec<TokenStream> = c
+        .constraints
+        .iter()
+        .enumerate()
+        .map(|(k, constraint)| {
+            if constraint.holonomic {
+                velocity.uses_tangent = true;
+                let (v, _) = velocity.expr(constraint.value, Mode::Tangent);
+                quote!(#apply(#k, (#v).eps);)
+            } else {
+                let (v, kind) = velocity.expr(constraint.value, Mode::Primal);
+                let v = lift(v, kind);
+                quote!(#apply(#k, #v);)
+            }
+        })
+        .collect();
+    let velocity = velocity.body(quote!(#(#calls)*));
+    Some(quote! {
+        #allow
+        #[inline]
+        fn eval_constraints<#d: #p::Scalar, #f: #p::FnMut(usize, #d)>(
+            &self,
+            #level: #p::Level,
+            #params,
+            mut #apply: #f,
+        ) {
+            match #level {
+                #p::Level::Position => { #position }
+                #p::Level::Velocity => { #velocity }
+            }
+        }
+    })
+}
+
+/// `impl Constrained<N, M, K>` and `impl ConstraintSolver<N, M>` for a model with
+/// constraints: the runtime's generic solver, instantiated with this model's K.
+fn constrained_impls(c: &Checked) -> TokenStream {
+    let k = c.constraints.len();
+    if k == 0 {
+        return TokenStream::new();
+    }
+    let name = &c.model.name;
+    let (n, m) = (c.coordinates.len(), c.inputs.len());
+    let p = private();
+    let [s, u, hold, tolerance, stabilization] =
+        ["s", "u", "hold", "tolerance", "stabilization"].map(internal);
+    let state = quote!(#s: &#p::State<#n>);
+    let input = quote!(#u: &#p::SVector<f64, #m>);
+    let names = c.constraints.iter().map(|k| k.name.to_string());
+    let solver = quote!(#p::constrained);
+    quote! {
+        impl #p::Constrained<#n, #m, #k> for #name {
+            const CONSTRAINTS: [&'static str; #k] = [#(#names),*];
+
+            fn constraint_residuals(&self, #state, #input) -> #p::SVector<f64, #k> {
+                #solver::residuals::<Self, #n, #m, #k>(self, #s, #u)
+            }
+            fn multipliers(&self, #state, #input)
+                -> #p::Result<#p::SVector<f64, #k>, #p::DynamicsError> {
+                #solver::solve::<Self, #n, #m, #k>(self, #s, #u, None).map(|r| r.1)
+            }
+        }
+
+        impl #p::ConstraintSolver<#n, #m> for #name {
+            fn stabilized_accelerations(&self, #state, #input, #stabilization: #solver::Stabilization)
+                -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
+                #solver::solve::<Self, #n, #m, #k>(self, #s, #u, Some(#stabilization)).map(|r| r.0)
+            }
+            fn project(&self, #state, #input, #hold: &[usize], #tolerance: f64)
+                -> #p::Result<#p::State<#n>, #p::DynamicsError> {
+                #solver::project::<Self, #n, #m, #k>(self, #s, #u, #hold, #tolerance)
+            }
+            fn violation(&self, #state, #input) -> #solver::Violation {
+                #solver::violation::<Self, #n, #m, #k>(self, #s, #u)
+            }
+            fn reaction_forces(&self, #state, #input)
+                -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
+                #solver::reaction_forces::<Self, #n, #m, #k>(self, #s, #u)
             }
         }
     }

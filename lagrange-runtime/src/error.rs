@@ -42,6 +42,18 @@ pub enum DynamicsError {
         /// Name of the coordinate or input (`"t"` for time).
         name: &'static str,
     },
+    /// The constraints are redundant (their Jacobian has dependent rows), so the multipliers
+    /// are not unique, or they cannot all hold at once.
+    RedundantConstraints {
+        /// The constraints involved in the dependency.
+        constraints: Vec<&'static str>,
+    },
+    /// Projecting a state onto the constraints did not converge: the coordinates that may
+    /// move cannot satisfy them, or the start is too far away.
+    ProjectionFailed {
+        /// The largest remaining constraint residual.
+        residual: f64,
+    },
     /// A computed quantity is NaN or infinite, for example after a division by zero or the
     /// square root of a negative number inside the model's expressions.
     NonFiniteResult {
@@ -77,6 +89,19 @@ impl fmt::Display for DynamicsError {
                     _ => write!(f, "{what} `{name}` is not finite"),
                 }
             }
+            Self::RedundantConstraints { constraints } => write!(
+                f,
+                "the constraints {} are redundant: their Jacobian rows are linearly dependent",
+                constraints
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Self::ProjectionFailed { residual } => write!(
+                f,
+                "projection onto the constraints did not converge (residual {residual:e}): are they satisfiable with the coordinates that may move?"
+            ),
             Self::NonFiniteResult { quantity } => write!(
                 f,
                 "the {quantity} came out non-finite (NaN or infinite) at this state"

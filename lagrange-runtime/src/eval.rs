@@ -25,7 +25,7 @@
 use crate::error::{DynamicsError, StatePart};
 use crate::model::{Model, Scalar};
 use crate::State;
-use nalgebra::{Const, SMatrix, SVector, U1};
+use nalgebra::{Cholesky, Const, SMatrix, SVector, U1};
 use num_dual::{Derivative, Dual2SVec, DualNum, DualSVec, DualVec, HyperDualVec};
 use std::array::from_fn;
 
@@ -172,7 +172,7 @@ pub fn generalized_forces_in<T: Model<N, M>, S: Scalar, const N: usize, const M:
 }
 
 /// Everything but the inertial term M q̈: ∂L/∂q − (∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t) + Q.
-fn bias<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn bias<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -257,6 +257,13 @@ pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(
     mass: &SMatrix<f64, N, N>,
     rhs: &SVector<f64, N>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
+    factor_mass::<T, N, M>(mass).map(|chol| chol.solve(rhs))
+}
+
+/// The Cholesky factor of the mass matrix, or why it has none.
+pub(crate) fn factor_mass<T: Model<N, M>, const N: usize, const M: usize>(
+    mass: &SMatrix<f64, N, N>,
+) -> Result<Cholesky<f64, Const<N>>, DynamicsError> {
     if !mass.iter().all(|x| x.is_finite()) {
         return Err(DynamicsError::NonFiniteResult {
             quantity: "mass matrix",
@@ -265,7 +272,7 @@ pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(
     if let Some(chol) = mass.cholesky() {
         let l = chol.l_dirty();
         if (0..N).all(|i| l[(i, i)] * l[(i, i)] > SINGULAR * mass[(i, i)]) {
-            return Ok(chol.solve(rhs));
+            return Ok(chol);
         }
     }
     Err(diagnose::<T, N, M>(mass))

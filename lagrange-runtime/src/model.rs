@@ -2,6 +2,15 @@
 
 use num_dual::DualNum;
 
+/// Which form of the constraints [`Model::eval_constraints`] evaluates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// As written: φ(q, t), or A q̇ + b for nonholonomic constraints.
+    Position,
+    /// Differentiated once along the motion (holonomic), or as written (nonholonomic).
+    Velocity,
+}
+
 /// A number the model's expressions can be evaluated in: `f64`, or any num-dual dual
 /// number over `f64` (nested ones included).
 ///
@@ -45,6 +54,11 @@ pub trait Model<const N: usize, const M: usize> {
     const HAS_DISSIPATION: bool = false;
     /// Whether [`eval_forces`](Model::eval_forces) applies any force.
     const HAS_FORCES: bool = false;
+    /// Names of the constraints, in order.
+    const CONSTRAINT_NAMES: &'static [&'static str] = &[];
+    /// For each constraint, whether it is holonomic (φ(q, t) = 0) rather than
+    /// nonholonomic (A(q, t) q̇ + b(q, t) = 0).
+    const HOLONOMIC: &'static [bool] = &[];
 
     /// L = T − V at time `t`, coordinates `q`, velocities `qd` and inputs `u`.
     fn eval_lagrangian<D: Scalar>(&self, t: D, q: &[D; N], qd: &[D; N], u: &[D; M]) -> D;
@@ -53,6 +67,22 @@ pub trait Model<const N: usize, const M: usize> {
     fn eval_dissipation<D: Scalar>(&self, t: D, q: &[D; N], qd: &[D; N], u: &[D; M]) -> D {
         let _ = (q, qd, u);
         t * 0.0
+    }
+
+    /// Calls `apply(k, value)` for each constraint k. At [`Level::Position`] the constraint
+    /// as written: φ(q, t) for a holonomic one, A q̇ + b for a nonholonomic one. At
+    /// [`Level::Velocity`] its velocity form, affine in q̇: φ̇ = φ_q q̇ + φ_t, or A q̇ + b.
+    /// Applies nothing unless overridden.
+    fn eval_constraints<D: Scalar, F: FnMut(usize, D)>(
+        &self,
+        level: Level,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    ) {
+        let _ = (level, t, q, qd, u, apply);
     }
 
     /// Calls `apply(F, p)` once for each applied force: a force `F` doing virtual work
