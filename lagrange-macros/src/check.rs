@@ -367,7 +367,9 @@ impl<'a> Checker<'a> {
                 let (l, r) = (self.degree(lhs), self.degree(rhs));
                 match (op, l, r) {
                     (Add | Sub, l, r) => worst(l, r),
-                    (_, Degree::Nonlinear(x), _) | (_, _, Degree::Nonlinear(x)) => Degree::Nonlinear(x),
+                    (_, Degree::Nonlinear(x), _) | (_, _, Degree::Nonlinear(x)) => {
+                        Degree::Nonlinear(x)
+                    }
                     (Mul, Degree::Zero, d) | (Mul | Div, d, Degree::Zero) => d,
                     (Pow, Degree::Zero, Degree::Zero) => Degree::Zero,
                     _ => Degree::Nonlinear(e.extent()),
@@ -377,7 +379,11 @@ impl<'a> Checker<'a> {
                 if func == "dot" {
                     return Degree::Affine;
                 }
-                match args.iter().map(|a| self.degree(a)).fold(Degree::Zero, worst) {
+                match args
+                    .iter()
+                    .map(|a| self.degree(a))
+                    .fold(Degree::Zero, worst)
+                {
                     Degree::Zero => Degree::Zero,
                     Degree::Affine => Degree::Nonlinear(e.extent()),
                     nonlinear => nonlinear,

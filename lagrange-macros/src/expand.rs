@@ -26,7 +26,12 @@ pub fn expand(c: &Checked) -> TokenStream {
     let items = [
         data_types(c.model, &c.parameters, &c.coordinates, &c.inputs),
         model_impl(c),
-        dynamics_impl(c.model, c.coordinates.len(), c.inputs.len(), c.constraints.len()),
+        dynamics_impl(
+            c.model,
+            c.coordinates.len(),
+            c.inputs.len(),
+            c.constraints.len(),
+        ),
         constrained_impls(c),
     ];
     quote!(#(#items)*)

@@ -36,11 +36,13 @@
 //! ```
 
 mod dopri;
+mod projected;
 mod rk4;
 mod trajectory;
 mod variational;
 
 pub use dopri::DormandPrince;
+pub use projected::Projected;
 pub use rk4::Rk4;
 pub use trajectory::Trajectory;
 pub use variational::Variational;
