@@ -226,7 +226,8 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             .ok_or_else(|| redundant::<T, N, M, K>(&(jf * jf.transpose() + nonholonomic)))?;
         q -= jf.transpose() * y;
     }
-    if !(residual <= tolerance) {
+    // NaN residuals fail too.
+    if residual.is_nan() || residual > tolerance {
         return Err(DynamicsError::ProjectionFailed { residual });
     }
     let at = State::new(s.t, q, s.qd);

@@ -68,7 +68,7 @@ where
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
     ) -> Result<I::Memory, StepError> {
-        if !(self.tolerance > 0.0) {
+        if self.tolerance.is_nan() || self.tolerance <= 0.0 {
             return Err(StepError::InvalidSettings(
                 "the projection tolerance must be positive",
             ));
