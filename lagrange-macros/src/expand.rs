@@ -350,8 +350,17 @@ fn constrained_impls(c: &Checked) -> TokenStream {
     let name = &c.model.name;
     let (n, m) = (c.coordinates.len(), c.inputs.len());
     let p = private();
-    let [s, u, hold, tolerance, stabilization] =
-        ["s", "u", "hold", "tolerance", "stabilization"].map(internal);
+    let [s, u, hold, tolerance, stabilization, settings, momentum, t_next] = [
+        "s",
+        "u",
+        "hold",
+        "tolerance",
+        "stabilization",
+        "settings",
+        "momentum",
+        "t_next",
+    ]
+    .map(internal);
     let state = quote!(#s: &#p::State<#n>);
     let input = quote!(#u: &#p::SVector<f64, #m>);
     let names = c.constraints.iter().map(|k| k.name.to_string());
@@ -384,6 +393,16 @@ fn constrained_impls(c: &Checked) -> TokenStream {
             fn reaction_forces(&self, #state, #input)
                 -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
                 #solver::reaction_forces::<Self, #n, #m, #k>(self, #s, #u)
+            }
+            fn rattle_step(
+                &self,
+                #settings: &#p::simulate::Rattle,
+                #state,
+                #momentum: &#p::SVector<f64, #n>,
+                #input,
+                #t_next: f64,
+            ) -> #p::Result<(#p::State<#n>, #p::SVector<f64, #n>), #p::simulate::StepError> {
+                #p::simulate::rattle_step::<Self, #n, #m, #k>(#settings, self, #s, #momentum, #u, #t_next)
             }
         }
     }

@@ -86,7 +86,7 @@ pub fn velocity_terms<T: Model<N, M>, const N: usize, const M: usize, const K: u
 }
 
 /// The holonomic residuals φ and their Jacobian ∂φ/∂q; nonholonomic rows are zero.
-fn position_terms<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+pub(crate) fn position_terms<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -291,6 +291,22 @@ pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
 
     /// How far `s` is from satisfying the constraints.
     fn violation(&self, s: &State<N>, u: &SVector<f64, M>) -> Violation;
+
+    /// One step of the constrained variational integrator [`Rattle`](crate::simulate::Rattle)
+    /// from `s` with discrete momentum `p` to `t_next`: the new state and momentum.
+    /// Implementation detail of `Rattle`, which needs the number of constraints.
+    ///
+    /// # Errors
+    /// Why the step failed.
+    #[doc(hidden)]
+    fn rattle_step(
+        &self,
+        settings: &crate::simulate::Rattle,
+        s: &State<N>,
+        p: &SVector<f64, N>,
+        u: &SVector<f64, M>,
+        t_next: f64,
+    ) -> Result<(State<N>, SVector<f64, N>), crate::simulate::StepError>;
 
     /// The generalized constraint forces −Jᵀλ acting on the coordinates.
     ///

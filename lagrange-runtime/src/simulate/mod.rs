@@ -37,12 +37,16 @@
 
 mod dopri;
 mod projected;
+mod rattle;
 mod rk4;
 mod trajectory;
 mod variational;
 
 pub use dopri::DormandPrince;
 pub use projected::Projected;
+#[doc(hidden)]
+pub use rattle::rattle_step;
+pub use rattle::Rattle;
 pub use rk4::Rk4;
 pub use trajectory::Trajectory;
 pub use variational::Variational;

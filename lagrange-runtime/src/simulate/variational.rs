@@ -56,8 +56,27 @@ impl Variational {
 /// acceleration (to predict the midpoint state for the control law).
 #[derive(Debug, Clone, Copy)]
 pub struct Memory<const N: usize> {
-    p: SVector<f64, N>,
-    acceleration: SVector<f64, N>,
+    pub(crate) p: SVector<f64, N>,
+    pub(crate) acceleration: SVector<f64, N>,
+}
+
+impl<const N: usize> Memory<N> {
+    /// The control law's inputs for a step of length `h` from `s`: evaluated at the
+    /// midpoint time and the midpoint state predicted from the last step's acceleration.
+    pub(crate) fn midpoint_inputs<const M: usize>(
+        &self,
+        s: &State<N>,
+        h: f64,
+        inputs: &mut Inputs<'_, N, M>,
+    ) -> SVector<f64, M> {
+        let a = self.acceleration;
+        let predicted = State::new(
+            s.t + 0.5 * h,
+            s.q + s.qd * (0.5 * h) + a * (0.125 * h * h),
+            s.qd + a * (0.5 * h),
+        );
+        inputs(predicted.t, &predicted)
+    }
 }
 
 impl<T, const N: usize, const M: usize> Integrator<T, N, M> for Variational
@@ -72,13 +91,10 @@ where
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
     ) -> Result<Memory<N>, StepError> {
-        let valid = self.step.is_finite()
-            && self.step > 0.0
-            && self.tolerance > 0.0
-            && self.max_iterations > 0;
-        if !valid {
+        check_settings(self.step, self.tolerance, self.max_iterations)?;
+        if !T::CONSTRAINT_NAMES.is_empty() {
             return Err(StepError::InvalidSettings(
-                "the variational step and tolerance must be positive and finite",
+                "this model has constraints: use the constrained variational integrator `Rattle`",
             ));
         }
         let u = inputs(s.t, s);
@@ -99,13 +115,7 @@ where
     ) -> Result<State<N>, StepError> {
         let (h, t_next) = clip(s.t, self.step, t_max);
         eval::check_state::<T, N, M>(s, &SVector::zeros())?;
-        let a = memory.acceleration;
-        let predicted = State::new(
-            s.t + 0.5 * h,
-            s.q + s.qd * (0.5 * h) + a * (0.125 * h * h),
-            s.qd + a * (0.5 * h),
-        );
-        let u = inputs(predicted.t, &predicted);
+        let u = memory.midpoint_inputs(s, h, inputs);
         eval::check_state::<T, N, M>(s, &u)?;
         let step = Step {
             model,
@@ -122,24 +132,40 @@ where
     }
 }
 
+/// Rejects a non-positive or non-finite step or tolerance.
+pub(crate) fn check_settings(
+    step: f64,
+    tolerance: f64,
+    max_iterations: usize,
+) -> Result<(), StepError> {
+    let valid = step.is_finite() && step > 0.0 && tolerance > 0.0 && max_iterations > 0;
+    if valid {
+        Ok(())
+    } else {
+        Err(StepError::InvalidSettings(
+            "the variational step and tolerance must be positive and finite",
+        ))
+    }
+}
+
 /// One step's data: the model, its start and length, and the held inputs.
-struct Step<'a, T, const N: usize, const M: usize> {
-    model: &'a T,
-    t: f64,
-    h: f64,
-    q0: SVector<f64, N>,
-    u: SVector<f64, M>,
+pub(crate) struct Step<'a, T, const N: usize, const M: usize> {
+    pub(crate) model: &'a T,
+    pub(crate) t: f64,
+    pub(crate) h: f64,
+    pub(crate) q0: SVector<f64, N>,
+    pub(crate) u: SVector<f64, M>,
 }
 
 /// D₁L_d, D₂L_d and ∂(D₁L_d)/∂q₁ at (q₀, q₁).
-struct Discrete<const N: usize> {
-    d1: SVector<f64, N>,
-    d2: SVector<f64, N>,
-    jacobian: SMatrix<f64, N, N>,
+pub(crate) struct Discrete<const N: usize> {
+    pub(crate) d1: SVector<f64, N>,
+    pub(crate) d2: SVector<f64, N>,
+    pub(crate) jacobian: SMatrix<f64, N, N>,
 }
 
 impl<T: Model<N, M>, const N: usize, const M: usize> Step<'_, T, N, M> {
-    fn discrete_lagrangian(&self, q1: &SVector<f64, N>) -> Discrete<N> {
+    pub(crate) fn discrete_lagrangian(&self, q1: &SVector<f64, N>) -> Discrete<N> {
         type H<const N: usize> = HyperDualVec<f64, Const<N>, Const<N>>;
         let a: [H<N>; N] = from_fn(|i| H::from_re(self.q0[i]).derivative1(i));
         let b: [H<N>; N] = from_fn(|i| H::from_re(q1[i]).derivative2(i));
@@ -156,7 +182,7 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Step<'_, T, N, M> {
     }
 
     /// (h/2) Q at the midpoint and its derivative with respect to q₁.
-    fn forces(&self, q1: &SVector<f64, N>) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    pub(crate) fn forces(&self, q1: &SVector<f64, N>) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
         if !(T::HAS_FORCES || T::HAS_DISSIPATION) {
             return (SVector::zeros(), SMatrix::zeros());
         }

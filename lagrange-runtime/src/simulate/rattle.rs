@@ -1,0 +1,228 @@
+//! The constrained variational integrator (SHAKE/RATTLE type).
+
+use super::rk4::clip;
+use super::variational::{check_settings, Memory, Step};
+use super::{Inputs, Integrator, StepError};
+use crate::constrained::{position_terms, velocity_terms};
+use crate::eval::{self, factor_mass, mass_and_momenta};
+use crate::linalg;
+use crate::model::Model;
+use crate::{ConstraintSolver, DynamicsError, State};
+use nalgebra::{SMatrix, SVector};
+
+/// The midpoint variational integrator for models with holonomic constraints, in the
+/// SHAKE/RATTLE form: symplectic on the constraint manifold, with the positions on the
+/// constraints to Newton's tolerance at every step and the velocities on their tangent
+/// space, so there is no drift to control.
+///
+/// Each step solves, for q₁ and the multipliers λ (SHAKE),
+///
+/// ```text
+/// p₀ + D₁L_d(q₀, q₁) + (h/2) Q − h Φ_q(q₀)ᵀ λ = 0,    Φ(q₁, t₁) = 0,
+/// ```
+///
+/// by Newton's method with exact AD Jacobians, then (RATTLE) the velocity q̇₁ and the
+/// multipliers μ with
+///
+/// ```text
+/// ∂L/∂q̇(q₁, q̇₁) = D₂L_d(q₀, q₁) + (h/2) Q − h Φ_q(q₁)ᵀ μ,    Φ_q(q₁) q̇₁ + Φ_t = 0.
+/// ```
+///
+/// Nonholonomic constraints are not supported by this method: `start` rejects models
+/// that have them (use a Runge–Kutta method with [`Projected`](super::Projected)).
+/// The control law is evaluated once per step, as by [`Variational`](super::Variational).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rattle {
+    /// The step size h.
+    pub step: f64,
+    /// Newton stops when the residuals are below this fraction of their scale.
+    pub tolerance: f64,
+    /// Newton gives up after this many iterations.
+    pub max_iterations: usize,
+}
+
+impl Rattle {
+    /// Step `step`, tolerance 1e-14, at most 50 Newton iterations.
+    pub fn new(step: f64) -> Self {
+        Rattle {
+            step,
+            tolerance: 1e-14,
+            max_iterations: 50,
+        }
+    }
+}
+
+impl<T, const N: usize, const M: usize> Integrator<T, N, M> for Rattle
+where
+    T: ConstraintSolver<N, M> + Model<N, M>,
+{
+    type Memory = Memory<N>;
+
+    fn start(
+        &self,
+        model: &T,
+        s: &State<N>,
+        inputs: &mut Inputs<'_, N, M>,
+    ) -> Result<Memory<N>, StepError> {
+        check_settings(self.step, self.tolerance, self.max_iterations)?;
+        if T::HOLONOMIC.iter().any(|h| !h) {
+            return Err(StepError::InvalidSettings(
+                "RATTLE handles holonomic constraints only; this model has nonholonomic ones",
+            ));
+        }
+        let u = inputs(s.t, s);
+        eval::check_state::<T, N, M>(s, &u)?;
+        Ok(Memory {
+            p: eval::momenta(model, s, &u),
+            acceleration: SVector::zeros(),
+        })
+    }
+
+    fn step(
+        &self,
+        model: &T,
+        memory: &mut Memory<N>,
+        s: &State<N>,
+        inputs: &mut Inputs<'_, N, M>,
+        t_max: f64,
+    ) -> Result<State<N>, StepError> {
+        let (h, t_next) = clip(s.t, self.step, t_max);
+        eval::check_state::<T, N, M>(s, &SVector::zeros())?;
+        let u = memory.midpoint_inputs(s, h, inputs);
+        eval::check_state::<T, N, M>(s, &u)?;
+        let (next, p) = model.rattle_step(self, s, &memory.p, &u, t_next)?;
+        memory.acceleration = (next.qd - s.qd) / h;
+        memory.p = p;
+        Ok(next)
+    }
+}
+
+/// One RATTLE step from `s` with momentum `p0` to `t_next`; returns the new state and
+/// momentum. Called through [`ConstraintSolver::rattle_step`], which knows `K`.
+#[doc(hidden)]
+pub fn rattle_step<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    settings: &Rattle,
+    model: &T,
+    s: &State<N>,
+    p0: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+    t_next: f64,
+) -> Result<(State<N>, SVector<f64, N>), StepError> {
+    let h = t_next - s.t;
+    let step = Step {
+        model,
+        t: s.t,
+        h,
+        q0: s.q,
+        u: *u,
+    };
+    let (q1, p1) = shake::<T, N, M, K>(settings, &step, p0, s.q + s.qd * h, t_next)?;
+    let (qd1, p1) = rattle_velocity::<T, N, M, K>(settings, model, t_next, &q1, &p1, u, s.qd)?;
+    Ok((State::new(t_next, q1, qd1), p1))
+}
+
+/// Newton on the SHAKE equations for (q₁, λ); returns q₁ and p₁⁻ = D₂L_d + (h/2)Q plus
+/// the residual left (so that momenta of symmetries are conserved to round-off).
+fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    settings: &Rattle,
+    step: &Step<'_, T, N, M>,
+    p0: &SVector<f64, N>,
+    mut q1: SVector<f64, N>,
+    t1: f64,
+) -> Result<(SVector<f64, N>, SVector<f64, N>), StepError> {
+    let (_, j0) = position_terms::<T, N, M, K>(step.model, step.t, &step.q0, &step.u);
+    let b = -(j0.transpose() * step.h);
+    let mut lambda = SVector::<f64, K>::zeros();
+    let mut residual = f64::INFINITY;
+    let mut stalled = false;
+    for _ in 0..settings.max_iterations {
+        let d = step.discrete_lagrangian(&q1);
+        let (f, jf) = step.forces(&q1);
+        let r1 = p0 + d.d1 + f + b * lambda;
+        let (phi, j1) = position_terms::<T, N, M, K>(step.model, t1, &q1, &step.u);
+        let scale = p0.amax().max(d.d1.amax()).max(f.amax());
+        let phi_scale = (j1.amax() * q1.amax()).max(1.0);
+        residual = (r1.amax() / scale.max(f64::MIN_POSITIVE)).max(phi.amax() / phi_scale);
+        if !residual.is_finite() {
+            break;
+        }
+        if residual <= settings.tolerance || stalled {
+            return Ok((q1, d.d2 + f + r1));
+        }
+        let a = d.jacobian + jf;
+        let (Some(x), Some(y)) = (linalg::solve(a, r1), solve_columns(a, &b)) else {
+            break;
+        };
+        let Some(dl) = linalg::solve(j1 * y, phi - j1 * x) else {
+            return Err(StepError::Dynamics(redundant::<T, N, M>()));
+        };
+        let dq = -x - y * dl;
+        stalled = dq.amax() <= 4.0 * f64::EPSILON * (1.0 + q1.amax());
+        q1 += dq;
+        lambda += dl;
+    }
+    Err(StepError::NewtonDidNotConverge {
+        iterations: settings.max_iterations,
+        residual,
+    })
+}
+
+/// The velocity q̇₁ and momentum p₁ = p₁⁻ − h Φ_qᵀ μ with Φ_q q̇₁ + Φ_t = 0: Newton with the
+/// mass matrix, the constraint rows eliminated through the Schur complement.
+fn rattle_velocity<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    settings: &Rattle,
+    model: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    target: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+    mut qd: SVector<f64, N>,
+) -> Result<(SVector<f64, N>, SVector<f64, N>), StepError> {
+    let mut jt_mu = SVector::<f64, N>::zeros();
+    for _ in 0..settings.max_iterations {
+        let s = State::new(t, *q, qd);
+        let (mass, p) = mass_and_momenta(model, &s, u);
+        let (v, j) = velocity_terms::<T, N, M, K>(model, &s, u);
+        let g1 = p - target + jt_mu;
+        let scale = target.amax().max(p.amax()).max(f64::MIN_POSITIVE);
+        if g1.amax() <= settings.tolerance * scale
+            && v.amax() <= settings.tolerance * (1.0 + j.amax() * qd.amax())
+        {
+            return Ok((qd, target - jt_mu));
+        }
+        let chol = factor_mass::<T, N, M>(&mass)?;
+        let y = chol.solve(&j.transpose());
+        let x = chol.solve(&g1);
+        let Some(dmu) = linalg::solve(j * y, v - j * x) else {
+            return Err(StepError::Dynamics(redundant::<T, N, M>()));
+        };
+        let dqd = -x - y * dmu;
+        qd += dqd;
+        jt_mu += j.transpose() * dmu;
+        if dqd.amax() <= 4.0 * f64::EPSILON * (1.0 + qd.amax()) {
+            return Ok((qd, target - jt_mu));
+        }
+    }
+    Err(StepError::NewtonDidNotConverge {
+        iterations: settings.max_iterations,
+        residual: f64::NAN,
+    })
+}
+
+/// Solves `a X = b` column by column.
+fn solve_columns<const N: usize, const K: usize>(
+    a: SMatrix<f64, N, N>,
+    b: &SMatrix<f64, N, K>,
+) -> Option<SMatrix<f64, N, K>> {
+    let mut x = SMatrix::<f64, N, K>::zeros();
+    for k in 0..K {
+        x.set_column(k, &linalg::solve(a, b.column(k).into_owned())?);
+    }
+    Some(x)
+}
+
+fn redundant<T: Model<N, M>, const N: usize, const M: usize>() -> DynamicsError {
+    DynamicsError::RedundantConstraints {
+        constraints: T::CONSTRAINT_NAMES.to_vec(),
+    }
+}
