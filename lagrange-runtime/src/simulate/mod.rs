@@ -13,6 +13,10 @@
 //!   symplectic and conserves the momenta of symmetries exactly, and its energy error stays
 //!   bounded over very long runs.
 //!
+//! For models with constraints: [`Rattle`], the constrained variational integrator, and
+//! [`Projected`], which wraps any integrator and projects onto the constraints after each
+//! step (or simulate a [`Baumgarte`](crate::constrained::Baumgarte)-stabilized model).
+//!
 //! # Example
 //! ```
 //! use lagrange_runtime::prelude::*;
