@@ -81,3 +81,92 @@ fn errors_do_not_allocate_either() {
         Some(Err(DynamicsError::NonFiniteState { .. }))
     ));
 }
+
+lagrangian! {
+    /// A slider with a pendulum in Cartesian coordinates: the constrained solver's paths.
+    struct SliderPendulum {
+        parameters: m1 = 2.0, m2 = 0.5, l = 0.8, g = 9.81;
+        coordinates: x1, y1, x2, y2;
+        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
+        potential = -g * (m1*y1 + m2*y2);
+        constraint rail = y1;
+        constraint rod = (x1 - x2)^2 + (y1 - y2)^2 - l^2;
+    }
+}
+
+#[test]
+fn the_constrained_solver_does_not_allocate() {
+    use lagrange_runtime::constrained::Stabilization;
+    use lagrange_runtime::ConstraintSolver;
+    let model = SliderPendulum::default();
+    let s = State::new(
+        0.0,
+        SVector::from([0.1, 0.0, 0.5, 0.6]),
+        SVector::from([0.3, 0.0, 0.3 + 0.6 * 0.7, -0.4 * 0.7]),
+    );
+    let u = SVector::zeros();
+    let mut sink = 0.0;
+    let n = allocations_during(|| {
+        sink += model.accelerations(&s, &u).unwrap().sum();
+        sink += model.multipliers(&s, &u).unwrap().sum();
+        sink += model.constraint_residuals(&s, &u).sum();
+        sink += model.reaction_forces(&s, &u).unwrap().sum();
+        sink += model.violation(&s, &u).position;
+        let stabilization = Stabilization {
+            alpha: 5.0,
+            beta: 5.0,
+        };
+        sink += model
+            .stabilized_accelerations(&s, &u, stabilization)
+            .unwrap()
+            .sum();
+        sink += model.project(&s, &u, &[0], 1e-12).unwrap().q.sum();
+    });
+    assert_eq!(n, 0, "allocations in the constrained solver");
+    assert!(sink.is_finite());
+}
+
+#[test]
+fn integrator_steps_do_not_allocate() {
+    use lagrange_runtime::simulate::{
+        DormandPrince, Integrator, Projected, Rattle, Rk4, Variational,
+    };
+    let arm = Arm::default();
+    let s = State::new(0.0, SVector::from([0.3, -0.7]), SVector::from([1.1, 0.4]));
+    let mut inputs = |_: f64, _: &State<2>| SVector::from([0.5]);
+    let dp = DormandPrince::default();
+    let vi = Variational::new(1e-3);
+    let mut dp_memory = dp.start(&arm, &s, &mut inputs).unwrap();
+    let mut vi_memory = vi.start(&arm, &s, &mut inputs).unwrap();
+    let slider = SliderPendulum::default();
+    let c = State::new(0.0, SVector::from([0.1, 0.0, 0.5, 0.6]), SVector::zeros());
+    let mut none = |_: f64, _: &State<4>| SVector::zeros();
+    let rattle = Rattle::new(1e-3);
+    let projected = Projected::new(Rk4 { step: 1e-3 });
+    let mut rattle_memory = rattle.start(&slider, &c, &mut none).unwrap();
+    let mut sink = 0.0;
+    let n = allocations_during(|| {
+        sink += Rk4 { step: 1e-3 }
+            .step(&arm, &mut (), &s, &mut inputs, 1.0)
+            .unwrap()
+            .t;
+        sink += dp
+            .step(&arm, &mut dp_memory, &s, &mut inputs, 1.0)
+            .unwrap()
+            .t;
+        sink += vi
+            .step(&arm, &mut vi_memory, &s, &mut inputs, 1.0)
+            .unwrap()
+            .t;
+        sink += rattle
+            .step(&slider, &mut rattle_memory, &c, &mut none, 1.0)
+            .unwrap()
+            .t;
+        sink += projected
+            .step(&slider, &mut (), &c, &mut none, 1.0)
+            .unwrap()
+            .t;
+    });
+    assert_eq!(n, 0, "allocations in an integrator step");
+    assert!(sink.is_finite());
+}
