@@ -4,7 +4,7 @@ use super::rk4::clip;
 use super::variational::{check_settings, Memory, Step};
 use super::{Inputs, Integrator, StepError};
 use crate::constrained::{position_terms, velocity_terms};
-use crate::eval::{self, factor_mass, mass_and_momenta};
+use crate::eval::{factor_mass, mass_and_momenta};
 use crate::linalg;
 use crate::model::Model;
 use crate::{ConstraintSolver, DynamicsError, State};
@@ -70,12 +70,7 @@ where
                 "RATTLE handles holonomic constraints only; this model has nonholonomic ones",
             ));
         }
-        let u = inputs(s.t, s);
-        eval::check_state::<T, N, M>(s, &u)?;
-        Ok(Memory {
-            p: eval::momenta(model, s, &u),
-            acceleration: SVector::zeros(),
-        })
+        Memory::start(model, s, inputs)
     }
 
     fn step(
@@ -87,12 +82,9 @@ where
         t_max: f64,
     ) -> Result<State<N>, StepError> {
         let (h, t_next) = clip(s.t, self.step, t_max);
-        eval::check_state::<T, N, M>(s, &SVector::zeros())?;
-        let u = memory.midpoint_inputs(s, h, inputs);
-        eval::check_state::<T, N, M>(s, &u)?;
+        let u = memory.midpoint_inputs::<T, M>(s, h, inputs)?;
         let (next, p) = model.rattle_step(self, s, &memory.p, &u, t_next)?;
-        memory.acceleration = (next.qd - s.qd) / h;
-        memory.p = p;
+        memory.advance(s, &next, p, h);
         Ok(next)
     }
 }

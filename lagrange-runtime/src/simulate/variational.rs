@@ -61,21 +61,45 @@ pub struct Memory<const N: usize> {
 }
 
 impl<const N: usize> Memory<N> {
-    /// The control law's inputs for a step of length `h` from `s`: evaluated at the
-    /// midpoint time and the midpoint state predicted from the last step's acceleration.
-    pub(crate) fn midpoint_inputs<const M: usize>(
+    /// The memory at the start of a run: the continuous momentum ∂L/∂q̇ at `s`.
+    pub(crate) fn start<T: Model<N, M>, const M: usize>(
+        model: &T,
+        s: &State<N>,
+        inputs: &mut Inputs<'_, N, M>,
+    ) -> Result<Self, StepError> {
+        let u = inputs(s.t, s);
+        eval::check_state::<T, N, M>(s, &u)?;
+        Ok(Memory {
+            p: eval::momenta(model, s, &u),
+            acceleration: SVector::zeros(),
+        })
+    }
+
+    /// The control law's inputs for a step of length `h` from `s`, checked: evaluated at
+    /// the midpoint time and the midpoint state predicted from the last step's
+    /// acceleration.
+    pub(crate) fn midpoint_inputs<T: Model<N, M>, const M: usize>(
         &self,
         s: &State<N>,
         h: f64,
         inputs: &mut Inputs<'_, N, M>,
-    ) -> SVector<f64, M> {
+    ) -> Result<SVector<f64, M>, StepError> {
+        eval::check_state::<T, N, M>(s, &SVector::zeros())?;
         let a = self.acceleration;
         let predicted = State::new(
             s.t + 0.5 * h,
             s.q + s.qd * (0.5 * h) + a * (0.125 * h * h),
             s.qd + a * (0.5 * h),
         );
-        inputs(predicted.t, &predicted)
+        let u = inputs(predicted.t, &predicted);
+        eval::check_state::<T, N, M>(s, &u)?;
+        Ok(u)
+    }
+
+    /// Records a step of length `h` from `s` to `next` with new momentum `p`.
+    pub(crate) fn advance(&mut self, s: &State<N>, next: &State<N>, p: SVector<f64, N>, h: f64) {
+        self.acceleration = (next.qd - s.qd) / h;
+        self.p = p;
     }
 }
 
@@ -97,12 +121,7 @@ where
                 "this model has constraints: use the constrained variational integrator `Rattle`",
             ));
         }
-        let u = inputs(s.t, s);
-        eval::check_state::<T, N, M>(s, &u)?;
-        Ok(Memory {
-            p: eval::momenta(model, s, &u),
-            acceleration: SVector::zeros(),
-        })
+        Memory::start(model, s, inputs)
     }
 
     fn step(
@@ -114,9 +133,7 @@ where
         t_max: f64,
     ) -> Result<State<N>, StepError> {
         let (h, t_next) = clip(s.t, self.step, t_max);
-        eval::check_state::<T, N, M>(s, &SVector::zeros())?;
-        let u = memory.midpoint_inputs(s, h, inputs);
-        eval::check_state::<T, N, M>(s, &u)?;
+        let u = memory.midpoint_inputs::<T, M>(s, h, inputs)?;
         let step = Step {
             model,
             t: s.t,
@@ -126,9 +143,9 @@ where
         };
         let (q1, p1) = self.solve_positions(&step, &memory.p, s.q + s.qd * h)?;
         let qd1 = self.velocity(model, t_next, &q1, &p1, &u, (q1 - s.q) / h)?;
-        memory.p = p1;
-        memory.acceleration = (qd1 - s.qd) / h;
-        Ok(State::new(t_next, q1, qd1))
+        let next = State::new(t_next, q1, qd1);
+        memory.advance(s, &next, p1, h);
+        Ok(next)
     }
 }
 
