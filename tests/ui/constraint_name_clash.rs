@@ -2,12 +2,11 @@ use lagrange_runtime::prelude::*;
 
 lagrangian! {
     pub struct Bead {
-        parameters: m = 1.0, r = 1.0, g = 9.81;
+        parameters: m = 1.0, r = 1.0;
         coordinates: x, y;
 
         kinetic = m/2 * (dot(x)^2 + dot(y)^2);
-        potential = m * g * y;
-        constraint circle = x^2 + y^2 - r^2;
+        constraint x = x^2 + y^2 - r^2;
     }
 }
 
