@@ -210,9 +210,6 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     check_state::<T, N, M>(s, u)?;
     let free =
         SMatrix::<f64, N, N>::from_fn(|i, j| f64::from(u8::from(i == j && !hold.contains(&i))));
-    let nonholonomic = SMatrix::<f64, K, K>::from_fn(|i, j| {
-        f64::from(u8::from(i == j && T::HOLONOMIC.get(i) != Some(&true)))
-    });
     let mut q = s.q;
     let mut residual = f64::INFINITY;
     for _ in 0..50 {
@@ -222,8 +219,8 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             break;
         }
         let jf = j * free;
-        let y = crate::linalg::solve(jf * jf.transpose() + nonholonomic, phi)
-            .ok_or_else(|| redundant::<T, N, M, K>(&(jf * jf.transpose() + nonholonomic)))?;
+        let g = gram_with_idle_rows(&jf);
+        let y = crate::linalg::solve(g, phi).ok_or_else(|| redundant::<T, N, M, K>(&g))?;
         q -= jf.transpose() * y;
     }
     // NaN residuals fail too.
@@ -233,9 +230,32 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     let at = State::new(s.t, q, s.qd);
     let (v, j) = velocity_terms::<T, N, M, K>(model, &at, u);
     let jf = j * free;
-    let g = jf * jf.transpose();
+    let g = gram_with_idle_rows(&jf);
     let y = crate::linalg::solve(g, v).ok_or_else(|| redundant::<T, N, M, K>(&g))?;
-    Ok(State::new(s.t, q, s.qd - jf.transpose() * y))
+    let qd = s.qd - jf.transpose() * y;
+    // A constraint on held coordinates only (a driving constraint with the driven
+    // coordinate held) gets no correction: it must already hold.
+    let (v, _) = velocity_terms::<T, N, M, K>(model, &State::new(s.t, q, qd), u);
+    if v.amax() > 1e-9 * (1.0 + j.amax() * qd.amax()) {
+        return Err(DynamicsError::ProjectionFailed { residual: v.amax() });
+    }
+    Ok(State::new(s.t, q, qd))
+}
+
+/// J Jᵀ with a 1 on the diagonal of every row of J that is zero (a nonholonomic row at
+/// position level, or a constraint on held coordinates only): such rows get no correction
+/// instead of making the system singular.
+fn gram_with_idle_rows<const N: usize, const K: usize>(
+    j: &SMatrix<f64, K, N>,
+) -> SMatrix<f64, K, K> {
+    let mut g = j * j.transpose();
+    let scale = j.amax();
+    for k in 0..K {
+        if j.row(k).amax() <= 1e-14 * scale {
+            g[(k, k)] += 1.0;
+        }
+    }
+    g
 }
 
 /// How far a state is from satisfying the constraints.
