@@ -107,8 +107,9 @@ enum Degree {
     Zero,
     /// Affinely: A(q, t) q̇ + b(q, t).
     Affine,
-    /// Otherwise; the extent of the smallest offending sub-expression.
-    Nonlinear(Extent),
+    /// Otherwise: the extent of the smallest offending sub-expression and, when it is a
+    /// `let` used here, the let's name and the offending part of its definition.
+    Nonlinear(Extent, Option<(String, Extent)>),
 }
 
 /// A model whose every name is resolved and every rule holds.
@@ -325,22 +326,45 @@ impl<'a> Checker<'a> {
             return;
         }
         if deps.has(Deps::U) {
-            return self.errors.spanning(
-                value.extent(),
+            let at = self.first_input(value).unwrap_or_else(|| value.extent());
+            self.errors.spanning(
+                at,
                 format!("constraint `{name}` depends on an input: constraints may depend on coordinates, velocities and time only"),
             );
-        }
-        if !deps.has(Deps::Q) && !deps.has(Deps::QD) {
+        } else if !deps.has(Deps::Q) && !deps.has(Deps::QD) {
             return self.errors.spanning(
                 value.extent(),
-                format!("constraint `{name}` does not depend on any coordinate or velocity"),
+                format!("constraint `{name}` does not depend on any coordinate or velocity\n= help: a constraint restricts the coordinates, as in `constraint rod = x^2 + y^2 - l^2;`"),
             );
         }
-        if let Degree::Nonlinear(extent) = self.degree(value) {
+        if let Degree::Nonlinear(extent, through) = self.degree(value) {
             self.errors.spanning(
                 extent,
-                format!("constraint `{name}` is not affine in the velocities: a nonholonomic constraint must have the form A(q, t)·q̇ + b(q, t)\n= note: products, powers and functions of velocities are not allowed; a holonomic constraint is written without `dot`"),
+                format!("constraint `{name}` is not affine in the velocities: a nonholonomic constraint must have the form A(q, t)·q̇ + b(q, t)\n= note: products of velocities, division by them, and powers and functions of them are not allowed; a holonomic constraint is written without `dot`"),
             );
+            if let Some((name, inner)) = through {
+                self.errors.spanning(
+                    inner,
+                    format!("`{name}` is not affine in the velocities because of this"),
+                );
+            }
+        }
+    }
+
+    /// The first input in `e`, or the first `let` through which `e` depends on one.
+    fn first_input(&self, e: &Expr) -> Option<Extent> {
+        match e {
+            Expr::Number(_) => None,
+            Expr::Name(ident) => match self.symbols.get(&ident.to_string()) {
+                Some(Symbol::Input(_)) => Some(e.extent()),
+                Some(Symbol::Let(i)) if self.lets[*i].deps.has(Deps::U) => Some(e.extent()),
+                _ => None,
+            },
+            Expr::Neg { operand: x, .. } | Expr::Paren { inner: x, .. } => self.first_input(x),
+            Expr::Binary { lhs, rhs, .. } => {
+                self.first_input(lhs).or_else(|| self.first_input(rhs))
+            }
+            Expr::Call { args, .. } => args.iter().find_map(|a| self.first_input(a)),
         }
     }
 
@@ -349,7 +373,7 @@ impl<'a> Checker<'a> {
     fn degree(&self, e: &Expr) -> Degree {
         use crate::ast::BinOp::*;
         let worst = |a: Degree, b: Degree| match (a, b) {
-            (Degree::Nonlinear(x), _) | (_, Degree::Nonlinear(x)) => Degree::Nonlinear(x),
+            (Degree::Nonlinear(x, l), _) | (_, Degree::Nonlinear(x, l)) => Degree::Nonlinear(x, l),
             (Degree::Affine, _) | (_, Degree::Affine) => Degree::Affine,
             _ => Degree::Zero,
         };
@@ -357,7 +381,9 @@ impl<'a> Checker<'a> {
             Expr::Number(_) => Degree::Zero,
             Expr::Name(ident) => match self.symbols.get(&ident.to_string()) {
                 Some(Symbol::Let(i)) => match self.degree(self.lets[*i].value) {
-                    Degree::Nonlinear(_) => Degree::Nonlinear(e.extent()),
+                    Degree::Nonlinear(inner, _) => {
+                        Degree::Nonlinear(e.extent(), Some((ident.to_string(), inner)))
+                    }
                     d => d,
                 },
                 _ => Degree::Zero,
@@ -367,12 +393,12 @@ impl<'a> Checker<'a> {
                 let (l, r) = (self.degree(lhs), self.degree(rhs));
                 match (op, l, r) {
                     (Add | Sub, l, r) => worst(l, r),
-                    (_, Degree::Nonlinear(x), _) | (_, _, Degree::Nonlinear(x)) => {
-                        Degree::Nonlinear(x)
+                    (_, Degree::Nonlinear(x, l), _) | (_, _, Degree::Nonlinear(x, l)) => {
+                        Degree::Nonlinear(x, l)
                     }
                     (Mul, Degree::Zero, d) | (Mul | Div, d, Degree::Zero) => d,
                     (Pow, Degree::Zero, Degree::Zero) => Degree::Zero,
-                    _ => Degree::Nonlinear(e.extent()),
+                    _ => Degree::Nonlinear(e.extent(), None),
                 }
             }
             Expr::Call { func, args, .. } => {
@@ -385,7 +411,7 @@ impl<'a> Checker<'a> {
                     .fold(Degree::Zero, worst)
                 {
                     Degree::Zero => Degree::Zero,
-                    Degree::Affine => Degree::Nonlinear(e.extent()),
+                    Degree::Affine => Degree::Nonlinear(e.extent(), None),
                     nonlinear => nonlinear,
                 }
             }
