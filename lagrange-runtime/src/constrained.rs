@@ -147,14 +147,24 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             quantity: "forces of the equations of motion",
         });
     }
-    if !j.iter().chain(gamma.iter()).all(finite) {
+    if !j.iter().all(finite) {
         return Err(DynamicsError::NonFiniteResult {
             quantity: "constraint Jacobian",
+        });
+    }
+    if !gamma.iter().all(finite) {
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "constraints differentiated to acceleration level",
         });
     }
     let free = chol.solve(&rhs);
     let y = chol.solve(&j.transpose());
     let schur = j * y;
+    if !schur.iter().all(finite) {
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "constraint Schur complement J M⁻¹ Jᵀ",
+        });
+    }
     let lambda = crate::linalg::solve(schur, j * free - gamma)
         .ok_or_else(|| redundant::<T, N, M, K>(&schur))?;
     let qdd = free - y * lambda;
@@ -168,11 +178,12 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
 }
 
 /// Names the constraints in a dependency: those whose replacement by a trivial equation
-/// makes the system solvable.
+/// makes the system solvable (all of them when no single one does).
 fn redundant<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     schur: &SMatrix<f64, K, K>,
 ) -> DynamicsError {
-    let involved = (0..K)
+    let name = |i: usize| T::CONSTRAINT_NAMES.get(i).copied().unwrap_or("?");
+    let mut involved: Vec<&'static str> = (0..K)
         .filter(|&i| {
             let mut reduced = *schur;
             reduced.row_mut(i).fill(0.0);
@@ -180,8 +191,11 @@ fn redundant<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             reduced[(i, i)] = schur.diagonal().amax().max(1.0);
             crate::linalg::solve(reduced, SVector::zeros()).is_some()
         })
-        .map(|i| T::CONSTRAINT_NAMES.get(i).copied().unwrap_or("?"))
+        .map(name)
         .collect();
+    if involved.is_empty() {
+        involved = (0..K).map(name).collect();
+    }
     DynamicsError::RedundantConstraints {
         constraints: involved,
     }
