@@ -26,7 +26,7 @@ use crate::error::{DynamicsError, StatePart};
 use crate::model::{Model, Scalar};
 use crate::State;
 use nalgebra::{Cholesky, Const, SMatrix, SVector, U1};
-use num_dual::{Derivative, Dual2SVec, DualNum, DualSVec, DualVec, HyperDualVec};
+use num_dual::{Derivative, Dual2Vec, DualNum, DualSVec, DualVec, HyperDualVec};
 use std::array::from_fn;
 
 fn lift<D: DualNum<Primitive = f64>, const N: usize>(v: &SVector<f64, N>) -> [D; N] {
@@ -72,14 +72,50 @@ pub fn energy<T: Model<N, M>, const N: usize, const M: usize>(
     p.dot(&s.qd) - l
 }
 
+/// A state and inputs in any [`Scalar`]: with dual numbers, the functions taking a
+/// `Point` differentiate the dynamics with respect to whatever the duals carry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point<S, const N: usize, const M: usize> {
+    /// Time.
+    pub t: S,
+    /// Coordinates.
+    pub q: [S; N],
+    /// Velocities.
+    pub qd: [S; N],
+    /// Inputs.
+    pub u: [S; M],
+}
+
+impl<const N: usize, const M: usize> Point<f64, N, M> {
+    /// The point of a state and inputs.
+    pub fn new(s: &State<N>, u: &SVector<f64, M>) -> Self {
+        Point {
+            t: s.t,
+            q: s.q.into(),
+            qd: s.qd.into(),
+            u: (*u).into(),
+        }
+    }
+}
+
 /// The mass matrix ∂²L/∂q̇² and the momenta ∂L/∂q̇, from one second-order pass over q̇.
 pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
-    let qd: [Dual2SVec<f64, N>; N] = from_fn(|i| Dual2SVec::from_re(s.qd[i]).derivative(i));
-    let l = model.eval_lagrangian(Dual2SVec::from_re(s.t), &lift(&s.q), &qd, &lift(u));
+    mass_and_momenta_in(model, &Point::new(s, u))
+}
+
+/// [`mass_matrix`] and the momenta at a [`Point`] in any scalar.
+pub fn mass_and_momenta_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> (SMatrix<S, N, N>, SVector<S, N>) {
+    type D<S, const N: usize> = Dual2Vec<S, Const<N>>;
+    let qd: [D<S, N>; N] = from_fn(|i| D::from_re(x.qd[i]).derivative(i));
+    let (q, u) = (x.q.map(D::from_re), x.u.map(D::from_re));
+    let l = model.eval_lagrangian(D::from_re(x.t), &q, &qd, &u);
     let p = l.v1.unwrap_generic(U1, Const::<N>).transpose();
     (l.v2.unwrap_generic(Const::<N>, Const::<N>), p)
 }
@@ -97,31 +133,31 @@ pub fn mass_matrix<T: Model<N, M>, const N: usize, const M: usize>(
 ///
 /// One hyper-dual pass: ε₁ seeds each q̇ᵢ, ε₂ moves (q, t) along (q̇, 1), so the ε₁ε₂ part
 /// is ∂/∂q̇ᵢ of the derivative of L along the motion with q̇ held fixed.
-fn mixed_term<T: Model<N, M>, const N: usize, const M: usize>(
+fn mixed_term<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
-    s: &State<N>,
-    u: &SVector<f64, M>,
-) -> SVector<f64, N> {
-    type H<const N: usize> = HyperDualVec<f64, Const<N>, U1>;
-    let qd: [H<N>; N] = from_fn(|i| H::from_re(s.qd[i]).derivative1(i));
-    let q: [H<N>; N] = from_fn(|i| {
-        let mut qi = H::from_re(s.q[i]);
-        qi.eps2 = Derivative::some(SMatrix::<f64, 1, 1>::new(s.qd[i]));
+    x: &Point<S, N, M>,
+) -> SVector<S, N> {
+    type H<S, const N: usize> = HyperDualVec<S, Const<N>, U1>;
+    let qd: [H<S, N>; N] = from_fn(|i| H::from_re(x.qd[i]).derivative1(i));
+    let q: [H<S, N>; N] = from_fn(|i| {
+        let mut qi = H::from_re(x.q[i]);
+        qi.eps2 = Derivative::some(SMatrix::<S, 1, 1>::new(x.qd[i]));
         qi
     });
-    let t = H::from_re(s.t).derivative2(0);
-    let l = model.eval_lagrangian(t, &q, &qd, &lift(u));
+    let t = H::from_re(x.t).derivative2(0);
+    let l = model.eval_lagrangian(t, &q, &qd, &x.u.map(H::from_re));
     l.eps1eps2.unwrap_generic(Const::<N>, U1)
 }
 
 /// ∂L/∂q.
-fn lagrangian_gradient_q<T: Model<N, M>, const N: usize, const M: usize>(
+fn lagrangian_gradient_q<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
-    s: &State<N>,
-    u: &SVector<f64, M>,
-) -> SVector<f64, N> {
-    let q: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.q[i]).derivative(i));
-    let l = model.eval_lagrangian(DualSVec::from_re(s.t), &q, &lift(&s.qd), &lift(u));
+    x: &Point<S, N, M>,
+) -> SVector<S, N> {
+    type V<S, const N: usize> = DualVec<S, Const<N>>;
+    let q: [V<S, N>; N] = from_fn(|i| V::from_re(x.q[i]).derivative(i));
+    let (qd, u) = (x.qd.map(V::from_re), x.u.map(V::from_re));
+    let l = model.eval_lagrangian(V::from_re(x.t), &q, &qd, &u);
     l.eps.unwrap_generic(Const::<N>, U1)
 }
 
@@ -177,7 +213,28 @@ pub(crate) fn bias<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    lagrangian_gradient_q(model, s, u) - mixed_term(model, s, u) + generalized_forces(model, s, u)
+    bias_in(model, &Point::new(s, u))
+}
+
+/// [`bias`] at a [`Point`] in any scalar.
+pub fn bias_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> SVector<S, N> {
+    let forces = generalized_forces_in(model, x.t, &x.q, &x.qd, &x.u);
+    lagrangian_gradient_q(model, x) - mixed_term(model, x) + SVector::from(forces)
+}
+
+/// The accelerations of an unconstrained model at a [`Point`] in any scalar, by LU on
+/// the mass matrix (no diagnostics: `None` when it is singular). With dual numbers this
+/// differentiates the accelerations exactly; [`linearize`](crate::linearize::linearize)
+/// uses it.
+pub fn accelerations_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> Option<SVector<S, N>> {
+    let (mass, _) = mass_and_momenta_in(model, x);
+    crate::linalg::solve(mass, bias_in(model, x))
 }
 
 /// The accelerations q̈ that solve the Euler–Lagrange equations at this state.

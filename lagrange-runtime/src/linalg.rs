@@ -1,35 +1,44 @@
-//! Dense linear algebra on stack matrices of a const-generic size.
+//! Dense linear algebra on stack matrices of a const-generic size, in any
+//! [`Scalar`](crate::model::Scalar).
 //!
 //! nalgebra's LU needs type-level dimension bounds (`DimMin`, typenum) that a `const N:
-//! usize` generic cannot satisfy, so the general (non-symmetric) solve lives here.
+//! usize` generic cannot satisfy, and its decompositions need `ComplexField`, which dual
+//! numbers over dual numbers do not provide; so the general (non-symmetric) solve lives
+//! here. With dual numbers it differentiates the solution exactly.
 
+use crate::model::Scalar;
 use nalgebra::{SMatrix, SVector};
 
-/// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` when a pivot is
-/// zero or below `1e-14` of the largest entry of its column (a singular matrix).
-pub(crate) fn solve<const N: usize>(
-    mut a: SMatrix<f64, N, N>,
-    mut b: SVector<f64, N>,
-) -> Option<SVector<f64, N>> {
+/// Solves `a x = b` by Gaussian elimination with partial pivoting (on the real parts);
+/// `None` when a pivot is zero or below `1e-14` of the largest entry of its column (a
+/// singular matrix).
+pub(crate) fn solve<S: Scalar, const N: usize>(
+    mut a: SMatrix<S, N, N>,
+    mut b: SVector<S, N>,
+) -> Option<SVector<S, N>> {
     for k in 0..N {
-        let (offset, _) = a.view((k, k), (N - k, 1)).iamax_full();
-        let pivot_row = k + offset;
-        let column_scale = a.column(k).amax();
-        let pivot = a[(pivot_row, k)];
+        let column_scale = (0..N).map(|i| a[(i, k)].re().abs()).fold(0.0, f64::max);
+        let (pivot_row, largest) = (k..N)
+            .map(|i| (i, a[(i, k)].re().abs()))
+            .fold((k, -1.0), |best, x| if x.1 > best.1 { x } else { best });
         // Also rejects NaN pivots, for which every comparison is false.
-        if !pivot.is_finite() || pivot.abs() <= 1e-14 * column_scale {
+        if !largest.is_finite() || largest <= 1e-14 * column_scale {
             return None;
         }
         a.swap_rows(k, pivot_row);
         b.swap_rows(k, pivot_row);
+        let pivot = a[(k, k)];
         for i in k + 1..N {
             let factor = a[(i, k)] / pivot;
-            if factor != 0.0 {
-                for j in k..N {
-                    a[(i, j)] -= factor * a[(k, j)];
-                }
-                b[i] -= factor * b[k];
+            if factor.is_zero() {
+                continue;
             }
+            for j in k..N {
+                let akj = a[(k, j)];
+                a[(i, j)] -= factor * akj;
+            }
+            let bk = b[k];
+            b[i] -= factor * bk;
         }
     }
     for k in (0..N).rev() {
@@ -42,9 +51,22 @@ pub(crate) fn solve<const N: usize>(
     Some(b)
 }
 
+/// Solves `a X = b` column by column.
+pub(crate) fn solve_columns<S: Scalar, const N: usize, const K: usize>(
+    a: SMatrix<S, N, N>,
+    b: &SMatrix<S, N, K>,
+) -> Option<SMatrix<S, N, K>> {
+    let mut x = SMatrix::<S, N, K>::zeros();
+    for k in 0..K {
+        x.set_column(k, &solve(a, b.column(k).into_owned())?);
+    }
+    Some(x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_dual::Dual64;
 
     #[test]
     fn solves_with_pivoting_and_rejects_singular() {
@@ -55,5 +77,16 @@ mod tests {
         assert!((solved - x).amax() < 1e-15);
         let singular = SMatrix::<f64, 2, 2>::new(1.0, 2.0, 2.0, 4.0);
         assert!(solve(singular, SVector::from([1.0, 1.0])).is_none());
+    }
+
+    #[test]
+    fn differentiates_the_solution() {
+        // x(s) solves [[s, 1], [1, 2]] x = [1, 0]: x0 = 2 / (2s − 1), dx0/ds = −4 / (2s − 1)².
+        let s = Dual64::new(3.0, 1.0);
+        let one = Dual64::from(1.0);
+        let a = SMatrix::<Dual64, 2, 2>::new(s, one, one, Dual64::from(2.0));
+        let x = solve(a, SVector::from([one, Dual64::from(0.0)])).unwrap();
+        assert!((x[0].re - 0.4).abs() < 1e-15);
+        assert!((x[0].eps - -4.0 / 25.0).abs() < 1e-15);
     }
 }

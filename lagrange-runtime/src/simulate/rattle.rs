@@ -8,7 +8,7 @@ use crate::eval::{factor_mass, mass_and_momenta};
 use crate::linalg;
 use crate::model::Model;
 use crate::{ConstraintSolver, DynamicsError, State};
-use nalgebra::{SMatrix, SVector};
+use nalgebra::SVector;
 
 /// The midpoint variational integrator for models with holonomic constraints, in the
 /// SHAKE/RATTLE form: symplectic on the constraint manifold, with the positions on the
@@ -142,7 +142,7 @@ fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             return Ok((q1, d.d2 + f + r1));
         }
         let a = d.jacobian + jf;
-        let (Some(x), Some(y)) = (linalg::solve(a, r1), solve_columns(a, &b)) else {
+        let (Some(x), Some(y)) = (linalg::solve(a, r1), linalg::solve_columns(a, &b)) else {
             break;
         };
         let Some(dl) = linalg::solve(j1 * y, phi - j1 * x) else {
@@ -199,18 +199,6 @@ fn rattle_velocity<T: Model<N, M>, const N: usize, const M: usize, const K: usiz
         iterations: settings.max_iterations,
         residual: f64::NAN,
     })
-}
-
-/// Solves `a X = b` column by column.
-fn solve_columns<const N: usize, const K: usize>(
-    a: SMatrix<f64, N, N>,
-    b: &SMatrix<f64, N, K>,
-) -> Option<SMatrix<f64, N, K>> {
-    let mut x = SMatrix::<f64, N, K>::zeros();
-    for k in 0..K {
-        x.set_column(k, &linalg::solve(a, b.column(k).into_owned())?);
-    }
-    Some(x)
 }
 
 fn redundant<T: Model<N, M>, const N: usize, const M: usize>() -> DynamicsError {
