@@ -292,7 +292,9 @@ fn constraints_fn(c: &Checked, params: &TokenStream, allow: &TokenStream) -> Opt
         return None;
     }
     let p = private();
-    let [d, f, apply, level] = ["__D", "__F", "apply", "level"].map(internal);
+    let [d, f, apply, level, x, scalar] =
+        ["__D", "__F", "apply", "level", "x", "__S"].map(internal);
+    let (n, m, k) = (c.coordinates.len(), c.inputs.len(), c.constraints.len());
     let mut position = Gen::new(c);
     let calls: Vec<TokenStream> = c
         .constraints
@@ -336,6 +338,11 @@ fn constraints_fn(c: &Checked, params: &TokenStream, allow: &TokenStream) -> Opt
                 #p::Level::Position => { #position }
                 #p::Level::Velocity => { #velocity }
             }
+        }
+
+        fn accelerations_in<#scalar: #p::Scalar>(&self, #x: &#p::eval::Point<#scalar, #n, #m>)
+            -> ::core::option::Option<#p::SVector<#scalar, #n>> {
+            #p::constrained::accelerations_in::<Self, #scalar, #n, #m, #k>(self, #x)
         }
     })
 }

@@ -19,11 +19,15 @@
 //! [`ConstraintSolver`].
 
 use crate::error::DynamicsError;
-use crate::eval::{bias, check_state, factor_mass, mass_matrix};
+use crate::eval::{
+    bias, bias_in, check_state, factor_mass, mass_and_momenta_in, mass_matrix, Point,
+};
+use crate::linalg;
+use crate::model::Scalar;
 use crate::model::{Level, Model};
 use crate::{Dynamics, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Dual64, DualNum, DualSVec};
+use num_dual::{Dual, DualNum, DualSVec, DualVec};
 use std::array::from_fn;
 
 fn lift<D: DualNum<Primitive = f64>, const N: usize>(v: &SVector<f64, N>) -> [D; N] {
@@ -73,10 +77,19 @@ pub fn velocity_terms<T: Model<N, M>, const N: usize, const M: usize, const K: u
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> (SVector<f64, K>, SMatrix<f64, K, N>) {
-    let qd: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.qd[i]).derivative(i));
-    let (mut v, mut j) = (SVector::zeros(), SMatrix::<f64, K, N>::zeros());
-    let t = DualSVec::from_re(s.t);
-    model.eval_constraints(Level::Velocity, t, &lift(&s.q), &qd, &lift(u), |k, c| {
+    velocity_terms_in(model, &Point::new(s, u))
+}
+
+/// [`velocity_terms`] at a [`Point`] in any scalar.
+fn velocity_terms_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> (SVector<S, K>, SMatrix<S, K, N>) {
+    type V<S, const N: usize> = DualVec<S, Const<N>>;
+    let qd: [V<S, N>; N] = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
+    let (mut v, mut j) = (SVector::<S, K>::zeros(), SMatrix::<S, K, N>::zeros());
+    let (t, q, u) = (V::from_re(x.t), x.q.map(V::from_re), x.u.map(V::from_re));
+    model.eval_constraints(Level::Velocity, t, &q, &qd, &u, |k, c| {
         if k < K {
             v[k] = c.re;
             j.set_row(k, &c.eps.unwrap_generic(Const::<N>, U1).transpose());
@@ -106,18 +119,44 @@ pub(crate) fn position_terms<T: Model<N, M>, const N: usize, const M: usize, con
 }
 
 /// γ = −(∂v/∂q q̇ + ∂v/∂t): one dual pass with (q, t) moving along (q̇, 1), q̇ held.
-fn gamma<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+fn gamma<T: Model<N, M>, S: Scalar, const N: usize, const M: usize, const K: usize>(
     model: &T,
-    s: &State<N>,
-    u: &SVector<f64, M>,
-) -> SVector<f64, K> {
-    let q: [Dual64; N] = from_fn(|i| Dual64::new(s.q[i], s.qd[i]));
-    let mut gamma = SVector::zeros();
-    let t = Dual64::new(s.t, 1.0);
-    model.eval_constraints(Level::Velocity, t, &q, &lift(&s.qd), &lift(u), |k, c| {
-        set(&mut gamma, k, -c.eps)
+    x: &Point<S, N, M>,
+) -> SVector<S, K> {
+    let q: [Dual<S>; N] = from_fn(|i| Dual::new(x.q[i], x.qd[i]));
+    let mut gamma = SVector::<S, K>::zeros();
+    let t = Dual::new(x.t, S::one());
+    let (qd, u) = (x.qd.map(Dual::from_re), x.u.map(Dual::from_re));
+    model.eval_constraints(Level::Velocity, t, &q, &qd, &u, |k, c| {
+        if k < K {
+            gamma[k] = -c.eps;
+        }
     });
     gamma
+}
+
+/// The accelerations of a constrained model at a [`Point`] in any scalar: the KKT system
+/// solved by LU through the Schur complement, without diagnostics (`None` when singular).
+/// With dual numbers it differentiates the constrained accelerations exactly, multipliers
+/// eliminated.
+pub fn accelerations_in<
+    T: Model<N, M>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> Option<SVector<S, N>> {
+    let (mass, _) = mass_and_momenta_in(model, x);
+    let rhs = bias_in(model, x);
+    let (_, j) = velocity_terms_in::<T, S, N, M, K>(model, x);
+    let gamma = gamma::<T, S, N, M, K>(model, x);
+    let free = linalg::solve(mass, rhs)?;
+    let y = linalg::solve_columns(mass, &j.transpose())?;
+    let lambda = linalg::solve(j * y, j * free - gamma)?;
+    Some(free - y * lambda)
 }
 
 /// The accelerations and the multipliers λ, optionally with Baumgarte stabilization.
@@ -136,7 +175,7 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     let chol = factor_mass::<T, N, M>(&mass_matrix(model, s, u))?;
     let rhs = bias(model, s, u);
     let (v, j) = velocity_terms::<T, N, M, K>(model, s, u);
-    let mut gamma = gamma::<T, N, M, K>(model, s, u);
+    let mut gamma = gamma::<T, f64, N, M, K>(model, &Point::new(s, u));
     if let Some(Stabilization { alpha, beta }) = stabilization {
         let (phi, _) = position_terms::<T, N, M, K>(model, s.t, &s.q, u);
         gamma -= v * (2.0 * alpha) + phi * (beta * beta);

@@ -54,6 +54,13 @@ pub enum DynamicsError {
         /// The largest remaining constraint residual.
         residual: f64,
     },
+    /// Newton's method found no equilibrium near the guess.
+    NoEquilibrium {
+        /// The largest remaining |q̈| (or constraint residual).
+        residual: f64,
+        /// Iterations made.
+        iterations: usize,
+    },
     /// A computed quantity is NaN or infinite, for example after a division by zero or the
     /// square root of a negative number inside the model's expressions.
     NonFiniteResult {
@@ -101,6 +108,10 @@ impl fmt::Display for DynamicsError {
             Self::ProjectionFailed { residual } => write!(
                 f,
                 "projection onto the constraints did not converge (residual {residual:e}): are they satisfiable with the coordinates that may move?"
+            ),
+            Self::NoEquilibrium { residual, iterations } => write!(
+                f,
+                "no equilibrium found near the guess: Newton's method stopped after {iterations} iterations with residual {residual:e}; try another guess"
             ),
             Self::NonFiniteResult { quantity } => write!(
                 f,

@@ -14,6 +14,7 @@ mod error;
 pub mod eval;
 pub mod functions;
 mod linalg;
+pub mod linearize;
 pub mod model;
 pub mod simulate;
 mod state;

@@ -85,6 +85,21 @@ pub trait Model<const N: usize, const M: usize> {
         let _ = (level, t, q, qd, u, apply);
     }
 
+    /// The accelerations at a point in any scalar type, `None` where the mass matrix (or
+    /// the constraint system) is singular: [`eval::accelerations_in`](crate::eval::accelerations_in)
+    /// unless overridden; `lagrangian!` overrides it for models with constraints to solve
+    /// the constrained system. With dual numbers it gives exact derivatives of q̈
+    /// ([`linearize`](crate::linearize::linearize)).
+    fn accelerations_in<S: Scalar>(
+        &self,
+        x: &crate::eval::Point<S, N, M>,
+    ) -> Option<nalgebra::SVector<S, N>>
+    where
+        Self: Sized,
+    {
+        crate::eval::accelerations_in(self, x)
+    }
+
     /// Calls `apply(F, p)` once for each applied force: a force `F` doing virtual work
     /// `F δp` on the position `p`. Only the derivative of `p` with respect to `q` is used,
     /// so the number type carries the seeds of q. Applies nothing unless overridden.

@@ -1,0 +1,226 @@
+//! Linearization and equilibria, exact through automatic differentiation.
+//!
+//! [`linearize`] differentiates the whole acceleration computation — for constrained
+//! models the constrained system, multipliers eliminated — with dual numbers seeded on
+//! q, q̇ and u, giving ẋ ≈ A x + B u for x = (q, q̇) around a state. [`equilibrium`] finds
+//! q* with q̈(q*, 0, u) = 0 by Newton's method on those exact Jacobians.
+
+use crate::error::DynamicsError;
+use crate::eval::{check_state, Point};
+use crate::model::{Level, Model};
+use crate::{Dynamics, State};
+use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
+use num_dual::DualSVec;
+use std::array::from_fn;
+
+/// The first-order behaviour of a model around a state and input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Linearization<const N: usize, const M: usize> {
+    /// The state linearized around.
+    pub state: State<N>,
+    /// The inputs linearized around.
+    pub inputs: SVector<f64, M>,
+    /// The accelerations q̈ there.
+    pub accelerations: SVector<f64, N>,
+    /// ∂q̈/∂q.
+    pub d_q: SMatrix<f64, N, N>,
+    /// ∂q̈/∂q̇.
+    pub d_qd: SMatrix<f64, N, N>,
+    /// ∂q̈/∂u.
+    pub d_u: SMatrix<f64, N, M>,
+}
+
+impl<const N: usize, const M: usize> Linearization<N, M> {
+    /// A of ẋ = A x + B u for x = (q, q̇), 2N × 2N: `[[0, I], [∂q̈/∂q, ∂q̈/∂q̇]]`.
+    pub fn a(&self) -> DMatrix<f64> {
+        let mut a = DMatrix::zeros(2 * N, 2 * N);
+        a.view_mut((0, N), (N, N)).fill_with_identity();
+        a.view_mut((N, 0), (N, N)).copy_from(&self.d_q);
+        a.view_mut((N, N), (N, N)).copy_from(&self.d_qd);
+        a
+    }
+
+    /// B of ẋ = A x + B u, 2N × M: `[[0], [∂q̈/∂u]]`.
+    pub fn b(&self) -> DMatrix<f64> {
+        let mut b = DMatrix::zeros(2 * N, M);
+        b.view_mut((N, 0), (N, M)).copy_from(&self.d_u);
+        b
+    }
+}
+
+/// The linearization of `model` at `s` with inputs `u`.
+///
+/// # Errors
+/// As [`Dynamics::accelerations`] at that state.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::linearize::linearize;
+///
+/// lagrangian! {
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 2.0, g = 9.81;
+///         coordinates: theta;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = -m * g * l * cos(theta);
+///     }
+/// }
+///
+/// let bottom = State::at_rest(SVector::from([0.0]));
+/// let lin = linearize(&Pendulum::default(), &bottom, &SVector::zeros()).unwrap();
+/// assert!((lin.d_q[(0, 0)] - -9.81 / 2.0).abs() < 1e-14); // θ̈ ≈ −(g/l) θ
+/// ```
+pub fn linearize<T, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> Result<Linearization<N, M>, DynamicsError>
+where
+    T: Model<N, M> + Dynamics<N, M>,
+{
+    let accelerations = model.accelerations(s, u)?;
+    let base = Point::new(s, u);
+    let singular = || DynamicsError::NonFiniteResult {
+        quantity: "derivatives of the accelerations",
+    };
+    type V<const K: usize> = DualSVec<f64, K>;
+    let seeded = |x: &[f64; N]| -> [V<N>; N] { from_fn(|i| V::from_re(x[i]).derivative(i)) };
+    let plain = |x: &[f64; N]| -> [V<N>; N] { x.map(V::from_re) };
+    let by_q = Point {
+        t: V::from_re(s.t),
+        q: seeded(&base.q),
+        qd: plain(&base.qd),
+        u: base.u.map(V::from_re),
+    };
+    let by_qd = Point {
+        q: plain(&base.q),
+        qd: seeded(&base.qd),
+        ..by_q
+    };
+    let by_u: Point<V<M>, N, M> = Point {
+        t: V::from_re(s.t),
+        q: base.q.map(V::from_re),
+        qd: base.qd.map(V::from_re),
+        u: from_fn(|i| V::from_re(base.u[i]).derivative(i)),
+    };
+    let d_q = jacobian(&model.accelerations_in(&by_q).ok_or_else(singular)?);
+    let d_qd = jacobian(&model.accelerations_in(&by_qd).ok_or_else(singular)?);
+    let d_u = jacobian(&model.accelerations_in(&by_u).ok_or_else(singular)?);
+    let lin = Linearization {
+        state: *s,
+        inputs: *u,
+        accelerations,
+        d_q,
+        d_qd,
+        d_u,
+    };
+    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+    if finite(lin.d_q.as_slice()) && finite(lin.d_qd.as_slice()) && finite(lin.d_u.as_slice()) {
+        Ok(lin)
+    } else {
+        Err(singular())
+    }
+}
+
+/// Row i: the derivative part of component i.
+fn jacobian<const N: usize, const K: usize>(
+    v: &SVector<DualSVec<f64, K>, N>,
+) -> SMatrix<f64, N, K> {
+    SMatrix::from_fn(|i, j| v[i].eps.unwrap_generic(Const::<K>, U1)[j])
+}
+
+/// An equilibrium: the coordinates q* near `guess` where the model rests, q̈(q*, 0, u) = 0,
+/// at time `t` with inputs `u`.
+///
+/// Newton's method on the exact Jacobian ∂q̈/∂q. For constrained models the holonomic
+/// constraints φ(q*, t) = 0 are solved with it (Gauss–Newton on both): ∂q̈/∂q alone is
+/// singular across the constraints.
+///
+/// # Errors
+/// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
+/// nearby, or a singular Jacobian: a neutral direction such as a free translation), and the
+/// errors of [`linearize`].
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::linearize::equilibrium;
+///
+/// lagrangian! {
+///     /// A pendulum held off the vertical by a constant torque `tau`.
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: theta;
+///         inputs: tau;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = -m * g * l * cos(theta);
+///         force tau on theta;
+///     }
+/// }
+///
+/// let tau = 0.5 * 9.81; // balances gravity where sin θ = 1/2
+/// let q = equilibrium(&Pendulum::default(), &SVector::from([0.1]), &SVector::from([tau]), 0.0)
+///     .unwrap();
+/// assert!((q[0] - std::f64::consts::FRAC_PI_6).abs() < 1e-12);
+/// ```
+pub fn equilibrium<T, const N: usize, const M: usize>(
+    model: &T,
+    guess: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+    t: f64,
+) -> Result<SVector<f64, N>, DynamicsError>
+where
+    T: Model<N, M> + Dynamics<N, M>,
+{
+    const ITERATIONS: usize = 50;
+    let mut q = *guess;
+    let mut residual = f64::INFINITY;
+    for _ in 0..ITERATIONS {
+        let s = State::new(t, q, SVector::zeros());
+        check_state::<T, N, M>(&s, u)?;
+        let lin = linearize(model, &s, u)?;
+        let (gram, phi_gradient, phi_size) = holonomic_terms(model, &s, u);
+        let r = lin.accelerations;
+        residual = r.amax().max(phi_size);
+        let scale = lin.d_q.amax().max(1.0) * (1.0 + q.amax());
+        if residual <= 1e-13 * scale {
+            return Ok(q);
+        }
+        let step = if T::CONSTRAINT_NAMES.is_empty() {
+            crate::linalg::solve(lin.d_q, -r)
+        } else {
+            let jt = lin.d_q.transpose();
+            crate::linalg::solve(jt * lin.d_q + gram, -(jt * r + phi_gradient))
+        };
+        let Some(step) = step else { break };
+        q += step;
+    }
+    Err(DynamicsError::NoEquilibrium {
+        residual,
+        iterations: ITERATIONS,
+    })
+}
+
+/// Σ ∇φₖ ∇φₖᵀ, Σ φₖ ∇φₖ and the largest |φₖ| over the holonomic constraints, accumulated
+/// without knowing their number.
+fn holonomic_terms<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> (SMatrix<f64, N, N>, SVector<f64, N>, f64) {
+    type V<const N: usize> = DualSVec<f64, N>;
+    let q: [V<N>; N] = from_fn(|i| V::from_re(s.q[i]).derivative(i));
+    let (mut gram, mut gradient, mut size) = (SMatrix::zeros(), SVector::zeros(), 0.0f64);
+    let uv: [V<N>; M] = from_fn(|i| V::from_re(u[i]));
+    let zeros = [V::from_re(0.0); N];
+    model.eval_constraints(Level::Position, V::from_re(s.t), &q, &zeros, &uv, |k, c| {
+        if T::HOLONOMIC.get(k) == Some(&true) {
+            let row: SVector<f64, N> = c.eps.unwrap_generic(Const::<N>, U1);
+            gram += row * row.transpose();
+            gradient += row * c.re;
+            size = size.max(c.re.abs());
+        }
+    });
+    (gram, gradient, size)
+}
