@@ -33,6 +33,7 @@ pub fn expand(c: &Checked) -> TokenStream {
             c.constraints.len(),
         ),
         constrained_impls(c),
+        parametric_impl(c),
     ];
     quote!(#(#items)*)
 }
@@ -139,54 +140,7 @@ fn model_impl(c: &Checked) -> TokenStream {
     let inputs = c.inputs.iter().map(|i| i.to_string());
     let has_dissipation = c.dissipation.is_some();
     let has_forces = !c.forces.is_empty();
-    let [d, f, t, q, qd, u, apply] = ["__D", "__F", "t", "q", "qd", "u", "apply"].map(internal);
-    let params = quote!(#t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]);
-    let args = quote!(&self, #params);
-    let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all)]);
-
-    let mut g = Gen::new(c);
-    let kinetic = g.expr(c.kinetic, Mode::Primal);
-    let potential = match c.potential {
-        Some(v) => g.expr(v, Mode::Primal),
-        None => (quote!(0.0), Kind::Const),
-    };
-    let (l, kind) = combine(BinOp::Sub, Span::call_site(), kinetic, potential);
-    let l = lift(l, kind);
-    let lagrangian = g.body(quote!(#l));
-
-    let dissipation = c.dissipation.map(|e| {
-        let mut g = Gen::new(c);
-        let (v, kind) = g.expr(e, Mode::Primal);
-        let v = lift(v, kind);
-        let body = g.body(quote!(#v));
-        quote! {
-            #allow
-            #[inline]
-            fn eval_dissipation<#d: #p::Scalar>(#args) -> #d { #body }
-        }
-    });
-
-    let forces = has_forces.then(|| {
-        let mut g = Gen::new(c);
-        let calls: Vec<TokenStream> = c
-            .forces
-            .iter()
-            .map(|(force, point)| {
-                let (fv, fk) = g.expr(force, Mode::Primal);
-                let (pv, pk) = g.expr(point, Mode::Primal);
-                let (fv, pv) = (lift(fv, fk), lift(pv, pk));
-                quote!(#apply(#fv, #pv);)
-            })
-            .collect();
-        let body = g.body(quote!(#(#calls)*));
-        quote! {
-            #allow
-            #[inline]
-            fn eval_forces<#d: #p::Scalar, #f: #p::FnMut(#d, #d)>(#args, mut #apply: #f) { #body }
-        }
-    });
-
-    let constraints = constraints_fn(c, &params, &allow);
+    let terms = term_fns(c, false);
     let names = c.constraints.iter().map(|k| k.name.to_string());
     let holonomic = c.constraints.iter().map(|k| k.holonomic);
     quote! {
@@ -198,15 +152,120 @@ fn model_impl(c: &Checked) -> TokenStream {
             const CONSTRAINT_NAMES: &'static [&'static str] = &[#(#names),*];
             const HOLONOMIC: &'static [bool] = &[#(#holonomic),*];
 
-            #constraints
+            #terms
+        }
+    }
+}
 
+/// `impl Parametric<N, M, P>`: the same terms with the parameters taken from an array of
+/// the number type (so that they can be differentiated), and the accelerations in them.
+fn parametric_impl(c: &Checked) -> TokenStream {
+    let name = &c.model.name;
+    let (n, m, k) = (c.coordinates.len(), c.inputs.len(), c.constraints.len());
+    let np = c.parameters.len();
+    let p = private();
+    let names = c.parameters.iter().map(|x| x.name.to_string());
+    let fields = c.parameters.iter().map(|x| &x.name);
+    let terms = term_fns(c, true);
+    let [values, x, scalar] = ["values", "x", "__S"].map(internal);
+    let accelerations = if k == 0 {
+        quote!(#p::eval::accelerations_in(&#p::WithParameters { model: self, parameters: *#values }, #x))
+    } else {
+        quote!(#p::constrained::accelerations_in::<_, #scalar, #n, #m, #k>(
+            &#p::WithParameters { model: self, parameters: *#values }, #x))
+    };
+    quote! {
+        impl #p::Parametric<#n, #m, #np> for #name {
+            const PARAMETERS: [&'static str; #np] = [#(#names),*];
+
+            fn parameter_values(&self) -> [f64; #np] {
+                [#(self.#fields),*]
+            }
+
+            #terms
+
+            fn accelerations_with<#scalar: #p::Scalar>(
+                &self,
+                #values: &[#scalar; #np],
+                #x: &#p::eval::Point<#scalar, #n, #m>,
+            ) -> ::core::option::Option<#p::SVector<#scalar, #n>> {
+                #accelerations
+            }
+        }
+    }
+}
+
+/// The model's terms as functions generic over the number type: `eval_lagrangian`,
+/// `eval_dissipation`, `eval_forces` and `eval_constraints`, or with `parametric` their
+/// `_with` forms taking the parameters as an array.
+fn term_fns(c: &Checked, parametric: bool) -> TokenStream {
+    let (n, m, np) = (c.coordinates.len(), c.inputs.len(), c.parameters.len());
+    let p = private();
+    let [d, f, t, q, qd, u, apply, pa] =
+        ["__D", "__F", "t", "q", "qd", "u", "apply", "parameters"].map(internal);
+    let params = quote!(#t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]);
+    let (args, suffix) = if parametric {
+        (quote!(&self, #pa: &[#d; #np], #params), "_with")
+    } else {
+        (quote!(&self, #params), "")
+    };
+    let fn_name = |base: &str| Ident::new(&format!("{base}{suffix}"), Span::call_site());
+    let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all)]);
+
+    let mut g = Gen::new(c, parametric);
+    let kinetic = g.expr(c.kinetic, Mode::Primal);
+    let potential = match c.potential {
+        Some(v) => g.expr(v, Mode::Primal),
+        None => (quote!(0.0), Kind::Const),
+    };
+    let (l, kind) = combine(BinOp::Sub, Span::call_site(), kinetic, potential);
+    let l = lift(l, kind);
+    let lagrangian = g.body(quote!(#l));
+    let eval_lagrangian = fn_name("eval_lagrangian");
+
+    let dissipation = c.dissipation.map(|e| {
+        let mut g = Gen::new(c, parametric);
+        let (v, kind) = g.expr(e, Mode::Primal);
+        let v = lift(v, kind);
+        let body = g.body(quote!(#v));
+        let eval_dissipation = fn_name("eval_dissipation");
+        quote! {
             #allow
             #[inline]
-            fn eval_lagrangian<#d: #p::Scalar>(#args) -> #d { #lagrangian }
-
-            #dissipation
-            #forces
+            fn #eval_dissipation<#d: #p::Scalar>(#args) -> #d { #body }
         }
+    });
+
+    let forces = (!c.forces.is_empty()).then(|| {
+        let mut g = Gen::new(c, parametric);
+        let calls: Vec<TokenStream> = c
+            .forces
+            .iter()
+            .map(|(force, point)| {
+                let (fv, fk) = g.expr(force, Mode::Primal);
+                let (pv, pk) = g.expr(point, Mode::Primal);
+                let (fv, pv) = (lift(fv, fk), lift(pv, pk));
+                quote!(#apply(#fv, #pv);)
+            })
+            .collect();
+        let body = g.body(quote!(#(#calls)*));
+        let eval_forces = fn_name("eval_forces");
+        quote! {
+            #allow
+            #[inline]
+            fn #eval_forces<#d: #p::Scalar, #f: #p::FnMut(#d, #d)>(#args, mut #apply: #f) { #body }
+        }
+    });
+
+    let constraints = constraints_fn(c, &params, &allow, parametric);
+    quote! {
+        #allow
+        #[inline]
+        fn #eval_lagrangian<#d: #p::Scalar>(#args) -> #d { #lagrangian }
+
+        #dissipation
+        #forces
+        #constraints
     }
 }
 
@@ -287,15 +346,21 @@ fn dynamics_impl_with(model: &Model, n: usize, m: usize, k: usize, real: bool) -
 /// `eval_constraints`: each constraint as written at `Level::Position`; at
 /// `Level::Velocity` holonomic ones differentiated along the motion (their tangent's `eps`)
 /// and nonholonomic ones as written.
-fn constraints_fn(c: &Checked, params: &TokenStream, allow: &TokenStream) -> Option<TokenStream> {
+fn constraints_fn(
+    c: &Checked,
+    params: &TokenStream,
+    allow: &TokenStream,
+    parametric: bool,
+) -> Option<TokenStream> {
     if c.constraints.is_empty() {
         return None;
     }
     let p = private();
-    let [d, f, apply, level, x, scalar] =
-        ["__D", "__F", "apply", "level", "x", "__S"].map(internal);
+    let [d, f, apply, level, x, scalar, pa] =
+        ["__D", "__F", "apply", "level", "x", "__S", "parameters"].map(internal);
     let (n, m, k) = (c.coordinates.len(), c.inputs.len(), c.constraints.len());
-    let mut position = Gen::new(c);
+    let np = c.parameters.len();
+    let mut position = Gen::new(c, parametric);
     let calls: Vec<TokenStream> = c
         .constraints
         .iter()
@@ -307,7 +372,7 @@ fn constraints_fn(c: &Checked, params: &TokenStream, allow: &TokenStream) -> Opt
         })
         .collect();
     let position = position.body(quote!(#(#calls)*));
-    let mut velocity = Gen::new(c);
+    let mut velocity = Gen::new(c, parametric);
     let calls: Vec<TokenStream> = c
         .constraints
         .iter()
@@ -325,6 +390,25 @@ fn constraints_fn(c: &Checked, params: &TokenStream, allow: &TokenStream) -> Opt
         })
         .collect();
     let velocity = velocity.body(quote!(#(#calls)*));
+    let dispatch = quote! {
+        match #level {
+            #p::Level::Position => { #position }
+            #p::Level::Velocity => { #velocity }
+        }
+    };
+    if parametric {
+        return Some(quote! {
+            #allow
+            #[inline]
+            fn eval_constraints_with<#d: #p::Scalar, #f: #p::FnMut(usize, #d)>(
+                &self,
+                #level: #p::Level,
+                #pa: &[#d; #np],
+                #params,
+                mut #apply: #f,
+            ) { #dispatch }
+        });
+    }
     Some(quote! {
         #allow
         #[inline]
@@ -333,12 +417,7 @@ fn constraints_fn(c: &Checked, params: &TokenStream, allow: &TokenStream) -> Opt
             #level: #p::Level,
             #params,
             mut #apply: #f,
-        ) {
-            match #level {
-                #p::Level::Position => { #position }
-                #p::Level::Velocity => { #velocity }
-            }
-        }
+        ) { #dispatch }
 
         fn accelerations_in<#scalar: #p::Scalar>(&self, #x: &#p::eval::Point<#scalar, #n, #m>)
             -> ::core::option::Option<#p::SVector<#scalar, #n>> {
@@ -435,6 +514,9 @@ enum Mode {
 /// they need, so that the body computes exactly those.
 struct Gen<'a> {
     c: &'a Checked<'a>,
+    /// Parameters are variables taken from the `parameters` array (for differentiation)
+    /// rather than `f64` constants read from `self`.
+    parametric: bool,
     primal: Vec<bool>,
     tangent: Vec<bool>,
     uses_tangent: bool,
@@ -443,10 +525,11 @@ struct Gen<'a> {
 }
 
 impl<'a> Gen<'a> {
-    fn new(c: &'a Checked<'a>) -> Self {
+    fn new(c: &'a Checked<'a>, parametric: bool) -> Self {
         let n = c.lets.len();
         Gen {
             c,
+            parametric,
             primal: vec![false; n],
             tangent: vec![false; n],
             uses_tangent: false,
@@ -483,8 +566,15 @@ impl<'a> Gen<'a> {
                 .map(|code| quote!(let #name = #code;));
             quote!(#tangent #primal)
         });
+        let parameters = if self.parametric {
+            let array = internal("parameters");
+            let index = 0..self.c.parameters.len();
+            quote!(#( let #params = #array[#index]; )*)
+        } else {
+            quote!(#( let #params: f64 = self.#params; )*)
+        };
         quote! {
-            #( let #params: f64 = self.#params; )*
+            #parameters
             #( let #coords = #q[#ci]; )*
             #( let #inputs = #u[#ui]; )*
             #tangents
@@ -541,7 +631,13 @@ impl<'a> Gen<'a> {
             _ => {}
         }
         match self.c.symbols[&ident.to_string()] {
-            Symbol::Parameter(_) => (quote!(#ident), Kind::Const),
+            Symbol::Parameter(_) if !self.parametric => (quote!(#ident), Kind::Const),
+            // A variable parameter is constant along the motion: its tangent has no `eps`.
+            Symbol::Parameter(_) if tangent => {
+                let p = private();
+                (quote!(#p::Dual::from_re(#ident)), Kind::Var)
+            }
+            Symbol::Parameter(_) => (quote!(#ident), Kind::Var),
             Symbol::Coordinate(i) if tangent => {
                 let q = tangent_coordinate(i);
                 (quote!(#q), Kind::Var)
@@ -554,12 +650,12 @@ impl<'a> Gen<'a> {
     fn let_ref(&mut self, ident: &Ident, i: usize, mode: Mode) -> (TokenStream, Kind) {
         let c = self.c;
         let l = &c.lets[i];
-        let kind = if l.deps.is_constant() {
+        let kind = if l.deps.is_constant() && !self.parametric {
             Kind::Const
         } else {
             Kind::Var
         };
-        if mode == Mode::Tangent && kind == Kind::Var {
+        if mode == Mode::Tangent && kind == Kind::Var && !l.deps.is_constant() {
             if !self.tangent[i] {
                 self.tangent[i] = true;
                 let (code, _) = self.expr(l.value, Mode::Tangent);
@@ -577,6 +673,11 @@ impl<'a> Gen<'a> {
                 self.expr(l.value, Mode::Primal).0
             };
             self.code[i].0 = Some(code);
+        }
+        if mode == Mode::Tangent && kind == Kind::Var {
+            // A let of parameters only, variable in parametric code: constant in time.
+            let p = private();
+            return (quote!(#p::Dual::from_re(#ident)), kind);
         }
         (quote!(#ident), kind)
     }

@@ -23,8 +23,8 @@ use crate::eval::{
     bias, bias_in, check_state, factor_mass, mass_and_momenta_in, mass_matrix, Point,
 };
 use crate::linalg;
-use crate::model::Scalar;
 use crate::model::{Level, Model};
+use crate::model::{Scalar, Terms};
 use crate::{Dynamics, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual, DualNum, DualSVec, DualVec};
@@ -81,7 +81,13 @@ pub fn velocity_terms<T: Model<N, M>, const N: usize, const M: usize, const K: u
 }
 
 /// [`velocity_terms`] at a [`Point`] in any scalar.
-fn velocity_terms_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize, const K: usize>(
+fn velocity_terms_in<
+    T: Terms<S, N, M>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> (SVector<S, K>, SMatrix<S, K, N>) {
@@ -89,7 +95,7 @@ fn velocity_terms_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize, 
     let qd: [V<S, N>; N] = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
     let (mut v, mut j) = (SVector::<S, K>::zeros(), SMatrix::<S, K, N>::zeros());
     let (t, q, u) = (V::from_re(x.t), x.q.map(V::from_re), x.u.map(V::from_re));
-    model.eval_constraints(Level::Velocity, t, &q, &qd, &u, |k, c| {
+    model.constraints(Level::Velocity, t, &q, &qd, &u, |k, c| {
         if k < K {
             v[k] = c.re;
             j.set_row(k, &c.eps.unwrap_generic(Const::<N>, U1).transpose());
@@ -119,7 +125,7 @@ pub(crate) fn position_terms<T: Model<N, M>, const N: usize, const M: usize, con
 }
 
 /// γ = −(∂v/∂q q̇ + ∂v/∂t): one dual pass with (q, t) moving along (q̇, 1), q̇ held.
-fn gamma<T: Model<N, M>, S: Scalar, const N: usize, const M: usize, const K: usize>(
+fn gamma<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize, const K: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> SVector<S, K> {
@@ -127,7 +133,7 @@ fn gamma<T: Model<N, M>, S: Scalar, const N: usize, const M: usize, const K: usi
     let mut gamma = SVector::<S, K>::zeros();
     let t = Dual::new(x.t, S::one());
     let (qd, u) = (x.qd.map(Dual::from_re), x.u.map(Dual::from_re));
-    model.eval_constraints(Level::Velocity, t, &q, &qd, &u, |k, c| {
+    model.constraints(Level::Velocity, t, &q, &qd, &u, |k, c| {
         if k < K {
             gamma[k] = -c.eps;
         }
@@ -140,7 +146,7 @@ fn gamma<T: Model<N, M>, S: Scalar, const N: usize, const M: usize, const K: usi
 /// With dual numbers it differentiates the constrained accelerations exactly, multipliers
 /// eliminated.
 pub fn accelerations_in<
-    T: Model<N, M>,
+    T: Terms<S, N, M>,
     S: Scalar,
     const N: usize,
     const M: usize,

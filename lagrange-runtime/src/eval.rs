@@ -23,7 +23,7 @@
 //! directly for a [`Model`] written by hand.
 
 use crate::error::{DynamicsError, StatePart};
-use crate::model::{Model, Scalar};
+use crate::model::{Model, Scalar, Terms};
 use crate::State;
 use nalgebra::{Cholesky, Const, SMatrix, SVector, U1};
 use num_dual::{Derivative, Dual2Vec, DualNum, DualSVec, DualVec, HyperDualVec};
@@ -108,14 +108,14 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
 }
 
 /// [`mass_matrix`] and the momenta at a [`Point`] in any scalar.
-pub fn mass_and_momenta_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+pub fn mass_and_momenta_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> (SMatrix<S, N, N>, SVector<S, N>) {
     type D<S, const N: usize> = Dual2Vec<S, Const<N>>;
     let qd: [D<S, N>; N] = from_fn(|i| D::from_re(x.qd[i]).derivative(i));
     let (q, u) = (x.q.map(D::from_re), x.u.map(D::from_re));
-    let l = model.eval_lagrangian(D::from_re(x.t), &q, &qd, &u);
+    let l = model.lagrangian(D::from_re(x.t), &q, &qd, &u);
     let p = l.v1.unwrap_generic(U1, Const::<N>).transpose();
     (l.v2.unwrap_generic(Const::<N>, Const::<N>), p)
 }
@@ -133,7 +133,7 @@ pub fn mass_matrix<T: Model<N, M>, const N: usize, const M: usize>(
 ///
 /// One hyper-dual pass: ε₁ seeds each q̇ᵢ, ε₂ moves (q, t) along (q̇, 1), so the ε₁ε₂ part
 /// is ∂/∂q̇ᵢ of the derivative of L along the motion with q̇ held fixed.
-fn mixed_term<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+fn mixed_term<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> SVector<S, N> {
@@ -145,19 +145,19 @@ fn mixed_term<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
         qi
     });
     let t = H::from_re(x.t).derivative2(0);
-    let l = model.eval_lagrangian(t, &q, &qd, &x.u.map(H::from_re));
+    let l = model.lagrangian(t, &q, &qd, &x.u.map(H::from_re));
     l.eps1eps2.unwrap_generic(Const::<N>, U1)
 }
 
 /// ∂L/∂q.
-fn lagrangian_gradient_q<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+fn lagrangian_gradient_q<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> SVector<S, N> {
     type V<S, const N: usize> = DualVec<S, Const<N>>;
     let q: [V<S, N>; N] = from_fn(|i| V::from_re(x.q[i]).derivative(i));
     let (qd, u) = (x.qd.map(V::from_re), x.u.map(V::from_re));
-    let l = model.eval_lagrangian(V::from_re(x.t), &q, &qd, &u);
+    let l = model.lagrangian(V::from_re(x.t), &q, &qd, &u);
     l.eps.unwrap_generic(Const::<N>, U1)
 }
 
@@ -175,7 +175,7 @@ pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
 /// [`generalized_forces`] in any [`Scalar`]: with dual numbers for
 /// the arguments, it gives the exact derivatives of Q (the variational integrator's Newton
 /// Jacobian, linearizations).
-pub fn generalized_forces_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+pub fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     t: S,
     q: &[S; N],
@@ -190,7 +190,7 @@ pub fn generalized_forces_in<T: Model<N, M>, S: Scalar, const N: usize, const M:
     let mut total = [S::zero(); N];
     if T::HAS_FORCES {
         let (t, qd, u) = (V::from_re(t), plain(qd), u.map(V::from_re));
-        model.eval_forces(t, &seeded(q), &qd, &u, |f, p| {
+        model.forces(t, &seeded(q), &qd, &u, |f, p| {
             let dp = p.eps.unwrap_generic(Const::<N>, U1);
             for (total, dp) in total.iter_mut().zip(dp.iter()) {
                 *total += f.re * *dp;
@@ -198,7 +198,7 @@ pub fn generalized_forces_in<T: Model<N, M>, S: Scalar, const N: usize, const M:
         });
     }
     if T::HAS_DISSIPATION {
-        let d = model.eval_dissipation(V::from_re(t), &plain(q), &seeded(qd), &u.map(V::from_re));
+        let d = model.dissipation(V::from_re(t), &plain(q), &seeded(qd), &u.map(V::from_re));
         let dd = d.eps.unwrap_generic(Const::<N>, U1);
         for (total, dd) in total.iter_mut().zip(dd.iter()) {
             *total -= *dd;
@@ -217,7 +217,7 @@ pub(crate) fn bias<T: Model<N, M>, const N: usize, const M: usize>(
 }
 
 /// [`bias`] at a [`Point`] in any scalar.
-pub fn bias_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+pub fn bias_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> SVector<S, N> {
@@ -229,7 +229,7 @@ pub fn bias_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
 /// the mass matrix (no diagnostics: `None` when it is singular). With dual numbers this
 /// differentiates the accelerations exactly; [`linearize`](crate::linearize::linearize)
 /// uses it.
-pub fn accelerations_in<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
+pub fn accelerations_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> Option<SVector<S, N>> {

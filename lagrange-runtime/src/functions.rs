@@ -114,10 +114,24 @@ pub fn powf<D: Scalar>(x: D, y: f64) -> D {
     x.powf(y)
 }
 
-/// x^y where the exponent y is itself a variable quantity (x must be positive).
+/// x^y where the exponent y is itself a variable quantity: exp(y ln x) for x > 0. For
+/// x ≤ 0 only integral exponents have a real power; it is computed as an integer power
+/// (a parameter `n` in `x^n` with negative x), without a derivative with respect to the
+/// exponent, which does not exist there.
+///
+/// ```
+/// use lagrange_runtime::functions::powd;
+/// assert_eq!(powd(-2.0, 3.0), -8.0);
+/// assert!((powd(2.0, 0.5) - 2f64.sqrt()).abs() < 1e-15);
+/// ```
 #[inline]
 pub fn powd<D: Scalar>(x: D, y: D) -> D {
-    x.powd(y)
+    let n = y.re();
+    if x.re() <= 0.0 && n.fract() == 0.0 && n.abs() <= f64::from(i32::MAX) {
+        x.powi(n as i32)
+    } else {
+        x.powd(y)
+    }
 }
 
 /// √(x² + y²).

@@ -38,7 +38,7 @@ pub mod __private {
     pub use crate::constrained;
     pub use crate::eval;
     pub use crate::functions;
-    pub use crate::model::{Level, Model, Scalar};
+    pub use crate::model::{Level, Model, Parametric, Scalar, WithParameters};
     pub use crate::simulate;
     pub use crate::{Constrained, ConstraintSolver, Dynamics, DynamicsError, State};
     pub use core::convert::From;

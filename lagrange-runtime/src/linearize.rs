@@ -7,7 +7,7 @@
 
 use crate::error::DynamicsError;
 use crate::eval::{check_state, Point};
-use crate::model::{Level, Model};
+use crate::model::{Level, Model, Parametric};
 use crate::{Dynamics, State};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
 use num_dual::DualSVec;
@@ -223,4 +223,64 @@ fn holonomic_terms<T: Model<N, M>, const N: usize, const M: usize>(
         }
     });
     (gram, gradient, size)
+}
+
+/// The sensitivities ∂q̈/∂p of the accelerations to the model's parameters (column j: the
+/// derivative with respect to parameter j, in declaration order), exact: the parameters
+/// become dual numbers seeded once each, and the whole acceleration computation — the
+/// constrained system included — is evaluated in them. For system identification and
+/// gradient-based design.
+///
+/// # Errors
+/// As [`Dynamics::accelerations`] at that state.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::linearize::sensitivities;
+///
+/// lagrangian! {
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 2.0, g = 9.81;
+///         coordinates: theta;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = -m * g * l * cos(theta);
+///     }
+/// }
+///
+/// let s = State::at_rest(SVector::from([0.5]));
+/// let d = sensitivities(&Pendulum::default(), &s, &SVector::zeros()).unwrap();
+/// // θ̈ = −(g/l) sin θ: ∂/∂m = 0, ∂/∂l = (g/l²) sin θ, ∂/∂g = −sin θ / l
+/// assert_eq!(d[(0, 0)], 0.0);
+/// assert!((d[(0, 1)] - 9.81 / 4.0 * 0.5f64.sin()).abs() < 1e-14);
+/// assert!((d[(0, 2)] - -0.5f64.sin() / 2.0).abs() < 1e-15);
+/// ```
+pub fn sensitivities<T, const N: usize, const M: usize, const P: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> Result<SMatrix<f64, N, P>, DynamicsError>
+where
+    T: Parametric<N, M, P> + Dynamics<N, M>,
+{
+    model.accelerations(s, u)?;
+    type V<const P: usize> = DualSVec<f64, P>;
+    let values = model.parameter_values();
+    let p: [V<P>; P] = from_fn(|i| V::from_re(values[i]).derivative(i));
+    let base = Point::new(s, u);
+    let x = Point {
+        t: V::from_re(base.t),
+        q: base.q.map(V::from_re),
+        qd: base.qd.map(V::from_re),
+        u: base.u.map(V::from_re),
+    };
+    let not_finite = || DynamicsError::NonFiniteResult {
+        quantity: "parameter sensitivities",
+    };
+    let d = jacobian(&model.accelerations_with(&p, &x).ok_or_else(not_finite)?);
+    if d.iter().all(|x| x.is_finite()) {
+        Ok(d)
+    } else {
+        Err(not_finite())
+    }
 }

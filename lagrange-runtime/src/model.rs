@@ -114,3 +114,242 @@ pub trait Model<const N: usize, const M: usize> {
         let _ = (t, q, qd, u, apply);
     }
 }
+
+/// The terms of a model as the generic passes of [`eval`](crate::eval) and
+/// [`constrained`](crate::constrained) evaluate them, in dual numbers `D` built over an
+/// outer scalar `S` (with S = f64 for plain evaluation). Every [`Model`] provides them;
+/// [`WithParameters`] provides them with the parameters as values of `S`, so that
+/// derivatives with respect to parameters come out of the same passes.
+pub trait Terms<S: Scalar, const N: usize, const M: usize> {
+    /// As [`Model::HAS_DISSIPATION`].
+    const HAS_DISSIPATION: bool;
+    /// As [`Model::HAS_FORCES`].
+    const HAS_FORCES: bool;
+
+    /// As [`Model::eval_lagrangian`].
+    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+    ) -> D;
+
+    /// As [`Model::eval_dissipation`].
+    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+    ) -> D;
+
+    /// As [`Model::eval_forces`].
+    fn forces<D: Scalar + DualNum<InnerDual = S>, F: FnMut(D, D)>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    );
+
+    /// As [`Model::eval_constraints`].
+    fn constraints<D: Scalar + DualNum<InnerDual = S>, F: FnMut(usize, D)>(
+        &self,
+        level: Level,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    );
+}
+
+impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> Terms<S, N, M> for T {
+    const HAS_DISSIPATION: bool = T::HAS_DISSIPATION;
+    const HAS_FORCES: bool = T::HAS_FORCES;
+
+    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+    ) -> D {
+        self.eval_lagrangian(t, q, qd, u)
+    }
+
+    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+    ) -> D {
+        self.eval_dissipation(t, q, qd, u)
+    }
+
+    fn forces<D: Scalar + DualNum<InnerDual = S>, F: FnMut(D, D)>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    ) {
+        self.eval_forces(t, q, qd, u, apply);
+    }
+
+    fn constraints<D: Scalar + DualNum<InnerDual = S>, F: FnMut(usize, D)>(
+        &self,
+        level: Level,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    ) {
+        self.eval_constraints(level, t, q, qd, u, apply);
+    }
+}
+
+/// A model whose `P` parameters can be differentiated: its terms with the parameters
+/// given as values of the number type instead of read from the struct. `lagrangian!`
+/// implements it; [`linearize::sensitivities`](crate::linearize::sensitivities) uses it.
+pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M> {
+    /// The parameter names, in declaration order.
+    const PARAMETERS: [&'static str; P];
+
+    /// The parameter values of this model, in declaration order.
+    fn parameter_values(&self) -> [f64; P];
+
+    /// L with parameters `p`.
+    fn eval_lagrangian_with<D: Scalar>(
+        &self,
+        p: &[D; P],
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+    ) -> D;
+
+    /// D (dissipation) with parameters `p`; zero unless overridden.
+    fn eval_dissipation_with<D: Scalar>(
+        &self,
+        p: &[D; P],
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+    ) -> D {
+        let _ = (p, q, qd, u);
+        t * 0.0
+    }
+
+    /// The forces with parameters `p`; none unless overridden.
+    fn eval_forces_with<D: Scalar, F: FnMut(D, D)>(
+        &self,
+        p: &[D; P],
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    ) {
+        let _ = (p, t, q, qd, u, apply);
+    }
+
+    /// The constraints with parameters `p`; none unless overridden.
+    #[allow(clippy::too_many_arguments)]
+    fn eval_constraints_with<D: Scalar, F: FnMut(usize, D)>(
+        &self,
+        level: Level,
+        p: &[D; P],
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    ) {
+        let _ = (level, p, t, q, qd, u, apply);
+    }
+
+    /// The accelerations at a point with parameters `p`, both in the scalar `S` (`None`
+    /// where singular); constrained models solve their constrained system.
+    fn accelerations_with<S: Scalar>(
+        &self,
+        p: &[S; P],
+        x: &crate::eval::Point<S, N, M>,
+    ) -> Option<nalgebra::SVector<S, N>>
+    where
+        Self: Sized;
+}
+
+/// A parametric model with its parameters fixed to values of the scalar `S` (typically
+/// dual numbers seeded on them): its [`Terms`] lift them into every pass's dual type.
+#[derive(Debug, Clone, Copy)]
+pub struct WithParameters<'a, T, S, const P: usize> {
+    /// The model.
+    pub model: &'a T,
+    /// The parameter values.
+    pub parameters: [S; P],
+}
+
+impl<T, S, const N: usize, const M: usize, const P: usize> Terms<S, N, M>
+    for WithParameters<'_, T, S, P>
+where
+    T: Parametric<N, M, P>,
+    S: Scalar,
+{
+    const HAS_DISSIPATION: bool = T::HAS_DISSIPATION;
+    const HAS_FORCES: bool = T::HAS_FORCES;
+
+    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+    ) -> D {
+        let p = self.parameters.map(D::from_re);
+        self.model.eval_lagrangian_with(&p, t, q, qd, u)
+    }
+
+    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+    ) -> D {
+        let p = self.parameters.map(D::from_re);
+        self.model.eval_dissipation_with(&p, t, q, qd, u)
+    }
+
+    fn forces<D: Scalar + DualNum<InnerDual = S>, F: FnMut(D, D)>(
+        &self,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    ) {
+        let p = self.parameters.map(D::from_re);
+        self.model.eval_forces_with(&p, t, q, qd, u, apply);
+    }
+
+    fn constraints<D: Scalar + DualNum<InnerDual = S>, F: FnMut(usize, D)>(
+        &self,
+        level: Level,
+        t: D,
+        q: &[D; N],
+        qd: &[D; N],
+        u: &[D; M],
+        apply: F,
+    ) {
+        let p = self.parameters.map(D::from_re);
+        self.model
+            .eval_constraints_with(level, &p, t, q, qd, u, apply);
+    }
+}
