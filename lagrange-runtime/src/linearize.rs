@@ -133,14 +133,18 @@ fn jacobian<const N: usize, const K: usize>(
 /// An equilibrium: the coordinates q* near `guess` where the model rests, q̈(q*, 0, u) = 0,
 /// at time `t` with inputs `u`.
 ///
-/// Newton's method on the exact Jacobian ∂q̈/∂q. For constrained models the holonomic
-/// constraints φ(q*, t) = 0 are solved with it (Gauss–Newton on both): ∂q̈/∂q alone is
+/// Newton's method on the generalized force that would accelerate the model from rest,
+/// F(q) = M(q) q̈(q, 0, u): it has the zeros of q̈, and its exact Jacobian is better
+/// conditioned (symmetric for conservative models) than that of q̈ = M⁻¹F, so Newton stays
+/// with the nearest equilibrium instead of jumping to another. Each step is shortened
+/// until it reduces the residual (backtracking). For constrained models the holonomic
+/// constraints φ(q*, t) = 0 are solved with it (Gauss–Newton on both): F alone is
 /// singular across the constraints.
 ///
 /// # Errors
 /// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
 /// nearby, or a singular Jacobian: a neutral direction such as a free translation), and the
-/// errors of [`linearize`].
+/// errors of [`Dynamics::accelerations`].
 ///
 /// # Example
 /// ```
@@ -175,31 +179,74 @@ where
 {
     const ITERATIONS: usize = 50;
     let mut q = *guess;
+    let mut iterations = 0;
     let mut residual = f64::INFINITY;
-    for _ in 0..ITERATIONS {
-        let s = State::new(t, q, SVector::zeros());
-        check_state::<T, N, M>(&s, u)?;
-        let lin = linearize(model, &s, u)?;
-        let (gram, phi_gradient, phi_size) = holonomic_terms(model, &s, u);
-        let r = lin.accelerations;
-        residual = r.amax().max(phi_size);
-        let scale = lin.d_q.amax().max(1.0) * (1.0 + q.amax());
-        if residual <= 1e-13 * scale {
+    while iterations < ITERATIONS {
+        let (force, jacobian) = static_force(model, &q, u, t)?;
+        let (gram, phi_gradient, phi_size) =
+            holonomic_terms(model, &State::new(t, q, SVector::zeros()), u);
+        let rest = State::new(t, q, SVector::zeros());
+        residual = model.accelerations(&rest, u)?.amax().max(phi_size);
+        let scale = jacobian.amax().max(1.0) * (1.0 + q.amax());
+        if force.amax().max(phi_size) <= 1e-13 * scale {
             return Ok(q);
         }
+        iterations += 1;
         let step = if T::CONSTRAINT_NAMES.is_empty() {
-            crate::linalg::solve(lin.d_q, -r)
+            crate::linalg::solve(jacobian, -force)
         } else {
-            let jt = lin.d_q.transpose();
-            crate::linalg::solve(jt * lin.d_q + gram, -(jt * r + phi_gradient))
+            let jt = jacobian.transpose();
+            crate::linalg::solve(jt * jacobian + gram, -(jt * force + phi_gradient))
         };
         let Some(step) = step else { break };
-        q += step;
+        let merit = |q: &SVector<f64, N>| -> Result<f64, DynamicsError> {
+            let (f, _) = static_force(model, q, u, t)?;
+            let (_, _, phi) = holonomic_terms(model, &State::new(t, *q, SVector::zeros()), u);
+            Ok(f.norm_squared() + phi * phi)
+        };
+        let current = force.norm_squared() + phi_size * phi_size;
+        let mut length = 1.0;
+        while length > 1e-4 && merit(&(q + step * length))? >= current {
+            length *= 0.5;
+        }
+        q += step * length;
     }
     Err(DynamicsError::NoEquilibrium {
         residual,
-        iterations: ITERATIONS,
+        iterations,
     })
+}
+
+/// F(q) = M(q) q̈(q, 0, u) and its exact Jacobian ∂F/∂q.
+fn static_force<T, const N: usize, const M: usize>(
+    model: &T,
+    q: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+    t: f64,
+) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
+where
+    T: Model<N, M> + Dynamics<N, M>,
+{
+    let rest = State::new(t, *q, SVector::zeros());
+    check_state::<T, N, M>(&rest, u)?;
+    type V<const K: usize> = DualSVec<f64, K>;
+    let x = Point {
+        t: V::from_re(t),
+        q: from_fn(|i| V::from_re(q[i]).derivative(i)),
+        qd: [V::from_re(0.0); N],
+        u: from_fn(|i| V::from_re(u[i])),
+    };
+    let Some(acceleration) = model.accelerations_in(&x) else {
+        // Singular: let the plain evaluation say why.
+        model.accelerations(&rest, u)?;
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "derivatives of the accelerations",
+        });
+    };
+    let (mass, _) = crate::eval::mass_and_momenta_in(model, &x);
+    let force = mass * acceleration;
+    let value = SVector::from_fn(|i, _| force[i].re);
+    Ok((value, jacobian(&force)))
 }
 
 /// Σ ∇φₖ ∇φₖᵀ, Σ φₖ ∇φₖ and the largest |φₖ| over the holonomic constraints, accumulated

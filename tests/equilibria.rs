@@ -1,0 +1,432 @@
+//! `equilibrium` against closed-form rest positions, and its failures.
+//!
+//! An equilibrium is q* with q̈(q*, q̇ = 0, t, u) = 0 (and the holonomic constraints
+//! φ(q*, t) = 0 for constrained models). Truths:
+//! - pendulum with a constant torque τ: m g l sin θ* = τ, two solutions θ* = asin(τ/(m g l))
+//!   (stable) and π − θ* (unstable); none when τ > m g l;
+//! - masses on springs under gravity: k x* = m g (and a chain of two);
+//! - the double pendulum's four equilibria θᵢ ∈ {0, π};
+//! - a time-dependent oscillator at time t: k(t) x* = F(t);
+//! - the Cartesian pendulum: the bottom (0, −l), the top (0, l), and, pushed sideways by a
+//!   constant fx, the angle tan θ* = fx/(m g);
+//! - no equilibrium at all (a cart pushed by a constant force, q̈ = F/m), and neutral
+//!   directions (a free translation: the Jacobian is singular) — errors, never panics.
+
+use lagrange_runtime::linearize::{equilibrium, linearize};
+use lagrange_runtime::prelude::*;
+use std::f64::consts::PI;
+
+const NO_INPUT: SVector<f64, 0> =
+    SVector::from_array_storage(lagrange_runtime::nalgebra::ArrayStorage([[]]));
+
+fn assert_close(got: f64, want: f64, tol: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= tol * want.abs().max(1.0),
+        "{what}: got {got:e}, want {want:e} (diff {:e})",
+        (got - want).abs()
+    );
+}
+
+/// Wraps an angle to (−π, π].
+fn wrap(a: f64) -> f64 {
+    let w = a.rem_euclid(2.0 * PI);
+    if w > PI {
+        w - 2.0 * PI
+    } else {
+        w
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+lagrangian! {
+    /// Point mass m on a massless rod l, θ from the downward vertical, torque tau.
+    pub struct Pendulum {
+        parameters: m = 1.3, l = 0.7, g = 9.81;
+        coordinates: theta;
+        inputs: tau;
+        kinetic = m/2 * l^2 * dot(theta)^2;
+        potential = -m * g * l * cos(theta);
+        force tau on theta;
+    }
+}
+
+/// θ̈ = −(g/l) sin θ + τ/(m l²) = 0 ⇔ sin θ* = τ/(m g l). Near 0 Newton finds the stable
+/// θ* = asin(τ/(m g l)) (∂θ̈/∂θ = −(g/l) cos θ* < 0); near π the unstable π − θ*.
+#[test]
+fn pendulum_with_a_constant_torque() {
+    for p in [Pendulum::default(), Pendulum::new(0.2, 2.5, 3.71)] {
+        let weight = p.m * p.g * p.l;
+        for ratio in [0.0, 0.1, 0.5, -0.73, 0.95] {
+            let u = SVector::from([ratio * weight]);
+            let stable = ratio.asin();
+            let q = equilibrium(&p, &SVector::from([0.1]), &u, 0.0).unwrap();
+            assert_close(q[0], stable, 1e-12, "stable θ*");
+            let unstable = PI - stable;
+            let q = equilibrium(&p, &SVector::from([3.0]), &u, 0.0).unwrap();
+            assert_close(wrap(q[0]), wrap(unstable), 1e-12, "unstable θ*");
+            // The linearization there confirms the character: −(g/l) cos θ*.
+            let lin = linearize(&p, &State::at_rest(q), &u).unwrap();
+            assert!(lin.accelerations.amax() < 1e-12, "θ̈ at θ*");
+            assert_close(lin.d_q[(0, 0)], -p.g / p.l * unstable.cos(), 1e-12, "∂θ̈/∂θ");
+            assert!(lin.d_q[(0, 0)] > 0.0, "upper equilibrium is unstable");
+        }
+    }
+}
+
+/// τ > m g l: θ̈ ≥ τ/(m l²) − g/l > 0 everywhere, no equilibrium. Newton wanders (its
+/// Jacobian −(g/l) cos θ is regular almost everywhere) and must give up with
+/// `NoEquilibrium` and a residual at least that bound.
+#[test]
+fn pendulum_torque_too_large() {
+    let p = Pendulum::default();
+    let tau = 1.5 * p.m * p.g * p.l;
+    let bound = tau / (p.m * p.l * p.l) - p.g / p.l;
+    for guess in [0.0, 0.3, 1.5, -2.0] {
+        match equilibrium(&p, &SVector::from([guess]), &SVector::from([tau]), 0.0) {
+            Err(DynamicsError::NoEquilibrium {
+                residual,
+                iterations,
+            }) => {
+                assert!(
+                    residual >= bound * (1.0 - 1e-12),
+                    "residual {residual} below the lower bound {bound}"
+                );
+                assert!(
+                    iterations > 0 && iterations <= 1000,
+                    "iterations {iterations}"
+                );
+                let msg = DynamicsError::NoEquilibrium {
+                    residual,
+                    iterations,
+                }
+                .to_string();
+                assert!(msg.contains("no equilibrium"), "{msg}");
+            }
+            other => panic!("guess {guess}: expected NoEquilibrium, got {other:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+lagrangian! {
+    /// A mass hanging on a spring, x measured downward from the spring's rest length.
+    pub struct HangingSpring {
+        parameters: m = 0.8, k = 31.0, g = 9.81;
+        coordinates: x;
+        kinetic = m/2 * dot(x)^2;
+        potential = k/2 * x^2 - m * g * x;
+    }
+}
+
+lagrangian! {
+    /// Two masses in series on two springs, hanging; positions measured downward from the
+    /// unstretched positions.
+    pub struct SpringChain {
+        parameters: m1 = 0.8, m2 = 1.7, k1 = 31.0, k2 = 12.5, g = 9.81;
+        coordinates: x1, x2;
+        kinetic = m1/2 * dot(x1)^2 + m2/2 * dot(x2)^2;
+        potential = k1/2 * x1^2 + k2/2 * (x2 - x1)^2 - g * (m1*x1 + m2*x2);
+    }
+}
+
+/// m ẍ = m g − k x: x* = m g/k. The chain: the lower spring carries m2 g and the upper
+/// one (m1 + m2) g, so x1* = (m1 + m2) g/k1 and x2* = x1* + m2 g/k2. The problem is linear,
+/// so Newton lands on it from anywhere.
+#[test]
+fn springs_under_gravity() {
+    let s = HangingSpring::default();
+    for guess in [0.0, -3.0, 100.0] {
+        let q = equilibrium(&s, &SVector::from([guess]), &NO_INPUT, 0.0).unwrap();
+        assert_close(q[0], s.m * s.g / s.k, 1e-13, "x* = m g/k");
+    }
+    let c = SpringChain::default();
+    let x1 = (c.m1 + c.m2) * c.g / c.k1;
+    let x2 = x1 + c.m2 * c.g / c.k2;
+    let q = equilibrium(&c, &SVector::from([0.3, -0.4]), &NO_INPUT, 0.0).unwrap();
+    assert_close(q[0], x1, 1e-13, "x1*");
+    assert_close(q[1], x2, 1e-13, "x2*");
+}
+
+lagrangian! {
+    /// m ẍ + c ẋ + k (1 + e cos(w t)) x = F0 cos(w t): the rest position moves with t.
+    pub struct Oscillator {
+        parameters: m = 1.7, c = 0.35, k = 5.2, e = 0.4, F0 = 0.8, w = 1.3;
+        coordinates: x;
+        kinetic = m/2 * dot(x)^2;
+        potential = k/2 * (1 + e*cos(w*t)) * x^2;
+        dissipation = c/2 * dot(x)^2;
+        force F0*cos(w*t) on x;
+    }
+}
+
+/// At time t with q̇ = 0: x*(t) = F0 cos ωt / (k (1 + e cos ωt)) (damping plays no part).
+#[test]
+fn time_dependent_rest_position() {
+    let o = Oscillator::default();
+    for t in [0.0, 0.9, 2.4, 7.7] {
+        let cw = (o.w * t).cos();
+        let want = o.F0 * cw / (o.k * (1.0 + o.e * cw));
+        let q = equilibrium(&o, &SVector::from([1.0]), &NO_INPUT, t).unwrap();
+        assert_close(q[0], want, 1e-13, &format!("x*({t})"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+lagrangian! {
+    /// Planar double pendulum with point masses, angles from the downward vertical.
+    pub struct DoublePendulum {
+        parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81;
+        coordinates: theta1, theta2;
+        let x1 = l1 * sin(theta1);
+        let y1 = -l1 * cos(theta1);
+        let x2 = x1 + l2 * sin(theta2);
+        let y2 = y1 - l2 * cos(theta2);
+        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
+        potential = g * (m1*y1 + m2*y2);
+    }
+}
+
+/// At rest θ̈ = M(θ)⁻¹ f with f = (−(m1+m2) g l1 sin θ1, −m2 g l2 sin θ2): zero exactly
+/// when sin θ1 = sin θ2 = 0. From a guess near each of the four, Newton lands on it
+/// (modulo 2π: plain Newton steps may overshoot by whole turns), and from a close guess
+/// on the hanging one itself. (Newton's basin on q̈ is small for anti-phase guesses; see
+/// `double_pendulum_hanging_from_a_moderate_guess`.)
+#[test]
+fn double_pendulum_equilibria() {
+    for p in [
+        DoublePendulum::default(),
+        DoublePendulum::new(0.7, 1.9, 1.3, 0.55, 9.81),
+    ] {
+        let q = equilibrium(&p, &SVector::from([0.1, -0.07]), &NO_INPUT, 0.0).unwrap();
+        assert!(q.amax() < 1e-12, "hanging from (0.1, −0.07): {q:?}");
+        for (guess, want) in [
+            ([0.15, 0.1], [0.0, 0.0]),
+            ([3.0, 3.3], [PI, PI]),
+            ([0.1, 3.0], [0.0, PI]),
+            ([-3.0, 0.05], [-PI, 0.0]),
+            ([3.1, -0.1], [PI, 0.0]),
+        ] {
+            let q = equilibrium(&p, &SVector::from(guess), &NO_INPUT, 0.0).unwrap();
+            for i in 0..2 {
+                // Plain Newton may land on a copy of the same configuration 2π away.
+                assert_close(
+                    wrap(q[i] - want[i]),
+                    0.0,
+                    1e-12,
+                    &format!("θ{}* from {guess:?}", i + 1),
+                );
+            }
+            let qdd = p.accelerations(&State::at_rest(q), &NO_INPUT).unwrap();
+            assert!(qdd.amax() < 1e-12, "θ̈ at θ*: {qdd:?}");
+        }
+    }
+}
+
+/// The hanging equilibrium from a guess 0.36 rad away, (0.3, −0.2), for m1 = 0.7,
+/// m2 = 1.9, l1 = 1.3, l2 = 0.55. Plain Newton on q̈ = M(θ)⁻¹ f(θ) = 0 goes to (π, −π), the
+/// inverted (unstable) equilibrium, after 8 iterations through (−1.39, 1.70),
+/// (4.04, 8.70), … (reproduced by an independent Newton iteration with finite-difference
+/// Jacobians). The Jacobian of q̈ carries the term ∂(M⁻¹)/∂θ · f, which distorts the steps
+/// away from rest; Newton on the static forces f(θ) = M q̈ (same zeros, here separable:
+/// sin θ1 = sin θ2 = 0) converges to (0, 0) from this guess, as does any guess with
+/// |θᵢ| < π/2 for the separable sin.
+#[test]
+fn double_pendulum_hanging_from_a_moderate_guess() {
+    let p = DoublePendulum::new(0.7, 1.9, 1.3, 0.55, 9.81);
+    let q = equilibrium(&p, &SVector::from([0.3, -0.2]), &NO_INPUT, 0.0).unwrap();
+    for i in 0..2 {
+        assert_close(wrap(q[i]), 0.0, 1e-12, &format!("θ{}*", i + 1));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+lagrangian! {
+    /// Pendulum in Cartesian coordinates of the bob, y up, with a horizontal force fx.
+    pub struct CartesianPendulum {
+        parameters: m = 1.3, l = 0.9, g = 9.81;
+        coordinates: x, y;
+        inputs: fx;
+        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+        potential = m * g * y;
+        force fx on x;
+        constraint rod = x^2 + y^2 - l^2;
+    }
+}
+
+/// Constrained: q̈ at rest is the tangential part of F/m, F = (fx, −m g), and the rod
+/// holds |q| = l. With fx = 0: the bottom (0, −l) and the top (0, l). With fx: the bob
+/// rests where F is along the rod, tan θ* = fx/(m g), q* = l (sin θ*, −cos θ*). The guesses
+/// are off the constraint (|guess| ≠ l): Gauss–Newton must restore it too.
+#[test]
+fn cartesian_pendulum_equilibria() {
+    for p in [
+        CartesianPendulum::default(),
+        CartesianPendulum::new(0.4, 2.2, 3.71),
+    ] {
+        let l = p.l;
+        let zero = SVector::from([0.0]);
+        let q = equilibrium(&p, &SVector::from([0.12, -0.8 * l]), &zero, 0.0).unwrap();
+        assert_close(q[0], 0.0, 1e-12, "bottom x");
+        assert_close(q[1], -l, 1e-12, "bottom y");
+        let q = equilibrium(&p, &SVector::from([-0.1, 1.15 * l]), &zero, 0.0).unwrap();
+        assert_close(q[0], 0.0, 1e-12, "top x");
+        assert_close(q[1], l, 1e-12, "top y");
+
+        for fx in [0.7, -2.3] {
+            let th = (fx / (p.m * p.g)).atan();
+            let guess = SVector::from([0.0, -1.1 * l]);
+            let q = equilibrium(&p, &guess, &SVector::from([fx]), 0.0).unwrap();
+            assert_close(q[0], l * th.sin(), 1e-12, "pushed x");
+            assert_close(q[1], -l * th.cos(), 1e-12, "pushed y");
+            let r = p.constraint_residuals(&State::at_rest(q), &SVector::from([fx]));
+            assert!(r[0].abs() < 1e-12, "rod residual {}", r[0]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+lagrangian! {
+    /// A cart on a frictionless rail pushed by a force f.
+    pub struct Cart {
+        parameters: m = 2.0;
+        coordinates: x;
+        inputs: f;
+        kinetic = m/2 * dot(x)^2;
+        force f on x;
+    }
+}
+
+/// ẍ = f/m never vanishes for f ≠ 0: no equilibrium. The Jacobian ∂ẍ/∂x is zero, so
+/// Newton cannot even make a step; the error carries the residual |f/m|.
+#[test]
+fn pushed_cart_has_no_equilibrium() {
+    let cart = Cart::default();
+    for (guess, f) in [(0.0, 3.0), (5.5, -0.4)] {
+        match equilibrium(&cart, &SVector::from([guess]), &SVector::from([f]), 0.0) {
+            Err(DynamicsError::NoEquilibrium { residual, .. }) => {
+                assert_close(residual, (f / cart.m).abs(), 1e-15, "residual = |f/m|");
+            }
+            other => panic!("expected NoEquilibrium, got {other:?}"),
+        }
+    }
+}
+
+/// The error's `iterations` is documented as the "iterations made"; Newton stops at the
+/// first iteration when the Jacobian is singular, so it should not report the full budget.
+#[test]
+fn no_equilibrium_reports_the_iterations_made() {
+    let cart = Cart::default();
+    match equilibrium(&cart, &SVector::from([0.0]), &SVector::from([3.0]), 0.0) {
+        Err(DynamicsError::NoEquilibrium { iterations, .. }) => {
+            assert!(iterations <= 1, "iterations made: reported {iterations}");
+        }
+        other => panic!("expected NoEquilibrium, got {other:?}"),
+    }
+}
+
+lagrangian! {
+    /// Cart (mass M, free on its rail) with a pendulum (point mass m, rod l), theta from
+    /// the downward vertical. Nothing holds the cart: x is a neutral direction.
+    pub struct CartPendulum {
+        parameters: M = 1.0, m = 0.3, l = 0.6, g = 9.81;
+        coordinates: x, theta;
+        kinetic = M/2 * dot(x)^2
+            + m/2 * ((dot(x) + l*cos(theta)*dot(theta))^2 + (l*sin(theta)*dot(theta))^2);
+        potential = -m * g * l * cos(theta);
+    }
+}
+
+lagrangian! {
+    /// A free particle in the plane: every point is an equilibrium.
+    pub struct FreeParticle {
+        parameters: m = 1.0;
+        coordinates: x, y;
+        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+    }
+}
+
+/// q̈ does not depend on the cart position x (translation invariance), so the column
+/// ∂q̈/∂x of the Jacobian is zero and Newton's linear system is singular whenever the pole
+/// is off its rest angle. Documented outcome: `NoEquilibrium`, not a panic and not a
+/// non-finite q. A free particle at rest is at equilibrium wherever it is: if the guess
+/// is accepted, q̈ must vanish there.
+#[test]
+fn neutral_direction_is_an_error_not_a_panic() {
+    let cp = CartPendulum::default();
+    match equilibrium(&cp, &SVector::from([0.4, 0.3]), &NO_INPUT, 0.0) {
+        Err(DynamicsError::NoEquilibrium { residual, .. }) => {
+            // At the guess θ = 0.3 the pole accelerates: the residual is that of the guess.
+            let qdd = cp
+                .accelerations(&State::at_rest(SVector::from([0.4, 0.3])), &NO_INPUT)
+                .unwrap();
+            assert_close(residual, qdd.amax(), 1e-12, "residual at the guess");
+            assert!(residual > 1.0, "residual {residual}");
+        }
+        other => panic!("expected NoEquilibrium, got {other:?}"),
+    }
+
+    let free = FreeParticle::default();
+    let guess = SVector::from([1.5, -2.0]);
+    match equilibrium(&free, &guess, &NO_INPUT, 0.0) {
+        Ok(q) => {
+            let qdd = free.accelerations(&State::at_rest(q), &NO_INPUT).unwrap();
+            assert_eq!(qdd.amax(), 0.0);
+            assert_eq!(q, guess, "already at rest: nothing to move");
+        }
+        Err(DynamicsError::NoEquilibrium { .. }) => {}
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
+
+lagrangian! {
+    /// Slider on a rail with a pendulum, Cartesian coordinates, y down; the slider is free
+    /// along the rail.
+    pub struct SliderPendulum {
+        parameters: m1 = 2.0, m2 = 0.5, l = 0.8, g = 9.81;
+        coordinates: x1, y1, x2, y2;
+        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
+        potential = -g * (m1*y1 + m2*y2);
+        constraint rail = y1;
+        constraint rod = (x1 - x2)^2 + (y1 - y2)^2 - l^2;
+    }
+}
+
+/// A constrained neutral direction: moving x1 and x2 together changes neither q̈ nor the
+/// constraints, so the Gauss–Newton matrix JᵀJ + Σ∇φ∇φᵀ is singular along (1, 0, 1, 0).
+/// The equilibria form a line (x1 = x2 = any, y1 = 0, y2 = l); from a guess off it the
+/// result must be an error or a point of that line — never a panic or a non-finite q.
+#[test]
+fn constrained_neutral_direction() {
+    let p = SliderPendulum::default();
+    let guess = SVector::from([0.3, 0.05, 0.45, 0.7]);
+    match equilibrium(&p, &guess, &NO_INPUT, 0.0) {
+        Ok(q) => {
+            assert_close(q[1], 0.0, 1e-12, "y1");
+            assert_close(q[2], q[0], 1e-12, "x2 = x1");
+            assert_close(q[3], p.l, 1e-12, "y2 = l");
+        }
+        Err(DynamicsError::NoEquilibrium { residual, .. }) => {
+            assert!(
+                residual.is_finite() && residual > 0.0,
+                "residual {residual}"
+            );
+        }
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
+
+/// A non-finite guess is reported as such.
+#[test]
+fn non_finite_guess() {
+    let p = Pendulum::default();
+    let r = equilibrium(&p, &SVector::from([f64::NAN]), &SVector::from([0.0]), 0.0);
+    assert!(
+        matches!(r, Err(DynamicsError::NonFiniteState { .. })),
+        "got {r:?}"
+    );
+}
