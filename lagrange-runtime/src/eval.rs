@@ -216,7 +216,8 @@ pub(crate) fn bias<T: Model<N, M>, const N: usize, const M: usize>(
     bias_in(model, &Point::new(s, u))
 }
 
-/// [`bias`] at a [`Point`] in any scalar.
+/// Everything but the inertial term M q̈ (∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q) at a
+/// [`Point`] in any scalar.
 pub fn bias_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,

@@ -9,6 +9,7 @@
 extern crate self as lagrange_runtime;
 
 pub mod constrained;
+pub mod control;
 mod dynamics;
 mod error;
 pub mod eval;
