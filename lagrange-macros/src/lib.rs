@@ -1,7 +1,7 @@
 //! The `lagrangian!` procedural macro. Use it through `lagrange-runtime`, which re-exports
 //! it together with the traits the generated code implements.
 //!
-//! The pipeline is [`parse`](parse::parse) (tokens → syntax tree with spans), `check`
+//! The pipeline is `parse` (tokens → syntax tree with spans), `check`
 //! (names, scopes, rules; every error spanned, all reported together) and `expand` (code
 //! generation). When checking fails, `fallback` still emits the model's struct so that the
 //! user sees the real errors and not a cascade of missing-type errors.
