@@ -18,6 +18,16 @@ fn internal(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
+/// A user's name as a binding of the generated code: at the name's source location, with
+/// mixed-site hygiene and a prefix, so that nothing in the user's scope can capture it or
+/// clash with it (Rust forbids `let G` where a `const G` is in scope).
+fn local(ident: &Ident) -> Ident {
+    let span = ident.span().resolved_at(Span::mixed_site());
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    Ident::new(&format!("__{name}"), span)
+}
+
 fn private() -> TokenStream {
     quote!(::lagrange_runtime::__private)
 }
@@ -56,6 +66,13 @@ pub fn data_types(
 fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
     let (name, vis, attrs) = (&model.name, &model.vis, &model.attrs);
     let params: Vec<&Ident> = parameters.iter().map(|p| &p.name).collect();
+    let locals: Vec<Ident> = params.iter().map(|p| local(p)).collect();
+    let names: Vec<String> = params.iter().map(|p| format!("`{p}`")).collect();
+    let new_doc = if names.is_empty() {
+        String::new()
+    } else {
+        format!("\nArguments: {}.", names.join(", "))
+    };
     let docs = parameters.iter().map(|p| match p.default {
         Some(d) => format!("Parameter `{}` (default {:?}).", p.name, d.value),
         None => format!("Parameter `{}`.", p.name),
@@ -84,10 +101,11 @@ fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
 
         impl #name {
             /// The model with the given parameters, in the order they are declared.
+            #[doc = #new_doc]
             #[allow(non_snake_case, clippy::too_many_arguments)]
             #[must_use]
-            pub const fn new(#(#params: f64),*) -> Self {
-                Self { #(#params),* }
+            pub const fn new(#(#locals: f64),*) -> Self {
+                Self { #(#params: #locals),* }
             }
         }
 
@@ -210,7 +228,7 @@ fn term_fns(c: &Checked, parametric: bool) -> TokenStream {
         (quote!(&self, #params), "")
     };
     let fn_name = |base: &str| Ident::new(&format!("{base}{suffix}"), Span::call_site());
-    let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all)]);
+    let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]);
 
     let mut g = Gen::new(c, parametric);
     let kinetic = g.expr(c.kinetic, Mode::Primal);
@@ -520,6 +538,8 @@ struct Gen<'a> {
     primal: Vec<bool>,
     tangent: Vec<bool>,
     uses_tangent: bool,
+    /// The kind of each constant let's code, once generated.
+    let_kinds: Vec<Kind>,
     /// Generated code of each let, once generated: (primal, tangent).
     code: Vec<(Option<TokenStream>, Option<TokenStream>)>,
 }
@@ -533,6 +553,7 @@ impl<'a> Gen<'a> {
             primal: vec![false; n],
             tangent: vec![false; n],
             uses_tangent: false,
+            let_kinds: vec![Kind::Var; n],
             code: vec![(None, None); n],
         }
     }
@@ -541,9 +562,10 @@ impl<'a> Gen<'a> {
     fn body(&self, tail: TokenStream) -> TokenStream {
         let p = private();
         let [t, q, qd, u] = ["t", "q", "qd", "u"].map(internal);
-        let params = self.c.parameters.iter().map(|x| &x.name);
-        let coords = &self.c.coordinates;
-        let inputs = &self.c.inputs;
+        let fields: Vec<&Ident> = self.c.parameters.iter().map(|x| &x.name).collect();
+        let params: Vec<Ident> = fields.iter().map(|x| local(x)).collect();
+        let coords: Vec<Ident> = self.c.coordinates.iter().map(|x| local(x)).collect();
+        let inputs: Vec<Ident> = self.c.inputs.iter().map(|x| local(x)).collect();
         let (ci, ui) = (0..coords.len(), 0..inputs.len());
         let tangents = self.uses_tangent.then(|| {
             let names = (0..coords.len()).map(tangent_coordinate);
@@ -555,7 +577,7 @@ impl<'a> Gen<'a> {
             }
         });
         let lets = self.c.lets.iter().enumerate().map(|(i, l)| {
-            let name = l.name;
+            let name = local(l.name);
             let tangent = self.code[i].1.as_ref().map(|code| {
                 let tl = tangent_let(i);
                 quote!(let #tl = #code;)
@@ -571,7 +593,7 @@ impl<'a> Gen<'a> {
             let index = 0..self.c.parameters.len();
             quote!(#( let #params = #array[#index]; )*)
         } else {
-            quote!(#( let #params: f64 = self.#params; )*)
+            quote!(#( let #params: f64 = self.#fields; )*)
         };
         quote! {
             #parameters
@@ -631,38 +653,59 @@ impl<'a> Gen<'a> {
             _ => {}
         }
         match self.c.symbols[&ident.to_string()] {
-            Symbol::Parameter(_) if !self.parametric => (quote!(#ident), Kind::Const),
+            Symbol::Parameter(_) if !self.parametric => {
+                let name = local(ident);
+                (quote!(#name), Kind::Const)
+            }
             // A variable parameter is constant along the motion: its tangent has no `eps`.
             Symbol::Parameter(_) if tangent => {
-                let p = private();
-                (quote!(#p::Dual::from_re(#ident)), Kind::Var)
+                let (p, name) = (private(), local(ident));
+                (quote!(#p::Dual::from_re(#name)), Kind::Var)
             }
-            Symbol::Parameter(_) => (quote!(#ident), Kind::Var),
+            Symbol::Parameter(_) => {
+                let name = local(ident);
+                (quote!(#name), Kind::Var)
+            }
             Symbol::Coordinate(i) if tangent => {
                 let q = tangent_coordinate(i);
                 (quote!(#q), Kind::Var)
             }
             Symbol::Let(i) => self.let_ref(ident, i, mode),
-            _ => (quote!(#ident), Kind::Var),
+            _ => {
+                let name = local(ident);
+                (quote!(#name), Kind::Var)
+            }
         }
     }
 
     fn let_ref(&mut self, ident: &Ident, i: usize, mode: Mode) -> (TokenStream, Kind) {
         let c = self.c;
         let l = &c.lets[i];
-        let kind = if l.deps.is_constant() && !self.parametric {
-            Kind::Const
-        } else {
-            Kind::Var
-        };
-        if mode == Mode::Tangent && kind == Kind::Var && !l.deps.is_constant() {
+        let name = local(ident);
+        if l.deps.is_constant() {
+            // Parameters and literals only: an `f64`, unless parameters are variables here;
+            // either way constant along the motion.
+            if !self.primal[i] {
+                self.primal[i] = true;
+                let (code, kind) = self.expr(l.value, Mode::Primal);
+                self.code[i].0 = Some(code);
+                self.let_kinds[i] = kind;
+            }
+            let kind = self.let_kinds[i];
+            if mode == Mode::Tangent && kind == Kind::Var {
+                let p = private();
+                return (quote!(#p::Dual::from_re(#name)), kind);
+            }
+            return (quote!(#name), kind);
+        }
+        if mode == Mode::Tangent {
             if !self.tangent[i] {
                 self.tangent[i] = true;
                 let (code, _) = self.expr(l.value, Mode::Tangent);
                 self.code[i].1 = Some(code);
             }
             let tl = tangent_let(i);
-            return (quote!(#tl), kind);
+            return (quote!(#tl), Kind::Var);
         }
         if !self.primal[i] {
             self.primal[i] = true;
@@ -674,12 +717,7 @@ impl<'a> Gen<'a> {
             };
             self.code[i].0 = Some(code);
         }
-        if mode == Mode::Tangent && kind == Kind::Var {
-            // A let of parameters only, variable in parametric code: constant in time.
-            let p = private();
-            return (quote!(#p::Dual::from_re(#ident)), kind);
-        }
-        (quote!(#ident), kind)
+        (quote!(#name), Kind::Var)
     }
 
     fn power(&mut self, base: &Expr, exp: &Expr, span: Span, mode: Mode) -> (TokenStream, Kind) {
