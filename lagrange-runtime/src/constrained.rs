@@ -20,7 +20,7 @@
 
 use crate::error::DynamicsError;
 use crate::eval::{
-    bias, bias_in, check_state, factor_mass, mass_and_momenta_in, mass_matrix, Point,
+    bias, bias_in, check_state, factor_mass, mass_and_momenta_in, mass_momenta_lagrangian, Point,
 };
 use crate::linalg;
 use crate::model::{Level, Model};
@@ -155,7 +155,7 @@ pub fn accelerations_in<
     model: &T,
     x: &Point<S, N, M>,
 ) -> Option<SVector<S, N>> {
-    let (mass, _) = mass_and_momenta_in(model, x);
+    let (mass, _, _) = mass_and_momenta_in(model, x);
     let rhs = bias_in(model, x);
     let (_, j) = velocity_terms_in::<T, S, N, M, K>(model, x);
     let gamma = gamma::<T, S, N, M, K>(model, x);
@@ -178,7 +178,13 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     stabilization: Option<Stabilization>,
 ) -> Result<(SVector<f64, N>, SVector<f64, K>), DynamicsError> {
     check_state::<T, N, M>(s, u)?;
-    let chol = factor_mass::<T, N, M>(&mass_matrix(model, s, u))?;
+    let (mass, _, value) = mass_momenta_lagrangian(model, s, u);
+    if !value.is_finite() {
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "Lagrangian",
+        });
+    }
+    let chol = factor_mass::<T, N, M>(&mass)?;
     let rhs = bias(model, s, u);
     let (v, j) = velocity_terms::<T, N, M, K>(model, s, u);
     let mut gamma = gamma::<T, f64, N, M, K>(model, &Point::new(s, u));

@@ -104,20 +104,30 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
+    let (mass, p, _) = mass_and_momenta_in(model, &Point::new(s, u));
+    (mass, p)
+}
+
+/// The mass matrix, the momenta and the value of L, from one pass.
+pub(crate) fn mass_momenta_lagrangian<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> (SMatrix<f64, N, N>, SVector<f64, N>, f64) {
     mass_and_momenta_in(model, &Point::new(s, u))
 }
 
-/// [`mass_matrix`] and the momenta at a [`Point`] in any scalar.
+/// [`mass_matrix`], the momenta and the value of L at a [`Point`] in any scalar.
 pub fn mass_and_momenta_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
-) -> (SMatrix<S, N, N>, SVector<S, N>) {
+) -> (SMatrix<S, N, N>, SVector<S, N>, S) {
     type D<S, const N: usize> = Dual2Vec<S, Const<N>>;
     let qd: [D<S, N>; N] = from_fn(|i| D::from_re(x.qd[i]).derivative(i));
     let (q, u) = (x.q.map(D::from_re), x.u.map(D::from_re));
     let l = model.lagrangian(D::from_re(x.t), &q, &qd, &u);
     let p = l.v1.unwrap_generic(U1, Const::<N>).transpose();
-    (l.v2.unwrap_generic(Const::<N>, Const::<N>), p)
+    (l.v2.unwrap_generic(Const::<N>, Const::<N>), p, l.re)
 }
 
 /// The mass matrix ∂²L/∂q̇² (symmetric).
@@ -234,7 +244,7 @@ pub fn accelerations_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: u
     model: &T,
     x: &Point<S, N, M>,
 ) -> Option<SVector<S, N>> {
-    let (mass, _) = mass_and_momenta_in(model, x);
+    let (mass, _, _) = mass_and_momenta_in(model, x);
     crate::linalg::solve(mass, bias_in(model, x))
 }
 
@@ -250,7 +260,13 @@ pub fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
     check_state::<T, N, M>(s, u)?;
-    let mass = mass_matrix(model, s, u);
+    let (mass, _, value) = mass_momenta_lagrangian(model, s, u);
+    if !value.is_finite() {
+        // ln or log10 of a negative number, say: derivatives can look finite there.
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "Lagrangian",
+        });
+    }
     let rhs = bias(model, s, u);
     if !rhs.iter().all(|x| x.is_finite()) {
         return Err(DynamicsError::NonFiniteResult {

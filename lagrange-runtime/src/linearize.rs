@@ -243,7 +243,7 @@ where
             quantity: "derivatives of the accelerations",
         });
     };
-    let (mass, _) = crate::eval::mass_and_momenta_in(model, &x);
+    let (mass, _, _) = crate::eval::mass_and_momenta_in(model, &x);
     let force = mass * acceleration;
     let value = SVector::from_fn(|i, _| force[i].re);
     Ok((value, jacobian(&force)))

@@ -2,7 +2,7 @@
 
 use super::rk4::slope;
 use super::{Inputs, Integrator, StepError};
-use crate::{Dynamics, State};
+use crate::{Dynamics, DynamicsError, State};
 use nalgebra::SVector;
 
 /// Adaptive explicit Runge–Kutta: the Dormand–Prince 5(4) pair (the method of MATLAB's
@@ -199,6 +199,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
             }
             let (h, t_next) = super::rk4::clip(s.t, memory.h, t_max);
             let mut k = [k1; 7];
+            let mut rejected = false;
             for i in 1..7 {
                 let (mut dq, mut dv) = (SVector::zeros(), SVector::zeros());
                 for j in 0..i {
@@ -206,7 +207,23 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
                     dv += k[j].1 * (A[i][j] * h);
                 }
                 let stage = State::new(s.t + C[i] * h, s.q + dq, s.qd + dv);
-                k[i] = slope(model, &stage, inputs)?;
+                match slope(model, &stage, inputs) {
+                    Ok(slope) => k[i] = slope,
+                    // A trial stage outside the model's domain (a square root of a negative
+                    // number, a singular configuration): retry with a shorter step.
+                    Err(StepError::Dynamics(
+                        DynamicsError::NonFiniteResult { .. }
+                        | DynamicsError::NonFiniteState { .. },
+                    )) => {
+                        rejected = true;
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            if rejected {
+                memory.h = h * 0.2;
+                continue;
             }
             // The last row of A holds the fifth-order weights: the seventh stage is the
             // slope at the new solution, reused as the next step's first (FSAL).

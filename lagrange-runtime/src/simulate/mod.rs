@@ -298,8 +298,9 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             trajectory,
         };
         let ordered = times.windows(2).all(|w| w[0] <= w[1]);
-        if !ordered || times.iter().any(|t| !t.is_finite() || *t < s.t) {
-            let why = "output times must be finite, ascending and not before the initial time";
+        if times.is_empty() || !ordered || times.iter().any(|t| !t.is_finite() || *t < s.t) {
+            let why =
+                "output times must be given, finite, ascending and not before the initial time";
             return Err(fail(trajectory, s.t, StepError::InvalidSettings(why)));
         }
         let mut memory = match integrator.start(self.model, &s, &mut self.inputs) {

@@ -1,6 +1,6 @@
 //! The constrained variational integrator (SHAKE/RATTLE type).
 
-use super::rk4::clip;
+use super::rk4::fixed_step;
 use super::variational::{check_settings, Memory, Step};
 use super::{Inputs, Integrator, StepError};
 use crate::constrained::{position_terms, velocity_terms};
@@ -81,7 +81,7 @@ where
         inputs: &mut Inputs<'_, N, M>,
         t_max: f64,
     ) -> Result<State<N>, StepError> {
-        let (h, t_next) = clip(s.t, self.step, t_max);
+        let (h, t_next) = fixed_step(s.t, self.step, t_max)?;
         let u = memory.midpoint_inputs::<T, M>(s, h, inputs)?;
         let (next, p) = model.rattle_step(self, s, &memory.p, &u, t_next)?;
         memory.advance(s, &next, p, h);

@@ -45,7 +45,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
         inputs: &mut Inputs<'_, N, M>,
         t_max: f64,
     ) -> Result<State<N>, StepError> {
-        let (h, t_next) = clip(s.t, self.step, t_max);
+        let (h, t_next) = fixed_step(s.t, self.step, t_max)?;
         let at = |(dq, dv): Slope<N>, c: f64| {
             State::new(s.t + c * h, s.q + dq * (c * h), s.qd + dv * (c * h))
         };
@@ -71,5 +71,17 @@ pub(crate) fn clip(t: f64, h: f64, t_max: f64) -> (f64, f64) {
         (remaining, t_max)
     } else {
         (h, t + h)
+    }
+}
+
+/// [`clip`] for a fixed-step method, which cannot shrink its step: a step too small to
+/// change the time (h below the spacing of floating-point numbers at t) is an error instead
+/// of an endless loop.
+pub(crate) fn fixed_step(t: f64, h: f64, t_max: f64) -> Result<(f64, f64), StepError> {
+    let (h, t_next) = clip(t, h, t_max);
+    if t_next > t {
+        Ok((h, t_next))
+    } else {
+        Err(StepError::StepSizeUnderflow { step: h })
     }
 }

@@ -1,6 +1,6 @@
 //! The midpoint variational integrator.
 
-use super::rk4::clip;
+use super::rk4::fixed_step;
 use super::{Inputs, Integrator, StepError};
 use crate::eval::{self, generalized_forces_in};
 use crate::model::Model;
@@ -132,7 +132,7 @@ where
         inputs: &mut Inputs<'_, N, M>,
         t_max: f64,
     ) -> Result<State<N>, StepError> {
-        let (h, t_next) = clip(s.t, self.step, t_max);
+        let (h, t_next) = fixed_step(s.t, self.step, t_max)?;
         let u = memory.midpoint_inputs::<T, M>(s, h, inputs)?;
         let step = Step {
             model,

@@ -1,0 +1,95 @@
+//! Edge cases found in review: none may hang, panic or pass silently.
+
+use lagrange_runtime::prelude::*;
+use lagrange_runtime::simulate::{DormandPrince, Rk4, Simulation, StepError, Variational};
+
+lagrangian! {
+    /// A particle thrown at a soft wall V = k/√x, which it cannot cross.
+    struct Wall {
+        parameters: m = 1.0, k = 1.0;
+        coordinates: x;
+        kinetic = m/2 * dot(x)^2;
+        potential = k / sqrt(x);
+    }
+}
+
+#[test]
+fn adaptive_steps_shrink_instead_of_failing_outside_the_domain() {
+    // A first step of 0.5 s would put trial stages behind the wall (x < 0), where √x is
+    // undefined: the step must be retried shorter, not abandoned.
+    let start = State::new(0.0, SVector::from([1.0]), SVector::from([-3.0]));
+    let dp = DormandPrince {
+        initial_step: Some(0.5),
+        ..DormandPrince::new(1e-10, 1e-12)
+    };
+    let run = Simulation::new(&Wall::default(), start)
+        .run(&dp, 2.0)
+        .unwrap();
+    // It bounced (it comes back with speed close to 3, energy conserved).
+    let end = run.last();
+    assert!(end.qd[0] > 2.5, "{end:?}");
+    assert!(
+        run.energy_drift() < 1e-8 * run.energies()[0],
+        "{}",
+        run.energy_drift()
+    );
+    assert!(run.states().iter().all(|s| s.q[0] > 0.0));
+}
+
+#[test]
+fn a_step_too_small_to_change_the_time_is_an_error_not_an_endless_loop() {
+    lagrangian! {
+        struct Free { parameters: m = 1.0; coordinates: x; kinetic = m/2 * dot(x)^2; }
+    }
+    // At t = 10⁶ the spacing of f64 is 1.2e-10: a step of 1e-12 cannot advance the clock.
+    let start = State::new(1e6, SVector::from([1.0]), SVector::zeros());
+    for result in [
+        Simulation::new(&Free::default(), start).run(&Rk4 { step: 1e-12 }, 1e6 + 1.0),
+        Simulation::new(&Free::default(), start).run(&Variational::new(1e-12), 1e6 + 1.0),
+    ] {
+        let error = result.unwrap_err();
+        assert!(
+            matches!(error.reason, StepError::StepSizeUnderflow { .. }),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn no_output_times_is_invalid() {
+    let start = State::new(0.0, SVector::from([1.0]), SVector::zeros());
+    let error = Simulation::new(&Wall::default(), start)
+        .run_at(&Rk4 { step: 0.1 }, &[])
+        .unwrap_err();
+    assert!(matches!(error.reason, StepError::InvalidSettings(_)));
+}
+
+#[test]
+fn a_lagrangian_undefined_at_the_state_is_reported() {
+    lagrangian! {
+        struct Log { parameters: k = 1.0; coordinates: x; kinetic = dot(x)^2 / 2; potential = -k * ln(x); }
+    }
+    // ln(−1) is NaN, while its derivative −1/x is finite: the state is outside the model.
+    let s = State::new(0.0, SVector::from([-1.0]), SVector::zeros());
+    let error = Log::default()
+        .accelerations(&s, &SVector::zeros())
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            DynamicsError::NonFiniteResult {
+                quantity: "Lagrangian"
+            }
+        ),
+        "{error}"
+    );
+    let inside = State::new(0.0, SVector::from([2.0]), SVector::zeros());
+    assert!(
+        (Log::default()
+            .accelerations(&inside, &SVector::zeros())
+            .unwrap()[0]
+            - 0.5)
+            .abs()
+            < 1e-15
+    );
+}
