@@ -93,3 +93,21 @@ fn a_lagrangian_undefined_at_the_state_is_reported() {
             < 1e-15
     );
 }
+
+#[test]
+fn huge_integer_powers_do_not_overflow() {
+    lagrangian! {
+        struct Steep { parameters: k = 1.0; coordinates: x; kinetic = dot(x)^2 / 2; potential = k * (1 + x/50000)^50000; }
+    }
+    // V ≈ e^x: the force is −(1 + x/50000)^49999 ≈ −e^x.
+    let s = State::new(0.0, SVector::from([0.3]), SVector::zeros());
+    let a = Steep::default()
+        .accelerations(&s, &SVector::zeros())
+        .unwrap();
+    let exact = -(1.0f64 + 0.3 / 50000.0).powf(49999.0);
+    assert!(
+        (a[0] - exact).abs() < 1e-12 * exact.abs(),
+        "{} vs {exact}",
+        a[0]
+    );
+}

@@ -303,6 +303,11 @@ impl<'a> Checker<'a> {
                 point.extent(),
                 "a force acts on a position, which cannot depend on velocities: `force F on p` needs p(q, t)",
             );
+        } else if deps.has(Deps::U) {
+            self.errors.spanning(
+                point.extent(),
+                "a force acts on a position p(q, t), which cannot depend on inputs (the force itself may)",
+            );
         } else if !deps.has(Deps::Q) {
             self.errors.spanning(
                 point.extent(),
@@ -488,7 +493,7 @@ impl<'a> Checker<'a> {
                 Deps::ERR
             }
             None => {
-                self.unknown_name(ident);
+                self.unknown_name(ident, at);
                 Deps::ERR
             }
         }
@@ -508,11 +513,17 @@ impl<'a> Checker<'a> {
         self.lets[index].deps
     }
 
-    fn unknown_name(&mut self, ident: &Ident) {
+    fn unknown_name(&mut self, ident: &Ident, at: usize) {
         let name = ident.to_string();
+        // Lets defined at or after this statement are no answer: they cannot be used here.
+        let usable = |n: &&String| match self.symbols.get(n.as_str()) {
+            Some(Symbol::Let(i)) => self.let_statement[*i] < at,
+            _ => true,
+        };
         let declared = self
             .declared_order
             .iter()
+            .filter(usable)
             .map(String::as_str)
             .chain(["t", "pi"]);
         let hint = closest(&name, declared)
@@ -589,6 +600,17 @@ impl<'a> Checker<'a> {
 
     fn unknown_function(&mut self, func: &Ident) {
         let name = func.to_string();
+        if name == "t" || name == "pi" {
+            let meaning = if name == "t" {
+                "time"
+            } else {
+                "the constant π"
+            };
+            return self.errors.at(
+                func.span(),
+                format!("`{name}` is {meaning}, not a function: multiplication is written `{name} * (…)`"),
+            );
+        }
         if let Some(symbol) = self.symbols.get(&name) {
             let kind = symbol.kind();
             return self.errors.at(

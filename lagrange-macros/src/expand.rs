@@ -83,6 +83,8 @@ fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
         .collect::<Option<Vec<_>>>()
         .map(|values| {
             quote! {
+                // The defaults are the user's literals (clippy would re-lint their spelling).
+                #[allow(clippy::all, clippy::pedantic)]
                 impl ::core::default::Default for #name {
                     /// The model with every parameter at its declared default.
                     fn default() -> Self {
@@ -723,7 +725,7 @@ impl<'a> Gen<'a> {
     fn power(&mut self, base: &Expr, exp: &Expr, span: Span, mode: Mode) -> (TokenStream, Kind) {
         let p = private();
         let (b, bk) = self.expr(base, mode);
-        if let Some(n) = integer(exp) {
+        if let Some(n) = integer(exp).filter(|n| n.unsigned_abs() <= MAX_POWI) {
             let n = Literal::i32_unsuffixed(n);
             return (quote_spanned!(span=> #p::functions::powi(#b, #n)), bk);
         }
@@ -748,12 +750,12 @@ impl<'a> Gen<'a> {
             let (v, _) = self.expr(&args[0], Mode::Tangent);
             return (quote_spanned!(func.span()=> (#v).eps), Kind::Var);
         }
-        if name == "powi" {
+        if name == "powi" && integer(&args[1]).is_some_and(|n| n.unsigned_abs() <= MAX_POWI) {
             let (x, k) = self.expr(&args[0], mode);
             let n = Literal::i32_unsuffixed(integer(&args[1]).unwrap_or(1));
             return (quote_spanned!(func.span()=> #p::functions::powi(#x, #n)), k);
         }
-        if name == "powf" {
+        if name == "powf" || name == "powi" {
             return self.power(&args[0], &args[1], func.span(), mode);
         }
         let values: Vec<(TokenStream, Kind)> = args.iter().map(|a| self.expr(a, mode)).collect();
@@ -773,6 +775,9 @@ impl<'a> Gen<'a> {
         )
     }
 }
+
+/// Integer powers beyond this go through `powf`: num-dual's `powi` forms n(n − 1) in `i32`.
+const MAX_POWI: u32 = 1024;
 
 fn tangent_coordinate(i: usize) -> Ident {
     internal(&format!("q_tangent_{i}"))

@@ -110,6 +110,7 @@ fn split_statements(body: TokenStream) -> Vec<(TokenStream, bool)> {
 
 /// One statement with its `;`. `None` for an empty statement.
 fn parse_statement(input: ParseStream) -> syn::Result<Option<Statement>> {
+    OPERATORS.with(|n| n.set(0));
     for attr in input.call(Attribute::parse_outer)? {
         if !attr.path().is_ident("doc") {
             return Err(syn::Error::new_spanned(
@@ -289,8 +290,28 @@ fn parse_number(input: ParseStream) -> syn::Result<Number> {
 /// recursion far from the stack's end on any compiler thread. No model comes close.
 const MAX_DEPTH: usize = 64;
 
+/// How many operators and method calls one statement may hold. A chain `a + b + c + …`
+/// nests as deeply as it is long in the syntax tree (and in the generated code, which rustc
+/// parses recursively); machine-generated models split longer ones with `let`.
+const MAX_OPERATORS: usize = 500;
+
 thread_local! {
     static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static OPERATORS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one operator of the current statement.
+fn count_operator(input: ParseStream) -> syn::Result<()> {
+    let count = OPERATORS.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    if count > MAX_OPERATORS {
+        return Err(input.error(format!(
+            "statement too long: more than {MAX_OPERATORS} operators; split it with `let`"
+        )));
+    }
+    Ok(())
 }
 
 /// Counts one level of nesting for as long as it lives.
@@ -355,6 +376,7 @@ fn binary(
     lhs: Expr,
     rhs: fn(ParseStream) -> syn::Result<Expr>,
 ) -> syn::Result<Expr> {
+    count_operator(input)?;
     let op_span = input.parse::<TokenTree>()?.span();
     Ok(Expr::Binary {
         op,
@@ -391,6 +413,7 @@ fn parse_power(input: ParseStream) -> syn::Result<Expr> {
 fn parse_postfix(input: ParseStream) -> syn::Result<Expr> {
     let mut expr = parse_primary(input)?;
     while input.peek(Token![.]) {
+        count_operator(input)?;
         let dot = input.parse::<Token![.]>()?;
         if !input.peek(Ident::peek_any) {
             return Err(syn::Error::new(

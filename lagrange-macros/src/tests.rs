@@ -1359,3 +1359,26 @@ fn deeply_nested_expressions_are_an_error_not_a_crash() {
     let out = crate::expand(ok.parse().unwrap()).to_string();
     assert!(!out.contains("compile_error"), "{out}");
 }
+
+/// Long chains of operators or method calls are an error, not a crash of the compiler.
+#[test]
+fn very_long_statements_are_an_error_not_a_crash() {
+    let sum = vec!["x"; 20_000].join(" + ");
+    let chain = ".sin()".repeat(5_000);
+    for body in [
+        format!("potential = {sum};"),
+        format!("potential = x{chain};"),
+    ] {
+        let source = format!("struct M {{ coordinates: x; kinetic = dot(x)^2; {body} }}");
+        let out = crate::expand(source.parse().unwrap()).to_string();
+        assert!(
+            out.contains("statement too long"),
+            "{}",
+            &out[..200.min(out.len())]
+        );
+    }
+    let fine = vec!["x"; 400].join(" + ");
+    let source = format!("struct M {{ coordinates: x; kinetic = dot(x)^2; potential = {fine}; }}");
+    let out = crate::expand(source.parse().unwrap()).to_string();
+    assert!(!out.contains("compile_error"));
+}
