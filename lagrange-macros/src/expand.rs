@@ -66,6 +66,16 @@ pub fn data_types(
 fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
     let (name, vis, attrs) = (&model.name, &model.vis, &model.attrs);
     let params: Vec<&Ident> = parameters.iter().map(|p| &p.name).collect();
+    // Without parameters a unit struct, so that the model's name alone is a value.
+    let body = if params.is_empty() {
+        quote!(;)
+    } else {
+        let docs = parameters.iter().map(|p| match p.default {
+            Some(d) => format!("Parameter `{}` (default {:?}).", p.name, d.value),
+            None => format!("Parameter `{}`.", p.name),
+        });
+        quote!({ #( #[doc = #docs] pub #params: f64, )* })
+    };
     let locals: Vec<Ident> = params.iter().map(|p| local(p)).collect();
     let names: Vec<String> = params.iter().map(|p| format!("`{p}`")).collect();
     let new_doc = if names.is_empty() {
@@ -73,10 +83,6 @@ fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
     } else {
         format!("\nArguments: {}.", names.join(", "))
     };
-    let docs = parameters.iter().map(|p| match p.default {
-        Some(d) => format!("Parameter `{}` (default {:?}).", p.name, d.value),
-        None => format!("Parameter `{}`.", p.name),
-    });
     let default = parameters
         .iter()
         .map(|p| p.default.map(|d| float(d.value, d.span)))
@@ -97,9 +103,7 @@ fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
         #(#attrs)*
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
         #[allow(non_snake_case)]
-        #vis struct #name {
-            #( #[doc = #docs] pub #params: f64, )*
-        }
+        #vis struct #name #body
 
         impl #name {
             /// The model with the given parameters, in the order they are declared.

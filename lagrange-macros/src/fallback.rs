@@ -4,6 +4,8 @@
 
 use crate::ast::{Model, Parameter, Statement};
 use crate::expand;
+use proc_macro2::TokenStream;
+use quote::quote;
 use syn::Ident;
 
 pub fn fallback(model: &Model) -> proc_macro2::TokenStream {
@@ -28,11 +30,60 @@ pub fn fallback(model: &Model) -> proc_macro2::TokenStream {
     parameters.retain(|p| first(&p.name));
     coordinates.retain(|c| first(c));
     inputs.retain(|i| first(i));
+    let constraints = model
+        .statements
+        .iter()
+        .filter(|s| matches!(s, Statement::Constraint { .. }))
+        .count();
+    let (n, m) = (coordinates.len(), inputs.len());
     let mut out = expand::data_types(model, &parameters, &coordinates, &inputs);
-    out.extend(expand::dynamics_stub(
-        model,
-        coordinates.len(),
-        inputs.len(),
-    ));
+    out.extend(expand::dynamics_stub(model, n, m));
+    out.extend(stubs(model, n, m, constraints));
+    out
+}
+
+/// `Model` (and, with constraints, `Constrained` and `ConstraintSolver`) impls that are
+/// never compiled into a program: code using the model through these traits reports
+/// nothing beyond the real errors.
+fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
+    let name = &model.name;
+    let p = quote!(::lagrange_runtime::__private);
+    let stub = quote!({ ::core::unreachable!() });
+    let d = quote!(__D);
+    let params = quote!(_t: #d, _q: &[#d; #n], _qd: &[#d; #n], _u: &[#d; #m]);
+    let coordinates = vec![quote!("?"); n];
+    let inputs = vec![quote!("?"); m];
+    let mut out = quote! {
+        impl #p::Model<#n, #m> for #name {
+            const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
+            const INPUTS: [&'static str; #m] = [#(#inputs),*];
+            fn eval_lagrangian<#d: #p::Scalar>(&self, #params) -> #d #stub
+        }
+    };
+    if k > 0 {
+        let names = vec![quote!("?"); k];
+        let s = quote!(_s: &#p::State<#n>);
+        let u = quote!(_u: &#p::SVector<f64, #m>);
+        out.extend(quote! {
+            impl #p::Constrained<#n, #m, #k> for #name {
+                const CONSTRAINTS: [&'static str; #k] = [#(#names),*];
+                fn constraint_residuals(&self, #s, #u) -> #p::SVector<f64, #k> #stub
+                fn multipliers(&self, #s, #u)
+                    -> #p::Result<#p::SVector<f64, #k>, #p::DynamicsError> #stub
+            }
+            impl #p::ConstraintSolver<#n, #m> for #name {
+                fn stabilized_accelerations(&self, #s, #u, _b: #p::constrained::Stabilization)
+                    -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> #stub
+                fn project(&self, #s, #u, _h: &[usize], _t: f64)
+                    -> #p::Result<#p::State<#n>, #p::DynamicsError> #stub
+                fn violation(&self, #s, #u) -> #p::constrained::Violation #stub
+                fn reaction_forces(&self, #s, #u)
+                    -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> #stub
+                fn rattle_step(&self, _r: &#p::simulate::Rattle, #s, _p: &#p::SVector<f64, #n>,
+                    #u, _t: f64)
+                    -> #p::Result<(#p::State<#n>, #p::SVector<f64, #n>), #p::simulate::StepError> #stub
+            }
+        });
+    }
     out
 }
