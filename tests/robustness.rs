@@ -44,7 +44,7 @@ fn a_step_too_small_to_change_the_time_is_an_error_not_an_endless_loop() {
     // At t = 10⁶ the spacing of f64 is 1.2e-10: a step of 1e-12 cannot advance the clock.
     let start = State::new(1e6, SVector::from([1.0]), SVector::zeros());
     for result in [
-        Simulation::new(&Free, start).run(&Rk4 { step: 1e-12 }, 1e6 + 1.0),
+        Simulation::new(&Free::default(), start).run(&Rk4 { step: 1e-12 }, 1e6 + 1.0),
         Simulation::new(&Free::default(), start).run(&Variational::new(1e-12), 1e6 + 1.0),
     ] {
         let error = result.unwrap_err();
@@ -110,4 +110,15 @@ fn huge_integer_powers_do_not_overflow() {
         "{} vs {exact}",
         a[0]
     );
+}
+
+#[test]
+fn a_model_without_parameters_is_a_unit_struct() {
+    lagrangian! {
+        /// A unit mass in a unit well: no parameters at all.
+        struct Bare { coordinates: x; kinetic = dot(x)^2 / 2; potential = x^2 / 2; }
+    }
+    let s = State::new(0.0, SVector::from([0.25]), SVector::zeros());
+    assert_eq!(Bare.accelerations(&s, &SVector::zeros()).unwrap()[0], -0.25);
+    assert_eq!(Bare::new(), Bare::default());
 }
