@@ -120,5 +120,5 @@ fn a_model_without_parameters_is_a_unit_struct() {
     }
     let s = State::new(0.0, SVector::from([0.25]), SVector::zeros());
     assert_eq!(Bare.accelerations(&s, &SVector::zeros()).unwrap()[0], -0.25);
-    assert_eq!(Bare::new(), Bare::default());
+    assert_eq!(Bare::new(), Bare);
 }
