@@ -18,11 +18,13 @@
 //!
 //! Run with `cargo bench --bench chain`.
 
+mod common;
+
+use common::estimate;
 use criterion::{criterion_group, Criterion};
 use lagrange_runtime::prelude::*;
 // criterion 0.8 deprecates `criterion::black_box` in favour of the standard one.
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 lagrangian! {
@@ -298,48 +300,6 @@ fn bench(c: &mut Criterion) {
     compare(c, &Chain4::new(p.m, p.l, p.g), &p);
     compare(c, &Chain8::new(p.m, p.l, p.g), &p);
     compare(c, &Chain16::new(p.m, p.l, p.g), &p);
-}
-
-/// Where criterion writes its results: `$CRITERION_HOME`, else `criterion/` in the target
-/// directory (`$CARGO_TARGET_DIR`, else the one this binary was built in).
-fn criterion_home() -> PathBuf {
-    if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return home.into();
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            // target/release/deps/chain-<hash>
-            let exe = std::env::current_exe().ok()?;
-            exe.ancestors().nth(3).map(PathBuf::from)
-        })
-        .unwrap_or_else(|| "target".into());
-    target.join("criterion")
-}
-
-/// Criterion's estimate of the time per iteration in ns (the slope of the linear fit, or
-/// the mean), if it was measured by this process (not left over from an earlier run).
-fn estimate(group: &str, id: &str, since: SystemTime) -> Option<f64> {
-    // Criterion replaces '/' (among others) by '_' in directory names.
-    let path = criterion_home()
-        .join(group.replace('/', "_"))
-        .join(id)
-        .join("new")
-        .join("estimates.json");
-    if std::fs::metadata(&path).ok()?.modified().ok()? < since {
-        return None;
-    }
-    let json = std::fs::read_to_string(path).ok()?;
-    let point = |key: &str| {
-        let rest = &json[json.find(&format!("\"{key}\":"))? + key.len() + 3..];
-        if rest.trim_start().starts_with("null") {
-            return None;
-        }
-        let rest = &rest[rest.find("\"point_estimate\":")? + 17..];
-        let end = rest.find([',', '}'])?;
-        rest[..end].trim().parse::<f64>().ok()
-    };
-    point("slope").or_else(|| point("mean"))
 }
 
 /// The table N | DSL ns | hand ns | ratio, plus the DSL mass matrix alone and its share of

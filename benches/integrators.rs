@@ -17,13 +17,15 @@
 //!
 //! Run with `cargo bench --bench integrators`.
 
+mod common;
+
+use common::estimate;
 use criterion::{criterion_group, Criterion, Throughput};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Integrator, Rk4, Simulation, Variational};
 use std::alloc::{GlobalAlloc, Layout, System};
 // criterion 0.8 deprecates `criterion::black_box` in favour of the standard one.
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
@@ -253,47 +255,6 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
-}
-
-/// Where criterion writes its results: `$CRITERION_HOME`, else `criterion/` in the target
-/// directory (`$CARGO_TARGET_DIR`, else the one this binary was built in).
-fn criterion_home() -> PathBuf {
-    if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return home.into();
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            // target/release/deps/integrators-<hash>
-            let exe = std::env::current_exe().ok()?;
-            exe.ancestors().nth(3).map(PathBuf::from)
-        })
-        .unwrap_or_else(|| "target".into());
-    target.join("criterion")
-}
-
-/// Criterion's estimate of the time per iteration in ns (the slope of the linear fit, or
-/// the mean), if it was measured by this process (not left over from an earlier run).
-fn estimate(group: &str, id: &str, since: SystemTime) -> Option<f64> {
-    let path = criterion_home()
-        .join(group)
-        .join(id)
-        .join("new")
-        .join("estimates.json");
-    if std::fs::metadata(&path).ok()?.modified().ok()? < since {
-        return None;
-    }
-    let json = std::fs::read_to_string(path).ok()?;
-    let point = |key: &str| {
-        let rest = &json[json.find(&format!("\"{key}\":"))? + key.len() + 3..];
-        if rest.trim_start().starts_with("null") {
-            return None;
-        }
-        let rest = &rest[rest.find("\"point_estimate\":")? + 17..];
-        let end = rest.find([',', '}'])?;
-        rest[..end].trim().parse::<f64>().ok()
-    };
-    point("slope").or_else(|| point("mean"))
 }
 
 /// The table of ns per step, steps/s and overheads, from criterion's estimates.
