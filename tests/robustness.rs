@@ -122,3 +122,24 @@ fn a_model_without_parameters_is_a_unit_struct() {
     assert_eq!(Bare.accelerations(&s, &SVector::zeros()).unwrap()[0], -0.25);
     assert_eq!(Bare::new(), Bare);
 }
+
+#[test]
+fn powers_written_as_functions_and_methods() {
+    lagrangian! {
+        struct Powers {
+            coordinates: x;
+            kinetic = dot(x)^2 / 2;
+            potential = powi(x, 3) + x.powi(2) + powf(x, 2.5) + x.powf(2) + x^-1;
+        }
+    }
+    // V′ = 3x² + 2x + 2.5 x^1.5 + 2x − 1/x²
+    let x = 1.3f64;
+    let s = State::new(0.0, SVector::from([x]), SVector::zeros());
+    let a = Powers.accelerations(&s, &SVector::zeros()).unwrap();
+    let force = -(3.0 * x * x + 2.0 * x + 2.5 * x.powf(1.5) + 2.0 * x - 1.0 / (x * x));
+    assert!(
+        (a[0] - force).abs() < 1e-13 * force.abs(),
+        "{} vs {force}",
+        a[0]
+    );
+}

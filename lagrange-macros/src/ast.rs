@@ -141,6 +141,14 @@ impl Expr {
         Extent(self.first_span(), self.last_span())
     }
 
+    /// The value of an integer literal (`n` or `-n`, written with or without a decimal
+    /// point) that fits an `i32`: an exponent computed as an integer power.
+    pub fn integer(&self) -> Option<i32> {
+        self.literal()
+            .filter(|v| v.fract() == 0.0 && v.abs() <= f64::from(i32::MAX))
+            .map(|v| v as i32)
+    }
+
     /// The literal value of `n` or `-n`, if the expression is one.
     pub fn literal(&self) -> Option<f64> {
         match self {

@@ -589,7 +589,7 @@ impl<'a> Checker<'a> {
         };
         if args.len() != arity {
             self.wrong_arity(func, arity, args.len(), method);
-        } else if name == "powi" && !is_integer(&args[1]) {
+        } else if name == "powi" && args[1].integer().is_none() {
             self.errors.spanning(
                 args[1].extent(),
                 "the exponent of `powi` must be an integer literal; use `powf` or `^` for other exponents",
@@ -695,9 +695,4 @@ impl<'a> Checker<'a> {
         }
         None
     }
-}
-
-fn is_integer(e: &Expr) -> bool {
-    e.literal()
-        .is_some_and(|v| v.fract() == 0.0 && v.abs() <= f64::from(i32::MAX))
 }

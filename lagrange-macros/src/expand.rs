@@ -729,7 +729,7 @@ impl<'a> Gen<'a> {
     fn power(&mut self, base: &Expr, exp: &Expr, span: Span, mode: Mode) -> (TokenStream, Kind) {
         let p = private();
         let (b, bk) = self.expr(base, mode);
-        if let Some(n) = integer(exp).filter(|n| n.unsigned_abs() <= MAX_POWI) {
+        if let Some(n) = exp.integer().filter(|n| n.unsigned_abs() <= MAX_POWI) {
             let n = Literal::i32_unsuffixed(n);
             return (quote_spanned!(span=> #p::functions::powi(#b, #n)), bk);
         }
@@ -754,11 +754,7 @@ impl<'a> Gen<'a> {
             let (v, _) = self.expr(&args[0], Mode::Tangent);
             return (quote_spanned!(func.span()=> (#v).eps), Kind::Var);
         }
-        if name == "powi" && integer(&args[1]).is_some_and(|n| n.unsigned_abs() <= MAX_POWI) {
-            let (x, k) = self.expr(&args[0], mode);
-            let n = Literal::i32_unsuffixed(integer(&args[1]).unwrap_or(1));
-            return (quote_spanned!(func.span()=> #p::functions::powi(#x, #n)), k);
-        }
+        // `powi(x, n)` and `powf(x, y)` are `x^n` and `x^y`.
         if name == "powf" || name == "powi" {
             return self.power(&args[0], &args[1], func.span(), mode);
         }
@@ -793,14 +789,13 @@ fn tangent_let(i: usize) -> Ident {
 
 /// An `f64` literal at the user's span.
 fn float(value: f64, span: Span) -> TokenStream {
-    let mut lit = Literal::f64_suffixed(value);
+    let mut lit = Literal::f64_suffixed(value.abs());
     lit.set_span(span);
     if value < 0.0 {
-        let mut lit = Literal::f64_suffixed(-value);
-        lit.set_span(span);
-        return quote_spanned!(span=> (-#lit));
+        quote_spanned!(span=> (-#lit))
+    } else {
+        quote!(#lit)
     }
-    quote!(#lit)
 }
 
 /// A constant turned into the dual type the context expects.
@@ -812,13 +807,6 @@ fn lift(v: TokenStream, kind: Kind) -> TokenStream {
             quote!(<_ as #p::From<f64>>::from(#v))
         }
     }
-}
-
-/// The integer value of an exponent written as an integer literal.
-fn integer(e: &Expr) -> Option<i32> {
-    e.literal()
-        .filter(|v| v.fract() == 0.0 && v.abs() <= f64::from(i32::MAX))
-        .map(|v| v as i32)
 }
 
 /// `a op b` where either side may be a constant: constants stay `f64` and go on the
