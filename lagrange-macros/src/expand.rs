@@ -294,40 +294,11 @@ fn term_fns(c: &Checked, parametric: bool) -> TokenStream {
 }
 
 /// `impl Dynamics`, each method calling `eval` (the accelerations of a model with `k`
-/// constraints through the constrained solver) — or, for the fallback of a model with
-/// errors, `unreachable!()`, which is never compiled into a program.
+/// constraints through the constrained solver).
 pub fn dynamics_impl(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
-    dynamics_impl_with(model, n, m, k, true)
-}
-
-pub fn dynamics_stub(model: &Model, n: usize, m: usize) -> TokenStream {
-    dynamics_impl_with(model, n, m, 0, false)
-}
-
-fn dynamics_impl_with(model: &Model, n: usize, m: usize, k: usize, real: bool) -> TokenStream {
     let name = &model.name;
     let p = private();
     let [s, u, qdd] = ["s", "u", "qdd"].map(internal);
-    if !real {
-        let methods = [
-            quote!(fn lagrangian(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> f64),
-            quote!(fn energy(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> f64),
-            quote!(fn momenta(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::SVector<f64, #n>),
-            quote!(fn mass_matrix(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::SMatrix<f64, #n, #n>),
-            quote!(fn generalized_forces(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::SVector<f64, #n>),
-            quote!(fn accelerations(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError>),
-            quote!(fn inverse_dynamics(&self, #s: &#p::State<#n>, #qdd: &#p::SVector<f64, #n>, #u: &#p::SVector<f64, #m>) -> #p::SVector<f64, #n>),
-        ];
-        let coordinates = vec![quote!("?"); n];
-        let inputs = vec![quote!("?"); m];
-        return quote! {
-            impl #p::Dynamics<#n, #m> for #name {
-                const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
-                const INPUTS: [&'static str; #m] = [#(#inputs),*];
-                #( #methods { ::core::unreachable!() } )*
-            }
-        };
-    }
     let state = quote!(#s: &#p::State<#n>);
     let input = quote!(#u: &#p::SVector<f64, #m>);
     let accelerations = if k == 0 {

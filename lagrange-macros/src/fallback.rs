@@ -37,14 +37,13 @@ pub fn fallback(model: &Model) -> proc_macro2::TokenStream {
         .count();
     let (n, m) = (coordinates.len(), inputs.len());
     let mut out = expand::data_types(model, &parameters, &coordinates, &inputs);
-    out.extend(expand::dynamics_stub(model, n, m));
     out.extend(stubs(model, n, m, constraints));
     out
 }
 
-/// `Model` (and, with constraints, `Constrained` and `ConstraintSolver`) impls that are
-/// never compiled into a program: code using the model through these traits reports
-/// nothing beyond the real errors.
+/// `Dynamics` and `Model` (and, with constraints, `Constrained` and `ConstraintSolver`)
+/// impls that are never compiled into a program: code using the model through these
+/// traits reports nothing beyond the real errors.
 fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
     let name = &model.name;
     let p = quote!(::lagrange_runtime::__private);
@@ -53,7 +52,21 @@ fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
     let params = quote!(_t: #d, _q: &[#d; #n], _qd: &[#d; #n], _u: &[#d; #m]);
     let coordinates = vec![quote!("?"); n];
     let inputs = vec![quote!("?"); m];
+    let s = quote!(_s: &#p::State<#n>);
+    let u = quote!(_u: &#p::SVector<f64, #m>);
+    let vector = quote!(#p::SVector<f64, #n>);
     let mut out = quote! {
+        impl #p::Dynamics<#n, #m> for #name {
+            const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
+            const INPUTS: [&'static str; #m] = [#(#inputs),*];
+            fn lagrangian(&self, #s, #u) -> f64 #stub
+            fn energy(&self, #s, #u) -> f64 #stub
+            fn momenta(&self, #s, #u) -> #vector #stub
+            fn mass_matrix(&self, #s, #u) -> #p::SMatrix<f64, #n, #n> #stub
+            fn generalized_forces(&self, #s, #u) -> #vector #stub
+            fn accelerations(&self, #s, #u) -> #p::Result<#vector, #p::DynamicsError> #stub
+            fn inverse_dynamics(&self, #s, _qdd: &#vector, #u) -> #vector #stub
+        }
         impl #p::Model<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
             const INPUTS: [&'static str; #m] = [#(#inputs),*];
@@ -62,8 +75,6 @@ fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
     };
     if k > 0 {
         let names = vec![quote!("?"); k];
-        let s = quote!(_s: &#p::State<#n>);
-        let u = quote!(_u: &#p::SVector<f64, #m>);
         out.extend(quote! {
             impl #p::Constrained<#n, #m, #k> for #name {
                 const CONSTRAINTS: [&'static str; #k] = [#(#names),*];
