@@ -13,9 +13,18 @@ use nalgebra::{SMatrix, SVector};
 /// `None` when a pivot is zero or below `1e-14` of the largest entry of its column (a
 /// singular matrix).
 pub(crate) fn solve<S: Scalar, const N: usize>(
-    mut a: SMatrix<S, N, N>,
-    mut b: SVector<S, N>,
+    a: SMatrix<S, N, N>,
+    b: SVector<S, N>,
 ) -> Option<SVector<S, N>> {
+    solve_columns(a, &b)
+}
+
+/// Solves `a X = b` for every column of `b` at once: one elimination, as [`solve`].
+pub(crate) fn solve_columns<S: Scalar, const N: usize, const K: usize>(
+    mut a: SMatrix<S, N, N>,
+    b: &SMatrix<S, N, K>,
+) -> Option<SMatrix<S, N, K>> {
+    let mut b = *b;
     for k in 0..N {
         let column_scale = (0..N).map(|i| a[(i, k)].re().abs()).fold(0.0, f64::max);
         let (pivot_row, largest) = (k..N)
@@ -37,30 +46,22 @@ pub(crate) fn solve<S: Scalar, const N: usize>(
                 let akj = a[(k, j)];
                 a[(i, j)] -= factor * akj;
             }
-            let bk = b[k];
-            b[i] -= factor * bk;
+            for c in 0..K {
+                let bkc = b[(k, c)];
+                b[(i, c)] -= factor * bkc;
+            }
         }
     }
-    for k in (0..N).rev() {
-        let mut sum = b[k];
-        for j in k + 1..N {
-            sum -= a[(k, j)] * b[j];
+    for c in 0..K {
+        for k in (0..N).rev() {
+            let mut sum = b[(k, c)];
+            for j in k + 1..N {
+                sum -= a[(k, j)] * b[(j, c)];
+            }
+            b[(k, c)] = sum / a[(k, k)];
         }
-        b[k] = sum / a[(k, k)];
     }
     Some(b)
-}
-
-/// Solves `a X = b` column by column.
-pub(crate) fn solve_columns<S: Scalar, const N: usize, const K: usize>(
-    a: SMatrix<S, N, N>,
-    b: &SMatrix<S, N, K>,
-) -> Option<SMatrix<S, N, K>> {
-    let mut x = SMatrix::<S, N, K>::zeros();
-    for k in 0..K {
-        x.set_column(k, &solve(a, b.column(k).into_owned())?);
-    }
-    Some(x)
 }
 
 #[cfg(test)]
@@ -77,6 +78,10 @@ mod tests {
         assert!((solved - x).amax() < 1e-15);
         let singular = SMatrix::<f64, 2, 2>::new(1.0, 2.0, 2.0, 4.0);
         assert!(solve(singular, SVector::from([1.0, 1.0])).is_none());
+        // Several right-hand sides in one elimination.
+        let xs = SMatrix::<f64, 3, 2>::new(1.0, 4.0, -2.0, 0.0, 0.5, -1.5);
+        let solved = solve_columns(a, &(a * xs)).unwrap();
+        assert!((solved - xs).amax() < 1e-15);
     }
 
     #[test]
