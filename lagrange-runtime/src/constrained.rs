@@ -20,7 +20,7 @@
 
 use crate::error::DynamicsError;
 use crate::eval::{
-    bias, bias_in, check_state, factor_mass, mass_and_momenta_in, mass_momenta_lagrangian, Point,
+    bias, bias_in, check_state, factor_mass, mass_and_momenta, mass_and_momenta_in, Point,
 };
 use crate::linalg;
 use crate::model::{Level, Model};
@@ -178,7 +178,7 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     stabilization: Option<Stabilization>,
 ) -> Result<(SVector<f64, N>, SVector<f64, K>), DynamicsError> {
     check_state::<T, N, M>(s, u)?;
-    let (mass, _, value) = mass_momenta_lagrangian(model, s, u);
+    let (mass, _, value) = mass_and_momenta(model, s, u);
     if !value.is_finite() {
         return Err(DynamicsError::NonFiniteResult {
             quantity: "Lagrangian",

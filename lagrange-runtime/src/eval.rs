@@ -98,18 +98,9 @@ impl<const N: usize, const M: usize> Point<f64, N, M> {
     }
 }
 
-/// The mass matrix ∂²L/∂q̇² and the momenta ∂L/∂q̇, from one second-order pass over q̇.
+/// The mass matrix ∂²L/∂q̇², the momenta ∂L/∂q̇ and the value of L, from one second-order
+/// pass over q̇.
 pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
-    model: &T,
-    s: &State<N>,
-    u: &SVector<f64, M>,
-) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
-    let (mass, p, _) = mass_and_momenta_in(model, &Point::new(s, u));
-    (mass, p)
-}
-
-/// The mass matrix, the momenta and the value of L, from one pass.
-pub(crate) fn mass_momenta_lagrangian<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -260,7 +251,7 @@ pub fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
     check_state::<T, N, M>(s, u)?;
-    let (mass, _, value) = mass_momenta_lagrangian(model, s, u);
+    let (mass, _, value) = mass_and_momenta(model, s, u);
     if !value.is_finite() {
         // ln or log10 of a negative number, say: derivatives can look finite there.
         return Err(DynamicsError::NonFiniteResult {

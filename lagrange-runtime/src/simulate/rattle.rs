@@ -173,7 +173,7 @@ fn rattle_velocity<T: Model<N, M>, const N: usize, const M: usize, const K: usiz
     let mut jt_mu = SVector::<f64, N>::zeros();
     for _ in 0..settings.max_iterations {
         let s = State::new(t, *q, qd);
-        let (mass, p) = mass_and_momenta(model, &s, u);
+        let (mass, p, _) = mass_and_momenta(model, &s, u);
         let (v, j) = velocity_terms::<T, N, M, K>(model, &s, u);
         let g1 = p - target + jt_mu;
         let scale = target.amax().max(p.amax()).max(f64::MIN_POSITIVE);

@@ -266,7 +266,7 @@ impl Variational {
     ) -> Result<SVector<f64, N>, StepError> {
         for _ in 0..self.max_iterations {
             let s = State::new(t, *q, qd);
-            let (mass, momenta) = eval::mass_and_momenta(model, &s, u);
+            let (mass, momenta, _) = eval::mass_and_momenta(model, &s, u);
             let r = momenta - p;
             if r.amax() <= self.tolerance * p.amax().max(momenta.amax()) {
                 return Ok(qd);
