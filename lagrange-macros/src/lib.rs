@@ -11,6 +11,7 @@ mod check;
 mod errors;
 mod expand;
 mod fallback;
+mod fast;
 mod parse;
 
 #[cfg(test)]

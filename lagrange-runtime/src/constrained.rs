@@ -20,7 +20,7 @@
 
 use crate::error::DynamicsError;
 use crate::eval::{
-    bias, bias_in, check_state, factor_mass, mass_and_momenta, mass_and_momenta_in, Point,
+    bias_in, check_state, equations, factor_mass, mass_and_momenta_in, Equations, Point,
 };
 use crate::linalg;
 use crate::model::{Level, Model};
@@ -178,14 +178,18 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     stabilization: Option<Stabilization>,
 ) -> Result<(SVector<f64, N>, SVector<f64, K>), DynamicsError> {
     check_state::<T, N, M>(s, u)?;
-    let (mass, _, value) = mass_and_momenta(model, s, u);
+    let Equations {
+        mass,
+        bias: rhs,
+        lagrangian: value,
+        ..
+    } = equations(model, s, u);
     if !value.is_finite() {
         return Err(DynamicsError::NonFiniteResult {
             quantity: "Lagrangian",
         });
     }
     let chol = factor_mass::<T, N, M>(&mass)?;
-    let rhs = bias(model, s, u);
     let (v, j) = velocity_terms::<T, N, M, K>(model, s, u);
     let mut gamma = gamma::<T, f64, N, M, K>(model, &Point::new(s, u));
     if let Some(Stabilization { alpha, beta }) = stabilization {

@@ -105,7 +105,57 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> (SMatrix<f64, N, N>, SVector<f64, N>, f64) {
-    mass_and_momenta_in(model, &Point::new(s, u))
+    let fast = model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &(*u).into());
+    match fast {
+        Some(e) => (e.mass, e.momenta, e.lagrangian),
+        None => mass_and_momenta_in(model, &Point::new(s, u)),
+    }
+}
+
+/// The terms of the equations of motion M q̈ = `bias` at one state, in `f64`: what one
+/// acceleration, one mass matrix or one inverse-dynamics evaluation needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Equations<const N: usize> {
+    /// The mass matrix ∂²L/∂q̇² (symmetric).
+    pub mass: SMatrix<f64, N, N>,
+    /// The momenta ∂L/∂q̇.
+    pub momenta: SVector<f64, N>,
+    /// Everything but the inertial term: ∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q.
+    pub bias: SVector<f64, N>,
+    /// The value of L.
+    pub lagrangian: f64,
+}
+
+/// The [`Equations`] at a state: from the model's own
+/// [`eval_equations`](Model::eval_equations) where it has one (every model `lagrangian!`
+/// generates does), otherwise from [`equations_generic`].
+#[inline]
+pub fn equations<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> Equations<N> {
+    let fast = model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &(*u).into());
+    fast.unwrap_or_else(|| equations_generic(model, s, u))
+}
+
+/// The [`Equations`] from the generic passes of num-dual numbers through
+/// [`Model::eval_lagrangian`] and the other terms: a second-order dual over q̇ for the mass
+/// matrix, a hyper-dual for ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t, a first-order dual over q for ∂L/∂q.
+/// The reference the generated fast paths are tested against.
+pub fn equations_generic<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> Equations<N> {
+    let x = Point::new(s, u);
+    let (mass, momenta, lagrangian) = mass_and_momenta_in(model, &x);
+    Equations {
+        mass,
+        momenta,
+        bias: bias_in(model, &x),
+        lagrangian,
+    }
 }
 
 /// [`mass_matrix`], the momenta and the value of L at a [`Point`] in any scalar.
@@ -208,15 +258,6 @@ pub fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const
     total
 }
 
-/// Everything but the inertial term M q̈: ∂L/∂q − (∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t) + Q.
-pub(crate) fn bias<T: Model<N, M>, const N: usize, const M: usize>(
-    model: &T,
-    s: &State<N>,
-    u: &SVector<f64, M>,
-) -> SVector<f64, N> {
-    bias_in(model, &Point::new(s, u))
-}
-
 /// Everything but the inertial term M q̈ (∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q) at a
 /// [`Point`] in any scalar.
 pub fn bias_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
@@ -251,14 +292,27 @@ pub fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
     check_state::<T, N, M>(s, u)?;
-    let (mass, _, value) = mass_and_momenta(model, s, u);
+    let Equations {
+        mass,
+        bias: rhs,
+        lagrangian: value,
+        ..
+    } = equations(model, s, u);
+    // The common case in a few comparisons: everything finite, the mass matrix clearly
+    // positive definite. Anything else goes through the checks below, which say why.
+    if value.is_finite() && mass.sum().is_finite() {
+        if let Some(qdd) = cholesky_solve(&mass, &rhs) {
+            if qdd.iter().all(|x| x.is_finite()) {
+                return Ok(qdd);
+            }
+        }
+    }
     if !value.is_finite() {
         // ln or log10 of a negative number, say: derivatives can look finite there.
         return Err(DynamicsError::NonFiniteResult {
             quantity: "Lagrangian",
         });
     }
-    let rhs = bias(model, s, u);
     if !rhs.iter().all(|x| x.is_finite()) {
         return Err(DynamicsError::NonFiniteResult {
             quantity: "forces of the equations of motion",
@@ -283,7 +337,8 @@ pub fn inverse_dynamics<T: Model<N, M>, const N: usize, const M: usize>(
     qdd: &SVector<f64, N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    mass_matrix(model, s, u) * qdd - bias(model, s, u)
+    let e = equations(model, s, u);
+    e.mass * qdd - e.bias
 }
 
 /// Rejects a state or input holding NaN or an infinity, naming the culprit.
@@ -316,6 +371,56 @@ pub fn check_state<T: Model<N, M>, const N: usize, const M: usize>(
 /// each coordinate's own entry, so that a heavy cart next to a light pendulum is fine
 /// however different their masses.
 const SINGULAR: f64 = 1e-12;
+
+/// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ,
+/// `None` where a pivot fails the test of [`factor_mass`] (or is NaN): the pivots dⱼ are
+/// the squares of the Cholesky diagonal, so the test is the same. Plain loops over stack
+/// arrays with one division per coordinate and no square root: for the small matrices of
+/// mechanical models several times cheaper than nalgebra's decomposition, and it accepts
+/// nothing [`factor_mass`] would reject.
+pub(crate) fn cholesky_solve<const N: usize>(
+    mass: &SMatrix<f64, N, N>,
+    rhs: &SVector<f64, N>,
+) -> Option<SVector<f64, N>> {
+    // l[i][j] (i > j) of the unit lower factor, w[i][j] = l[i][j] dⱼ, inv[j] = 1 / dⱼ.
+    let mut l = [[0.0f64; N]; N];
+    let mut w = [[0.0f64; N]; N];
+    let mut inv = [0.0f64; N];
+    for j in 0..N {
+        let mut d = mass[(j, j)];
+        for k in 0..j {
+            d -= l[j][k] * w[j][k];
+        }
+        if !(d > 0.0 && d > SINGULAR * mass[(j, j)]) {
+            return None;
+        }
+        inv[j] = d.recip();
+        for i in j + 1..N {
+            let mut x = mass[(i, j)];
+            for k in 0..j {
+                x -= l[i][k] * w[j][k];
+            }
+            w[i][j] = x;
+            l[i][j] = x * inv[j];
+        }
+    }
+    let mut y = [0.0f64; N];
+    for i in 0..N {
+        let mut x = rhs[i];
+        for k in 0..i {
+            x -= l[i][k] * y[k];
+        }
+        y[i] = x;
+    }
+    for i in (0..N).rev() {
+        let mut x = y[i] * inv[i];
+        for k in i + 1..N {
+            x -= l[k][i] * y[k];
+        }
+        y[i] = x;
+    }
+    Some(SVector::from(y))
+}
 
 /// Solves `mass · x = rhs` by Cholesky, or says why the mass matrix does not allow it.
 pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(

@@ -14,6 +14,7 @@ mod dynamics;
 mod error;
 pub mod eval;
 pub mod functions;
+pub mod jet;
 mod linalg;
 pub mod linearize;
 pub mod model;
@@ -39,6 +40,7 @@ pub mod __private {
     pub use crate::constrained;
     pub use crate::eval;
     pub use crate::functions;
+    pub use crate::jet;
     pub use crate::model::{Level, Model, Parametric, Scalar, WithParameters};
     pub use crate::simulate;
     pub use crate::{Constrained, ConstraintSolver, Dynamics, DynamicsError, State};

@@ -100,6 +100,25 @@ pub trait Model<const N: usize, const M: usize> {
         crate::eval::accelerations_in(self, x)
     }
 
+    /// The [`Equations`](crate::eval::Equations) at a state in `f64`, from code
+    /// specialised to this model, or `None` (the default) to have
+    /// [`eval`](crate::eval) compute them with its generic dual-number passes.
+    ///
+    /// `lagrangian!` generates this method: forward-mode AD unrolled at compile time into
+    /// plain `f64` arithmetic, with only the derivative components that can be nonzero.
+    /// An implementation must agree with [`eval::equations_generic`](crate::eval::equations_generic)
+    /// to rounding.
+    fn eval_equations(
+        &self,
+        t: f64,
+        q: &[f64; N],
+        qd: &[f64; N],
+        u: &[f64; M],
+    ) -> Option<crate::eval::Equations<N>> {
+        let _ = (t, q, qd, u);
+        None
+    }
+
     /// Calls `apply(F, p)` once for each applied force: a force `F` doing virtual work
     /// `F δp` on the position `p`. Only the derivative of `p` with respect to `q` is used,
     /// so the number type carries the seeds of q. Applies nothing unless overridden.

@@ -1,0 +1,709 @@
+//! Code generation of the fast path, `Model::eval_equations`: the mass matrix, the momenta
+//! and the right-hand side of the equations of motion in plain `f64`.
+//!
+//! This is forward-mode AD done at compile time. The model's expressions become a graph
+//! of operations (lets shared, as written); every node carries its value and the
+//! derivative components that the equations of motion need, each an `f64` local:
+//!
+//! - first order along `q_i`, `q̇_i` and `w`, where `w` is the direction of the motion
+//!   with the velocities held fixed, (q̇, 0, 1) in (q, q̇, t);
+//! - second order in the pairs (q̇_i, q̇_j) (the mass matrix), (q̇_i, w) (∂²L/∂q̇∂q q̇ +
+//!   ∂²L/∂q̇∂t), and, inside `dot`, (q_i, w) and (w, w).
+//!
+//! The rules are those of a second-order dual number (the product rule, the chain rule
+//! with `f′` and `f″` from [`jet`](../../lagrange_runtime/jet/index.html)), applied
+//! component by component. Two analyses keep the code small: a backward pass finds which
+//! components each node's consumers need, and a component only exists where the node
+//! depends on the variables of its directions (x₃ of a chain has no derivative along q₅),
+//! so nothing is computed that is structurally zero. `dot(e)` needs no pass of its own:
+//! its value is e's component along `w`, its derivative along q̇_i is ∂e/∂q_i, and so on.
+//!
+//! Everything else (the generic passes in any number type, parameters as variables) stays
+//! with `expand`; this module only adds one method to `impl Model`.
+
+use crate::ast::{BinOp, Expr};
+use crate::check::{Checked, Symbol};
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{quote, ToTokens};
+use std::collections::{BTreeMap, BTreeSet};
+use syn::Ident;
+
+/// Beyond this many generated statements the model keeps only the generic passes: the
+/// fast path exists for speed, not at any cost in compile time.
+const MAX_STATEMENTS: usize = 60_000;
+
+/// A direction of differentiation.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Dir {
+    Q(usize),
+    Qd(usize),
+    /// Along the motion: q moves with q̇, t with 1, q̇ stays.
+    W,
+}
+
+/// A derivative component: first order along one direction, or second order along two
+/// (stored with `a <= b`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Mono {
+    D1(Dir),
+    D2(Dir, Dir),
+}
+
+fn d2(a: Dir, b: Dir) -> Mono {
+    if a <= b {
+        Mono::D2(a, b)
+    } else {
+        Mono::D2(b, a)
+    }
+}
+
+type Id = usize;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Func1 {
+    Named(&'static str),
+    Powi(i32),
+    /// A power with an exponent (the node) that does not vary with the state.
+    Powf(Id),
+    Recip,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Func2 {
+    Atan2,
+    Powd,
+}
+
+enum Op {
+    Lit(f64),
+    Param(usize),
+    Input(usize),
+    Coord(usize),
+    Time,
+    Neg(Id),
+    Add(Id, Id),
+    Sub(Id, Id),
+    Mul(Id, Id),
+    /// Division by a node that does not vary with the state.
+    Div(Id, Id),
+    Unary(Func1, Id),
+    Binary(Func2, Id, Id),
+    Dot(Id),
+}
+
+struct Node {
+    op: Op,
+    /// Depends on q, q̇ or t (inputs and parameters do not vary for differentiation).
+    varies: bool,
+}
+
+const UNARY: [&str; 15] = [
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "ln", "log10",
+    "sqrt", "cbrt", "abs",
+];
+
+/// Integer powers beyond this go through `powf`, as in the generic code.
+const MAX_POWI: u32 = 1024;
+
+/// The expressions of a checked model as a graph, nodes in evaluation order.
+struct Graph<'c> {
+    c: &'c Checked<'c>,
+    nodes: Vec<Node>,
+    lets: Vec<Id>,
+}
+
+impl<'c> Graph<'c> {
+    fn new(c: &'c Checked<'c>) -> Self {
+        let mut g = Graph {
+            c,
+            nodes: Vec::new(),
+            lets: Vec::new(),
+        };
+        for l in &c.lets {
+            let id = g.expr(l.value);
+            g.lets.push(id);
+        }
+        g
+    }
+
+    fn push(&mut self, op: Op) -> Id {
+        let varies = match &op {
+            Op::Lit(_) | Op::Param(_) | Op::Input(_) => false,
+            Op::Coord(_) | Op::Time => true,
+            Op::Neg(a) | Op::Unary(_, a) | Op::Dot(a) => self.nodes[*a].varies,
+            Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) | Op::Binary(_, a, b) => {
+                self.nodes[*a].varies || self.nodes[*b].varies
+            }
+        };
+        self.nodes.push(Node { op, varies });
+        self.nodes.len() - 1
+    }
+
+    fn expr(&mut self, e: &Expr) -> Id {
+        match e {
+            Expr::Number(n) => self.push(Op::Lit(n.value)),
+            Expr::Paren { inner, .. } => self.expr(inner),
+            Expr::Neg { operand, .. } => {
+                let a = self.expr(operand);
+                self.push(Op::Neg(a))
+            }
+            Expr::Name(ident) => self.name(ident),
+            Expr::Binary { op, lhs, rhs, .. } => match op {
+                BinOp::Pow => self.power(lhs, rhs),
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => {
+                    let (a, b) = (self.expr(lhs), self.expr(rhs));
+                    self.binary(*op, a, b)
+                }
+            },
+            Expr::Call { func, args, .. } => self.call(func, args),
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: Id, b: Id) -> Id {
+        match op {
+            BinOp::Add => self.push(Op::Add(a, b)),
+            BinOp::Sub => self.push(Op::Sub(a, b)),
+            BinOp::Mul => self.push(Op::Mul(a, b)),
+            BinOp::Div if !self.nodes[b].varies => self.push(Op::Div(a, b)),
+            BinOp::Div => {
+                let r = self.push(Op::Unary(Func1::Recip, b));
+                self.push(Op::Mul(a, r))
+            }
+            BinOp::Pow => unreachable!("powers are built by Graph::power"),
+        }
+    }
+
+    fn name(&mut self, ident: &Ident) -> Id {
+        let name = ident.to_string();
+        match name.as_str() {
+            "t" => return self.push(Op::Time),
+            "pi" => return self.push(Op::Lit(std::f64::consts::PI)),
+            _ => {}
+        }
+        match self.c.symbols.get(&name) {
+            Some(Symbol::Parameter(i)) => self.push(Op::Param(*i)),
+            Some(Symbol::Coordinate(i)) => self.push(Op::Coord(*i)),
+            Some(Symbol::Input(i)) => self.push(Op::Input(*i)),
+            Some(Symbol::Let(i)) => self.lets[*i],
+            // Constraints are not values; the checker has rejected any use of one.
+            Some(Symbol::Constraint(_)) | None => self.push(Op::Lit(f64::NAN)),
+        }
+    }
+
+    fn power(&mut self, base: &Expr, exp: &Expr) -> Id {
+        let b = self.expr(base);
+        if let Some(n) = exp.integer().filter(|n| n.unsigned_abs() <= MAX_POWI) {
+            return self.push(Op::Unary(Func1::Powi(n), b));
+        }
+        let e = self.expr(exp);
+        if self.nodes[e].varies {
+            self.push(Op::Binary(Func2::Powd, b, e))
+        } else {
+            self.push(Op::Unary(Func1::Powf(e), b))
+        }
+    }
+
+    fn call(&mut self, func: &Ident, args: &[Expr]) -> Id {
+        let name = func.to_string();
+        match (name.as_str(), args) {
+            ("dot", [e]) => {
+                let e = self.expr(e);
+                self.push(Op::Dot(e))
+            }
+            ("powi" | "powf", [b, e]) => self.power(b, e),
+            ("hypot", [x, y]) => {
+                // √(x² + y²), as the generic code computes it.
+                let (x, y) = (self.expr(x), self.expr(y));
+                let xx = self.push(Op::Mul(x, x));
+                let yy = self.push(Op::Mul(y, y));
+                let sum = self.push(Op::Add(xx, yy));
+                self.push(Op::Unary(Func1::Named("sqrt"), sum))
+            }
+            ("atan2", [y, x]) => {
+                let (y, x) = (self.expr(y), self.expr(x));
+                self.push(Op::Binary(Func2::Atan2, y, x))
+            }
+            (_, [x]) => {
+                let x = self.expr(x);
+                match UNARY.iter().find(|f| **f == name) {
+                    Some(f) => self.push(Op::Unary(Func1::Named(f), x)),
+                    None => self.push(Op::Lit(f64::NAN)),
+                }
+            }
+            // The checker has rejected unknown functions and wrong arities.
+            _ => self.push(Op::Lit(f64::NAN)),
+        }
+    }
+}
+
+/// The components each node must provide so that the roots get theirs, or `None` when
+/// some node would need a derivative this scheme does not carry (third order).
+fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BTreeSet<Mono>>)> {
+    let n = g.nodes.len();
+    let mut live = vec![false; n];
+    let mut need: Vec<BTreeSet<Mono>> = vec![BTreeSet::new(); n];
+    for (id, set) in roots {
+        live[*id] = true;
+        need[*id].extend(set.iter().copied());
+    }
+    for id in (0..n).rev() {
+        if !live[id] || !g.nodes[id].varies {
+            // A node that does not vary has no components; its operands give its value.
+            need[id].clear();
+        }
+        if !live[id] {
+            continue;
+        }
+        let set = std::mem::take(&mut need[id]);
+        // What an operand of a product or a function needs: the node's components and
+        // the first-order ones of every second-order component.
+        let mut chain = set.clone();
+        for m in &set {
+            if let Mono::D2(a, b) = *m {
+                chain.insert(Mono::D1(a));
+                chain.insert(Mono::D1(b));
+            }
+        }
+        let mut require = |operand: Id, s: &BTreeSet<Mono>| {
+            live[operand] = true;
+            need[operand].extend(s.iter().copied());
+        };
+        match g.nodes[id].op {
+            Op::Lit(_) | Op::Param(_) | Op::Input(_) | Op::Coord(_) | Op::Time => {}
+            Op::Neg(a) => require(a, &set),
+            Op::Add(a, b) | Op::Sub(a, b) => {
+                require(a, &set);
+                require(b, &set);
+            }
+            Op::Div(a, b) => {
+                require(a, &set);
+                require(b, &BTreeSet::new());
+            }
+            Op::Mul(a, b) | Op::Binary(_, a, b) => {
+                require(a, &chain);
+                require(b, &chain);
+            }
+            Op::Unary(f, a) => {
+                require(a, &chain);
+                if let Func1::Powf(e) = f {
+                    require(e, &BTreeSet::new());
+                }
+            }
+            Op::Dot(e) => {
+                let mut s = BTreeSet::from([Mono::D1(Dir::W)]);
+                for m in &set {
+                    match *m {
+                        Mono::D1(Dir::Q(i)) => s.insert(d2(Dir::Q(i), Dir::W)),
+                        Mono::D1(Dir::Qd(i)) => s.insert(Mono::D1(Dir::Q(i))),
+                        Mono::D1(Dir::W) => s.insert(d2(Dir::W, Dir::W)),
+                        Mono::D2(Dir::Qd(i), Dir::W) => s.insert(d2(Dir::Q(i), Dir::W)),
+                        Mono::D2(Dir::Qd(_), Dir::Qd(_)) => false,
+                        // Would need third derivatives of `e`; the checker forbids `dot`
+                        // of velocities, which is the only way to get here.
+                        Mono::D2(..) => return None,
+                    };
+                }
+                require(e, &s);
+            }
+        }
+        need[id] = set;
+    }
+    Some((live, need))
+}
+
+/// A value or component in the generated code: a literal or a local.
+#[derive(Clone)]
+enum Val {
+    Lit(f64),
+    Id(Ident),
+}
+
+impl ToTokens for Val {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            Val::Id(i) => i.to_tokens(tokens),
+            Val::Lit(v) => float(*v).to_tokens(tokens),
+        }
+    }
+}
+
+fn float(v: f64) -> TokenStream {
+    if v.is_nan() {
+        quote!(f64::NAN)
+    } else if v < 0.0 {
+        let lit = Literal::f64_suffixed(-v);
+        quote!((-#lit))
+    } else {
+        let lit = Literal::f64_suffixed(v);
+        quote!(#lit)
+    }
+}
+
+/// The product of factors, leaving out factors of one.
+fn product(factors: &[&Val]) -> TokenStream {
+    let mut kept = factors
+        .iter()
+        .filter(|v| !matches!(v, Val::Lit(x) if *x == 1.0));
+    match kept.next() {
+        None => quote!(1.0f64),
+        Some(first) => kept.fold(quote!(#first), |acc, v| quote!(#acc * #v)),
+    }
+}
+
+fn internal(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// Emits the statements, node by node.
+struct Emit {
+    statements: Vec<TokenStream>,
+    counter: usize,
+}
+
+impl Emit {
+    fn fresh(&mut self) -> Ident {
+        self.counter += 1;
+        internal(&format!("__j{}", self.counter))
+    }
+
+    fn bind(&mut self, code: TokenStream) -> Val {
+        let name = self.fresh();
+        self.statements.push(quote!(let #name: f64 = #code;));
+        Val::Id(name)
+    }
+
+    /// A sum of terms, each a product of factors; `None` when there are no terms. A single
+    /// factor (once factors of one are left out) is reused, not copied.
+    fn sum(&mut self, mut terms: Vec<Vec<&Val>>) -> Option<Val> {
+        for t in &mut terms {
+            t.retain(|v| !matches!(v, Val::Lit(x) if *x == 1.0));
+        }
+        match terms.as_slice() {
+            [] => None,
+            [single] if single.is_empty() => Some(Val::Lit(1.0)),
+            [single] if single.len() == 1 => Some(single[0].clone()),
+            _ => {
+                let terms: Vec<TokenStream> = terms.iter().map(|t| product(t)).collect();
+                Some(self.bind(quote!(#(#terms)+*)))
+            }
+        }
+    }
+}
+
+type Comps = BTreeMap<Mono, Val>;
+
+/// The method `eval_equations` for `impl Model`, or `None` when the model is beyond the
+/// fast path (a derivative it does not carry, or code too large to be worth compiling).
+pub fn equations_fn(c: &Checked) -> Option<TokenStream> {
+    let n = c.coordinates.len();
+    let mut g = Graph::new(c);
+    let kinetic = g.expr(c.kinetic);
+    let lagrangian = match c.potential {
+        Some(v) => {
+            let v = g.expr(v);
+            g.push(Op::Sub(kinetic, v))
+        }
+        None => kinetic,
+    };
+    let dissipation = c.dissipation.map(|d| g.expr(d));
+    let forces: Vec<(Id, Id)> = c
+        .forces
+        .iter()
+        .map(|(f, p)| (g.expr(f), g.expr(p)))
+        .collect();
+
+    let qd = |i| Dir::Qd(i);
+    let mut l_needs = BTreeSet::new();
+    for i in 0..n {
+        l_needs.insert(Mono::D1(Dir::Q(i)));
+        l_needs.insert(Mono::D1(qd(i)));
+        l_needs.insert(d2(qd(i), Dir::W));
+        for j in i..n {
+            l_needs.insert(d2(qd(i), qd(j)));
+        }
+    }
+    let mut roots = vec![(lagrangian, l_needs)];
+    if let Some(d) = dissipation {
+        roots.push((d, (0..n).map(|i| Mono::D1(qd(i))).collect()));
+    }
+    for (f, p) in &forces {
+        roots.push((*f, BTreeSet::new()));
+        roots.push((*p, (0..n).map(|i| Mono::D1(Dir::Q(i))).collect()));
+    }
+    let (live, need) = needs(&g, &roots)?;
+
+    let mut e = Emit {
+        statements: Vec::new(),
+        counter: 0,
+    };
+    let [t, q, qdv, u] = ["t", "q", "qd", "u"].map(internal);
+    let mut values: Vec<Option<Val>> = vec![None; g.nodes.len()];
+    let mut comps: Vec<Comps> = vec![Comps::new(); g.nodes.len()];
+    for id in 0..g.nodes.len() {
+        if !live[id] {
+            continue;
+        }
+        let (value, cs) = node(&mut e, &g, id, &need[id], &values, &comps, &t);
+        values[id] = Some(value);
+        comps[id] = cs;
+        if e.statements.len() > MAX_STATEMENTS {
+            return None;
+        }
+    }
+
+    let get = |id: Id, m: Mono| comps[id].get(&m).cloned();
+    let zero = Val::Lit(0.0);
+    let mass_entry = |i: usize, j: usize| get(lagrangian, d2(qd(i), qd(j))).unwrap_or(zero.clone());
+    let columns = (0..n).map(|j| {
+        let column = (0..n).map(|i| mass_entry(i, j));
+        quote!([#(#column),*])
+    });
+    let momenta = (0..n).map(|i| get(lagrangian, Mono::D1(qd(i))).unwrap_or(zero.clone()));
+    let mut bias = Vec::new();
+    for i in 0..n {
+        let mut terms = Vec::new();
+        if let Some(v) = get(lagrangian, Mono::D1(Dir::Q(i))) {
+            terms.push(quote!(+ #v));
+        }
+        if let Some(v) = get(lagrangian, d2(qd(i), Dir::W)) {
+            terms.push(quote!(- #v));
+        }
+        for (f, p) in &forces {
+            if let Some(dp) = get(*p, Mono::D1(Dir::Q(i))) {
+                let f = values[*f].clone().expect("live");
+                terms.push(quote!(+ #f * #dp));
+            }
+        }
+        if let Some(d) = dissipation.and_then(|d| get(d, Mono::D1(qd(i)))) {
+            terms.push(quote!(- #d));
+        }
+        bias.push(if terms.is_empty() {
+            quote!(0.0f64)
+        } else {
+            quote!(0.0f64 #(#terms)*)
+        });
+    }
+    let value = values[lagrangian].clone().expect("live");
+
+    let p = quote!(::lagrange_runtime::__private);
+    let fields: Vec<&Ident> = c.parameters.iter().map(|x| &x.name).collect();
+    let params = (0..fields.len()).map(|i| internal(&format!("__p{i}")));
+    let inputs = (0..c.inputs.len()).map(|i| internal(&format!("__u{i}")));
+    let coords = (0..n).map(|i| internal(&format!("__q{i}")));
+    let velocities = (0..n).map(|i| internal(&format!("__qd{i}")));
+    let (ui, qi, vi) = (0..c.inputs.len(), 0..n, 0..n);
+    let m = c.inputs.len();
+    let statements = &e.statements;
+    Some(quote! {
+        #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        #[inline]
+        fn eval_equations(&self, #t: f64, #q: &[f64; #n], #qdv: &[f64; #n], #u: &[f64; #m])
+            -> ::core::option::Option<#p::eval::Equations<#n>> {
+            #( let #params: f64 = self.#fields; )*
+            #( let #inputs: f64 = #u[#ui]; )*
+            #( let #coords: f64 = #q[#qi]; )*
+            #( let #velocities: f64 = #qdv[#vi]; )*
+            #(#statements)*
+            ::core::option::Option::Some(#p::eval::Equations {
+                mass: #p::SMatrix::from([#(#columns),*]),
+                momenta: #p::SVector::from([#(#momenta),*]),
+                bias: #p::SVector::from([#(#bias),*]),
+                lagrangian: #value,
+            })
+        }
+    })
+}
+
+/// The value and components of one node.
+#[allow(clippy::too_many_lines)]
+fn node(
+    e: &mut Emit,
+    g: &Graph,
+    id: Id,
+    need: &BTreeSet<Mono>,
+    values: &[Option<Val>],
+    comps: &[Comps],
+    t: &Ident,
+) -> (Val, Comps) {
+    let val = |a: Id| values[a].clone().expect("operands come first");
+    let mut out = Comps::new();
+    let p = quote!(::lagrange_runtime::__private);
+    let value = match g.nodes[id].op {
+        Op::Lit(v) => Val::Lit(v),
+        Op::Param(i) => Val::Id(internal(&format!("__p{i}"))),
+        Op::Input(i) => Val::Id(internal(&format!("__u{i}"))),
+        Op::Time => {
+            out.insert(Mono::D1(Dir::W), Val::Lit(1.0));
+            Val::Id(t.clone())
+        }
+        Op::Coord(i) => {
+            out.insert(Mono::D1(Dir::Q(i)), Val::Lit(1.0));
+            out.insert(Mono::D1(Dir::W), Val::Id(internal(&format!("__qd{i}"))));
+            Val::Id(internal(&format!("__q{i}")))
+        }
+        Op::Neg(a) => {
+            for m in need {
+                if let Some(x) = comps[a].get(m) {
+                    let v = e.bind(quote!(-#x));
+                    out.insert(*m, v);
+                }
+            }
+            let a = val(a);
+            e.bind(quote!(-#a))
+        }
+        Op::Add(a, b) | Op::Sub(a, b) => {
+            let sub = matches!(g.nodes[id].op, Op::Sub(..));
+            for m in need {
+                let v = match (comps[a].get(m), comps[b].get(m)) {
+                    (Some(x), Some(y)) if sub => e.bind(quote!(#x - #y)),
+                    (Some(x), Some(y)) => e.bind(quote!(#x + #y)),
+                    (Some(x), None) => x.clone(),
+                    (None, Some(y)) if sub => e.bind(quote!(-#y)),
+                    (None, Some(y)) => y.clone(),
+                    (None, None) => continue,
+                };
+                out.insert(*m, v);
+            }
+            let (a, b) = (val(a), val(b));
+            if sub {
+                e.bind(quote!(#a - #b))
+            } else {
+                e.bind(quote!(#a + #b))
+            }
+        }
+        Op::Mul(a, b) => {
+            let (va, vb) = (val(a), val(b));
+            for m in need {
+                let (ca, cb) = (&comps[a], &comps[b]);
+                let mut terms: Vec<Vec<&Val>> = Vec::new();
+                if let Some(x) = cb.get(m) {
+                    terms.push(vec![&va, x]);
+                }
+                if let Some(x) = ca.get(m) {
+                    terms.push(vec![x, &vb]);
+                }
+                if let Mono::D2(d, f) = *m {
+                    let (d, f) = (Mono::D1(d), Mono::D1(f));
+                    if let (Some(x), Some(y)) = (ca.get(&d), cb.get(&f)) {
+                        terms.push(vec![x, y]);
+                    }
+                    if let (Some(x), Some(y)) = (ca.get(&f), cb.get(&d)) {
+                        terms.push(vec![x, y]);
+                    }
+                }
+                if let Some(v) = e.sum(terms) {
+                    out.insert(*m, v);
+                }
+            }
+            e.bind(quote!(#va * #vb))
+        }
+        Op::Div(a, b) => {
+            let vb = val(b);
+            for m in need {
+                if let Some(x) = comps[a].get(m) {
+                    let v = e.bind(quote!(#x / #vb));
+                    out.insert(*m, v);
+                }
+            }
+            let va = val(a);
+            e.bind(quote!(#va / #vb))
+        }
+        Op::Unary(f, a) => {
+            let va = val(a);
+            let call = match f {
+                Func1::Named(name) => {
+                    let f = Ident::new(name, Span::call_site());
+                    quote!(#p::jet::#f(#va))
+                }
+                Func1::Recip => quote!(#p::jet::recip(#va)),
+                Func1::Powi(k) => {
+                    let k = Literal::i32_unsuffixed(k);
+                    quote!(#p::jet::powi(#va, #k))
+                }
+                Func1::Powf(x) => {
+                    let x = val(x);
+                    quote!(#p::jet::powf(#va, #x))
+                }
+            };
+            let [v, f1, f2] = [e.fresh(), e.fresh(), e.fresh()];
+            e.statements
+                .push(quote!(let [#v, #f1, #f2]: [f64; 3] = #call;));
+            let (f1, f2) = (Val::Id(f1), Val::Id(f2));
+            let ca = &comps[a];
+            for m in need {
+                let mut terms: Vec<Vec<&Val>> = Vec::new();
+                if let Some(x) = ca.get(m) {
+                    terms.push(vec![&f1, x]);
+                }
+                if let Mono::D2(d, h) = *m {
+                    if let (Some(x), Some(y)) = (ca.get(&Mono::D1(d)), ca.get(&Mono::D1(h))) {
+                        terms.push(vec![&f2, x, y]);
+                    }
+                }
+                if let Some(v) = e.sum(terms) {
+                    out.insert(*m, v);
+                }
+            }
+            Val::Id(v)
+        }
+        Op::Binary(f, a, b) => {
+            let (va, vb) = (val(a), val(b));
+            let name = match f {
+                Func2::Atan2 => quote!(atan2),
+                Func2::Powd => quote!(powd),
+            };
+            let names: [Ident; 6] = std::array::from_fn(|_| e.fresh());
+            e.statements
+                .push(quote!(let [#(#names),*]: [f64; 6] = #p::jet::#name(#va, #vb);));
+            let [v, fa, fb, faa, fab, fbb] = names.map(Val::Id);
+            let (ca, cb) = (&comps[a], &comps[b]);
+            for m in need {
+                let mut terms: Vec<Vec<&Val>> = Vec::new();
+                if let Some(x) = ca.get(m) {
+                    terms.push(vec![&fa, x]);
+                }
+                if let Some(x) = cb.get(m) {
+                    terms.push(vec![&fb, x]);
+                }
+                if let Mono::D2(d, h) = *m {
+                    let (d, h) = (Mono::D1(d), Mono::D1(h));
+                    if let (Some(x), Some(y)) = (ca.get(&d), ca.get(&h)) {
+                        terms.push(vec![&faa, x, y]);
+                    }
+                    if let (Some(x), Some(y)) = (ca.get(&d), cb.get(&h)) {
+                        terms.push(vec![&fab, x, y]);
+                    }
+                    if let (Some(x), Some(y)) = (ca.get(&h), cb.get(&d)) {
+                        terms.push(vec![&fab, x, y]);
+                    }
+                    if let (Some(x), Some(y)) = (cb.get(&d), cb.get(&h)) {
+                        terms.push(vec![&fbb, x, y]);
+                    }
+                }
+                if let Some(v) = e.sum(terms) {
+                    out.insert(*m, v);
+                }
+            }
+            v
+        }
+        Op::Dot(x) => {
+            let cx = &comps[x];
+            for m in need {
+                let source = match *m {
+                    Mono::D1(Dir::Q(i)) => d2(Dir::Q(i), Dir::W),
+                    Mono::D1(Dir::Qd(i)) => Mono::D1(Dir::Q(i)),
+                    Mono::D1(Dir::W) => d2(Dir::W, Dir::W),
+                    Mono::D2(Dir::Qd(i), Dir::W) => d2(Dir::Q(i), Dir::W),
+                    _ => continue,
+                };
+                if let Some(v) = cx.get(&source) {
+                    out.insert(*m, v.clone());
+                }
+            }
+            cx.get(&Mono::D1(Dir::W)).cloned().unwrap_or(Val::Lit(0.0))
+        }
+    };
+    // Components a node does not need (a coordinate's seeds, say) are dropped here.
+    out.retain(|m, _| need.contains(m));
+    (value, out)
+}

@@ -1,0 +1,299 @@
+//! The functions of the language in `f64` with their first two derivatives, for the code
+//! `lagrangian!` generates for [`Model::eval_equations`](crate::model::Model::eval_equations).
+//!
+//! A unary function returns `[f(x), f′(x), f″(x)]`; a binary one `[f, f_x, f_y, f_xx,
+//! f_xy, f_yy]`. The generated code applies the chain rule of second-order forward-mode
+//! AD with them, component by component. Each formula is the one num-dual uses for the
+//! same function (or the one [`functions`](crate::functions) builds it from), so the fast
+//! path and the generic dual-number passes agree to rounding, non-finite results included.
+
+use std::f64::consts::LN_10;
+
+macro_rules! jet {
+    ($($(#[$doc:meta])* fn $name:ident($x:ident) $body:block)*) => {$(
+        $(#[$doc])*
+        #[inline]
+        #[must_use]
+        pub fn $name($x: f64) -> [f64; 3] $body
+    )*};
+}
+
+jet! {
+    /// Sine.
+    fn sin(x) {
+        let (s, c) = x.sin_cos();
+        [s, c, -s]
+    }
+    /// Cosine.
+    fn cos(x) {
+        let (s, c) = x.sin_cos();
+        [c, -s, -c]
+    }
+    /// Tangent, as sin / cos.
+    fn tan(x) {
+        let t = x.tan();
+        let d = 1.0 + t * t;
+        [t, d, 2.0 * t * d]
+    }
+    /// Arcsine.
+    fn asin(x) {
+        let rec = (1.0 - x * x).recip();
+        let f1 = rec.sqrt();
+        [x.asin(), f1, x * f1 * rec]
+    }
+    /// Arccosine.
+    fn acos(x) {
+        let rec = (1.0 - x * x).recip();
+        let f1 = -rec.sqrt();
+        [x.acos(), f1, x * f1 * rec]
+    }
+    /// Arctangent.
+    fn atan(x) {
+        let rec = (1.0 + x * x).recip();
+        [x.atan(), rec, -x * rec * rec * 2.0]
+    }
+    /// Hyperbolic sine.
+    fn sinh(x) {
+        let (s, c) = (x.sinh(), x.cosh());
+        [s, c, s]
+    }
+    /// Hyperbolic cosine.
+    fn cosh(x) {
+        let (s, c) = (x.sinh(), x.cosh());
+        [c, s, c]
+    }
+    /// Hyperbolic tangent.
+    fn tanh(x) {
+        let t = x.tanh();
+        let d = 1.0 - t * t;
+        [t, d, -2.0 * t * d]
+    }
+    /// e^x.
+    fn exp(x) {
+        let e = x.exp();
+        [e, e, e]
+    }
+    /// Natural logarithm.
+    fn ln(x) {
+        let rec = x.recip();
+        [x.ln(), rec, -rec * rec]
+    }
+    /// Base-10 logarithm.
+    fn log10(x) {
+        let rec = x.recip();
+        let f1 = rec / LN_10;
+        [x.log10(), f1, -f1 * rec]
+    }
+    /// Square root.
+    fn sqrt(x) {
+        let rec = x.recip();
+        let f0 = x.sqrt();
+        let f1 = f0 * rec * 0.5;
+        [f0, f1, -f1 * rec * 0.5]
+    }
+    /// Cube root.
+    fn cbrt(x) {
+        let rec = x.recip();
+        let f0 = x.cbrt();
+        let f1 = f0 * rec * (1.0 / 3.0);
+        [f0, f1, f1 * rec * (1.0 / 3.0 - 1.0)]
+    }
+    /// |x|, with the derivative at 0 from the positive side.
+    fn abs(x) {
+        if x < 0.0 {
+            [-x, -1.0, 0.0]
+        } else {
+            [x, 1.0, 0.0]
+        }
+    }
+    /// 1 / x.
+    fn recip(x) {
+        let rec = x.recip();
+        let f1 = -rec * rec;
+        [rec, f1, -f1 * rec * 2.0]
+    }
+}
+
+/// x^n for an integer n.
+#[inline]
+#[must_use]
+pub fn powi(x: f64, n: i32) -> [f64; 3] {
+    match n {
+        0 => [1.0, 0.0, 0.0],
+        1 => [x, 1.0, 0.0],
+        2 => [x * x, 2.0 * x, 2.0],
+        _ => {
+            let pow3 = x.powi(n - 3);
+            [
+                pow3 * x * x * x,
+                pow3 * x * x * f64::from(n),
+                pow3 * x * f64::from(n) * f64::from(n - 1),
+            ]
+        }
+    }
+}
+
+/// x^n for a real n that does not vary with the state.
+#[inline]
+#[must_use]
+pub fn powf(x: f64, n: f64) -> [f64; 3] {
+    if n == 0.0 {
+        [1.0, 0.0, 0.0]
+    } else if n == 1.0 {
+        [x, 1.0, 0.0]
+    } else if (n - 2.0).abs() < f64::EPSILON {
+        [x * x, 2.0 * x, 2.0]
+    } else {
+        let (n1, n3) = (n - 1.0, n - 3.0);
+        let pow3 = x.powf(n3);
+        [pow3 * x * x * x, pow3 * x * x * n, pow3 * x * n * n1]
+    }
+}
+
+/// x^y where the exponent varies too, as [`functions::powd`](crate::functions::powd):
+/// exp(y ln x), or for x ≤ 0 and an integral y the integer power, without derivatives
+/// with respect to y.
+#[inline]
+#[must_use]
+pub fn powd(x: f64, y: f64) -> [f64; 6] {
+    if x <= 0.0 && y.fract() == 0.0 && y.abs() <= f64::from(i32::MAX) {
+        // `y` is integral and within `i32` here.
+        #[allow(clippy::cast_possible_truncation)]
+        let [f, fx, fxx] = powi(x, y as i32);
+        return [f, fx, 0.0, fxx, 0.0, 0.0];
+    }
+    let ln = x.ln();
+    let f = (y * ln).exp();
+    let rec = x.recip();
+    let fx = f * y * rec;
+    [
+        f,
+        fx,
+        f * ln,
+        fx * (y - 1.0) * rec,
+        f * rec * (1.0 + y * ln),
+        f * ln * ln,
+    ]
+}
+
+/// The angle of (x, y) as [`functions::atan2`](crate::functions::atan2): NaN at the
+/// origin. Arguments in the order of the language: `atan2(y, x)`, so the partials are
+/// with respect to y, then x.
+#[inline]
+#[must_use]
+pub fn atan2(y: f64, x: f64) -> [f64; 6] {
+    if x == 0.0 && y == 0.0 {
+        return [f64::NAN; 6];
+    }
+    let r2 = x * x + y * y;
+    let rec = r2.recip();
+    let rec2 = rec * rec;
+    [
+        y.atan2(x),
+        x * rec,
+        -y * rec,
+        -2.0 * x * y * rec2,
+        (y * y - x * x) * rec2,
+        2.0 * x * y * rec2,
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_dual::{Dual2, DualNum};
+
+    /// The jet of `f` at `x` from num-dual's second-order dual.
+    fn reference(f: impl Fn(Dual2<f64>) -> Dual2<f64>, x: f64) -> [f64; 3] {
+        let d = f(Dual2::from_re(x).derivative());
+        [d.re, d.v1, d.v2]
+    }
+
+    fn close(a: [f64; 3], b: [f64; 3]) -> bool {
+        a.iter()
+            .zip(b.iter())
+            .all(|(a, b)| (a - b).abs() <= 1e-13 * (1.0 + a.abs().max(b.abs())))
+    }
+
+    #[test]
+    fn unary_jets_match_num_dual() {
+        type F = fn(Dual2<f64>) -> Dual2<f64>;
+        let cases: [(fn(f64) -> [f64; 3], F, f64); 16] = [
+            (sin, |x| x.sin(), 0.7),
+            (cos, |x| x.cos(), -1.3),
+            (tan, |x| x.tan(), 0.4),
+            (asin, |x| x.asin(), 0.3),
+            (acos, |x| x.acos(), -0.6),
+            (atan, |x| x.atan(), 2.0),
+            (sinh, |x| x.sinh(), 0.9),
+            (cosh, |x| x.cosh(), -0.8),
+            (tanh, |x| x.tanh(), 0.5),
+            (exp, |x| x.exp(), 1.1),
+            (ln, |x| x.ln(), 2.5),
+            (log10, |x| x.log10(), 3.5),
+            (sqrt, |x| x.sqrt(), 1.7),
+            (cbrt, |x| x.cbrt(), -2.2),
+            (abs, |x| if x.re < 0.0 { -x } else { x }, -0.3),
+            (recip, |x| x.recip(), -1.9),
+        ];
+        for (i, (jet, dual, x)) in cases.into_iter().enumerate() {
+            assert!(close(jet(x), reference(dual, x)), "case {i}");
+        }
+        for n in [-3, 0, 1, 2, 3, 7] {
+            assert!(
+                close(powi(1.3, n), reference(|x| x.powi(n), 1.3)),
+                "powi {n}"
+            );
+        }
+        for n in [0.0, 1.0, 2.0, 0.5, -1.5] {
+            assert!(
+                close(powf(1.3, n), reference(|x| x.powf(n), 1.3)),
+                "powf {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn binary_jets_match_num_dual() {
+        use num_dual::HyperDual64;
+        // f_xy from a hyper-dual, f_xx and f_yy from second-order duals.
+        let check =
+            |jet: [f64; 6], f: &dyn Fn(HyperDual64, HyperDual64) -> HyperDual64, a: f64, b: f64| {
+                let h = |da: [f64; 2], db: [f64; 2]| {
+                    let x = HyperDual64::new(a, da[0], da[1], 0.0);
+                    let y = HyperDual64::new(b, db[0], db[1], 0.0);
+                    f(x, y)
+                };
+                let xy = h([1.0, 0.0], [0.0, 1.0]);
+                let xx = h([1.0, 1.0], [0.0, 0.0]);
+                let yy = h([0.0, 0.0], [1.0, 1.0]);
+                let want = [
+                    xy.re,
+                    xy.eps1,
+                    xy.eps2,
+                    xx.eps1eps2,
+                    xy.eps1eps2,
+                    yy.eps1eps2,
+                ];
+                for (a, b) in jet.iter().zip(want.iter()) {
+                    assert!(
+                        (a - b).abs() <= 1e-13 * (1.0 + a.abs()),
+                        "{jet:?} vs {want:?}"
+                    );
+                }
+            };
+        check(powd(1.7, 0.6), &|x, y| x.powd(y), 1.7, 0.6);
+        check(
+            atan2(0.8, -1.4),
+            &|y, x| (y / x).atan() + std::f64::consts::PI,
+            0.8,
+            -1.4,
+        );
+        let [f, fx, fy, fxx, fxy, fyy] = powd(-2.0, 3.0);
+        assert_eq!(
+            [f, fx, fy, fxx, fxy, fyy],
+            [-8.0, 12.0, 0.0, -12.0, 0.0, 0.0]
+        );
+        assert!(atan2(0.0, 0.0)[0].is_nan());
+    }
+}

@@ -1,0 +1,694 @@
+//! The generated fast path equals plain num-dual evaluation on random states to 1e-12.
+//!
+//! `lagrangian!` generates `Model::eval_equations`: the mass matrix ∂²L/∂q̇², the momenta
+//! ∂L/∂q̇, the bias ∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q and the value of L, in plain `f64`
+//! arithmetic specialised to the model. The reference is
+//! `eval::equations_generic`, the generic forward-mode passes of num-dual numbers through
+//! the model's terms. For every model below and at least 200 random states (q, q̇ and u of
+//! order 1, t in [0, 10]) the fast path must exist and every entry of every quantity must
+//! agree with the reference to 1e-12 relative to the largest magnitude of that quantity:
+//! |fast − reference| ≤ 1e-12 · max(1, max |reference|).
+//!
+//! Together the models use every feature of the language the fast path must handle:
+//! positions as `let`s and `dot` of them (double pendulum, 4-link chain), every function
+//! in free and method syntax, integer, negative, real, parametric and variable powers,
+//! divisions, `pi`, unary minus, kinetic energies that are not quadratic in q̇
+//! (relativistic particle, functions of velocities) or have terms linear in q̇ (rotating
+//! frame), explicit time in T, V and positions (driven pivot), inputs in T, V, D and
+//! forces, dissipation, `force … on` a coordinate and on position expressions, a model
+//! without potential, `let`s of parameters and literals, user names that look like
+//! internal ones, and constrained models (holonomic and nonholonomic: the fast path gives
+//! their unconstrained terms). On some models `Dynamics::accelerations` must also equal
+//! the solution of the reference equations.
+
+use lagrange_runtime::prelude::*;
+use lagrange_runtime::{eval, model::Model};
+
+// ---------------------------------------------------------------------------------------
+// Models
+// ---------------------------------------------------------------------------------------
+
+lagrangian! {
+    /// Planar double pendulum with point masses (the model of DSL.md).
+    pub struct DoublePendulum {
+        parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81;
+        coordinates: theta1, theta2;
+
+        let x1 = l1 * sin(theta1);
+        let y1 = -l1 * cos(theta1);
+        let x2 = x1 + l2 * sin(theta2);
+        let y2 = y1 - l2 * cos(theta2);
+
+        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
+        potential = g * (m1*y1 + m2*y2);
+    }
+}
+
+lagrangian! {
+    /// Planar 4-link chain of point masses, positions as lets.
+    pub struct Chain4 {
+        parameters: m1 = 1.0, m2 = 0.8, m3 = 0.6, m4 = 0.5,
+                    l1 = 1.0, l2 = 0.9, l3 = 0.8, l4 = 0.7, g = 9.81;
+        coordinates: th1, th2, th3, th4;
+
+        let x1 = l1 * sin(th1);
+        let y1 = -l1 * cos(th1);
+        let x2 = x1 + l2 * sin(th2);
+        let y2 = y1 - l2 * cos(th2);
+        let x3 = x2 + l3 * sin(th3);
+        let y3 = y2 - l3 * cos(th3);
+        let x4 = x3 + l4 * sin(th4);
+        let y4 = y3 - l4 * cos(th4);
+
+        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2)
+                + m3/2 * (dot(x3)^2 + dot(y3)^2) + m4/2 * (dot(x4)^2 + dot(y4)^2);
+        potential = g * (m1*y1 + m2*y2 + m3*y3 + m4*y4);
+    }
+}
+
+lagrangian! {
+    /// sin cos tan asin acos atan atan2 in free syntax, with arguments mixing q, q̇, t, u.
+    pub struct TrigFunctions {
+        parameters: k = 0.8, c = 1.3;
+        coordinates: a, b;
+        inputs: w;
+
+        let s1 = sin(a) * cos(b);
+
+        kinetic = (2 + sin(a))/2 * dot(a)^2 + (3 + cos(a*b))/2 * dot(b)^2 + k * dot(s1)^2
+                + 0.1 * tan(0.3*a + 0.1*dot(b))
+                + 0.1 * asin(0.3 * sin(a + 0.2*dot(a)))
+                + 0.1 * acos(0.2 * cos(b - 0.1*a*dot(b)))
+                + 0.1 * atan(a*dot(b) + 0.3*t)
+                + 0.1 * atan2(1 + 0.5*sin(b*dot(a)), 2 + cos(b*t));
+        potential = c*s1 - tan(0.2*b)*w + asin(0.4*sin(b + w)) + acos(0.3*cos(a*t))
+                  + atan2(a, 2 + b^2) + atan(w*b) + atan2(sin(t), 1.5 + cos(a));
+    }
+}
+
+lagrangian! {
+    /// sinh cosh tanh exp ln log10 sqrt cbrt abs in free syntax.
+    pub struct HyperbolicFunctions {
+        parameters: m = 1.2, k = 0.6;
+        coordinates: x, y;
+        inputs: v;
+
+        kinetic = m/2 * cosh(0.3*x) * dot(x)^2 + m/2 * (1 + tanh(y)^2) * dot(y)^2
+                + 0.1 * sinh(0.2*x*dot(y))
+                + 0.1 * exp(0.3*y*dot(x) - 0.1*t)
+                + 0.1 * ln(2 + dot(x)^2 + x^2)
+                + 0.1 * log10(3 + sin(x*dot(y)))
+                + 0.1 * sqrt(1 + y^2 + dot(y)^2)
+                + 0.1 * cbrt(5 + x*dot(x))
+                + 0.1 * abs(x - 0.5*dot(y)) * dot(x)
+                + 0.1 * v * tanh(dot(x) - y);
+        potential = k * (exp(-x^2) + ln(2 + y^2) + log10(2 + x^2 + v^2) + sqrt(1 + x^2*y^2)
+                  + cbrt(x + 4) + abs(y - v) + sinh(0.3*y) + cosh(0.2*x*v) + tanh(x*t/10));
+    }
+}
+
+lagrangian! {
+    /// Every function in method syntax (chained too), `dot(…)` as a receiver, and
+    /// `powi`, `powf`, `hypot` in free syntax; `dot` in method syntax (`x.dot()`), which the
+    /// macro accepts too.
+    pub struct MethodFunctions {
+        parameters: m = 1.0, k = 0.5;
+        coordinates: x, y;
+        inputs: v;
+
+        let r = x.hypot(y + 0.5);
+        let ang = (y + 3).atan2(x);
+
+        kinetic = m/2 * (1 + 0.1*x.sin().powi(2)) * dot(x)^2 + m/2 * (2 + y.cos()) * dot(y)^2
+                + 0.1 * (0.2*x + 0.1*dot(y)).tan()
+                + 0.1 * (0.3*(y*dot(x)).sin()).asin()
+                + 0.1 * (0.2*(x - dot(x)).cos()).acos()
+                + 0.1 * (x*dot(y)).atan()
+                + 0.1 * (0.3*x*dot(x)).sinh() + 0.1 * (0.2*y*dot(y)).cosh()
+                + 0.1 * (x + dot(y)).tanh() + 0.1 * (0.2*dot(x)*y).exp()
+                + dot(r)^2/2 + dot(ang)^2/4 + 0.1*x.dot()*ang.dot()
+                + 0.1 * (2 + dot(x)^2).ln() + 0.1 * (2 + x^2*dot(y)^2).log10()
+                + 0.1 * (1 + dot(x)^2 + dot(y)^2).sqrt() + 0.1 * (5 + x*dot(y)).cbrt()
+                + 0.1 * (x - 0.3*dot(x)).abs() * dot(y)
+                + 0.01 * dot(x).powi(4) + 0.1 * (2 + dot(y)^2).powf(0.5 + 0.1*x)
+                + 0.1 * dot(x).hypot(1 + y^2) + 0.1 * dot(y).atan2(2 + x^2);
+        potential = k * (r.powi(2) + (0.5*x).exp() + (3 + y).ln() + (2 + x^2).log10()
+                  + (1 + y^2).sqrt() + (x + 4).cbrt() + (x - v).abs() + (0.3*y).sinh()
+                  + (0.2*x).cosh() + (x*y).tanh() + (0.4*x.sin()).asin() + (0.3*y.cos()).acos()
+                  + (x + v).atan() + (0.5*x).tan().sin())
+                  + powi(x, 3)/6 + powi(3 + y, -2) + powf(2 + x^2, 0.5 + 0.1*v)
+                  + hypot(x, v + 2) + v*ang;
+    }
+}
+
+lagrangian! {
+    /// Integer, negative, real, parametric and variable powers; divisions by a constant, a
+    /// parameter and an expression; `pi`; unary minus; lets of literals.
+    pub struct Powers {
+        parameters: m = 1.0, k = 2.5, c = 0.7;
+        coordinates: q1, q2;
+        inputs: u1;
+
+        let half = 1/2;
+        let base = 2 + q1^2;
+
+        kinetic = half*m*(dot(q1)^2 + (1 + q1^2/3)*dot(q2)^2)
+                + c*dot(q1)^3/10 + dot(q1)^4/24 + (1 + dot(q2)^2)^1.5/(5*m)
+                + (1.5 + sin(q2))^-1 * dot(q1)*dot(q2)/4
+                + (2 + dot(q1)^2)^(0.5 + 0.05*q2)/10
+                + dot(q2)*q1^2/(2 + cos(q2))/5;
+        potential = base^(1 + 0.1*q2) + (2 + cos(q1))^k + (3 + q2)^1.5 + (3 + q1)^-2
+                  + 2^(0.3*q1) + 1.1^q2^2 + q1^3/6 - q2^2/2*c - -q1/3 + q2/c
+                  + q1/(2 + cos(q2)) + pi*q1 - (q1 - q2)^2/m + (2 + q1^2)^(1 + 0.1*u1)
+                  + u1^2*q2 + c*q2^1 + q1^0 + (1 + q2^2)^0.5 + (1 + q1^2)^-0.5
+                  - m*q1^2/2/(1 + u1^2) + pi/4*cos(pi*q2/3);
+    }
+}
+
+lagrangian! {
+    /// Relativistic particle in a harmonic well: T is not quadratic in the velocities.
+    pub struct Relativistic {
+        parameters: m = 1.0, c = 4.0, k = 0.5;
+        coordinates: x, y;
+
+        kinetic = -m*c^2*sqrt(1 - (dot(x)^2 + dot(y)^2)/c^2);
+        potential = k/2*(x^2 + y^2);
+    }
+}
+
+lagrangian! {
+    /// A particle in a rotating frame (or a magnetic field): T has a term linear in q̇.
+    pub struct RotatingFrame {
+        parameters: m = 1.3, w = 0.7, k = 1.1;
+        coordinates: x, y;
+
+        kinetic = m/2*(dot(x)^2 + dot(y)^2) + w*(x*dot(y) - y*dot(x)) + m*w^2/2*(x^2 + y^2);
+        potential = k/2*(x^2 + 2*y^2);
+    }
+}
+
+lagrangian! {
+    /// A pendulum on a spring-mounted cart whose pivot is driven: explicit time in T, in
+    /// V, in the positions and in the point a force acts on.
+    pub struct DrivenPendulum {
+        parameters: m = 1.0, l = 1.2, g = 9.81, a = 0.3, w = 2.5, b = 0.1, ks = 3.0, mc = 2.0;
+        coordinates: s, th;
+
+        let xp = s + a*sin(w*t);
+        let yp = b*cos(2*w*t);
+        let x = xp + l*sin(th);
+        let y = yp - l*cos(th);
+
+        kinetic = mc/2*(1 + 0.1*sin(t))*dot(xp)^2 + m/2*(dot(x)^2 + dot(y)^2)
+                + 0.05*t*dot(th)^2/(1 + t) + 0.1*dot(l*sin(th) + t*s);
+        potential = m*g*(1 + 0.05*cos(3*t))*y + ks/2*(s - 0.2*sin(t))^2;
+        force -0.2*dot(x) + 0.1*sin(t) on x;
+        force 0.3*cos(w*t) on yp + s*t/10;
+    }
+}
+
+lagrangian! {
+    /// A cart-pole with inputs in V, in the dissipation and in forces; forces on
+    /// coordinates and on position expressions, depending on velocities and inputs.
+    pub struct ActuatedCartPole {
+        parameters: mc = 1.5, mp = 0.4, l = 0.8, g = 9.81, k = 2.0, c1 = 0.3, c2 = 0.2, c3 = 0.1;
+        coordinates: x, th;
+        inputs: fx, tau, x0;
+
+        let px = x + l*sin(th);
+        let py = -l*cos(th);
+
+        kinetic = mc/2*dot(x)^2 + mp/2*(dot(px)^2 + dot(py)^2);
+        potential = mp*g*py + k/2*(x - x0)^2 + 0.1*tau*th*x0;
+        dissipation = c1/2*dot(x)^2 + c2/2*(dot(px)^2 + dot(py)^2)
+                    + c3*(1 + x0^2)/2*dot(th)^2 + 0.05*dot(x)^2*dot(th)^2;
+        force fx on x;
+        force tau - 0.1*dot(th) on th;
+        force -c2*dot(px)*abs(dot(px)) + 0.3*fx*dot(th) on px;
+        force 0.5*tau*sin(t) on x + l*sin(th);
+        force x0*dot(py) on py;
+        force fx*dot(x) on l*cos(th)*x;
+    }
+}
+
+lagrangian! {
+    /// A free particle in polar coordinates with a rotor: no potential.
+    pub struct NoPotential {
+        parameters: m = 1.0, I = 0.3;
+        coordinates: r, phi;
+
+        kinetic = m/2*(dot(r)^2 + r^2*dot(phi)^2) + I/2*dot(phi)^2;
+    }
+}
+
+lagrangian! {
+    /// Lets that depend only on parameters (and on literals); a parameter without default.
+    pub struct ParameterLets {
+        parameters: m = 2.0, l = 0.9, g = 9.81, k;
+        coordinates: th, z;
+
+        let J = m*l^2/3;
+        let w0 = sqrt(g/l);
+        let L1 = 2*l;
+        let half = 1/2;
+        let three = 3;
+
+        kinetic = half*J*dot(th)^2 + m/2*dot(z)^2 + 0.1*m*L1*cos(th)*dot(th)*dot(z);
+        potential = J*w0^2*(1 - cos(th)) + k/2*z^2 + three;
+    }
+}
+
+lagrangian! {
+    /// A bead on a hoop spinning at the input rate W: an input in T, one coordinate.
+    pub struct Bead {
+        parameters: m = 0.5, R = 0.8, g = 9.81;
+        coordinates: th;
+        inputs: W;
+
+        kinetic = m/2*R^2*(dot(th)^2 + W^2*sin(th)^2);
+        potential = -m*g*R*cos(th);
+    }
+}
+
+lagrangian! {
+    /// User names that look like names generated code might use internally.
+    pub struct Internals {
+        parameters: N = 1.0, M = 2.0, J = 0.5, L1 = 0.8;
+        coordinates: q, qd;
+        inputs: u;
+
+        let s = L1*sin(q);
+        let state = s + qd;
+        let mass = M*(1 + 0.1*cos(q));
+        let bias = N*u;
+        let e = 2;
+        let p = state*e;
+        let v = dot(state);
+        let d = q - qd;
+        let i = 1;
+        let j = 0.5;
+        let n = 3;
+        let re = cos(qd);
+        let eps = 0.01;
+        let out = re*d;
+        let f = p/n;
+        let apply = q*qd;
+        let lagrangian = j*mass;
+        let momenta = i*J;
+
+        kinetic = mass/2*dot(q)^2 + momenta/2*dot(qd)^2 + M/4*v^2 + eps*dot(d)*dot(apply)
+                + lagrangian*dot(out)^2/10;
+        potential = bias*state + e*q^2/2 + N*qd^2 + f + u*apply;
+        dissipation = eps*v^2 + bias^2*dot(qd)^2/10;
+        force u*dot(q) on s;
+    }
+}
+
+lagrangian! {
+    /// A pendulum in Cartesian coordinates held by a holonomic constraint.
+    pub struct CartesianPendulum {
+        parameters: m = 1.0, l = 1.0, g = 9.81, c = 0.05;
+        coordinates: x, y;
+
+        kinetic = m/2*(dot(x)^2 + dot(y)^2);
+        potential = m*g*y;
+        dissipation = c/2*(dot(x)^2 + dot(y)^2);
+        constraint rod = x^2 + y^2 - l^2;
+    }
+}
+
+lagrangian! {
+    /// A knife edge: a nonholonomic constraint, inputs in forces, no potential.
+    pub struct KnifeEdge {
+        parameters: m = 1.0, J = 0.2, c = 0.1;
+        coordinates: x, y, th;
+        inputs: drive, steer;
+
+        kinetic = m/2*(dot(x)^2 + dot(y)^2) + J/2*dot(th)^2;
+        dissipation = c/2*(dot(x)^2 + dot(y)^2);
+        force drive*cos(th) on x;
+        force drive*sin(th) on y;
+        force steer on th;
+        constraint skate = sin(th)*dot(x) - cos(th)*dot(y);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sampling and comparison
+// ---------------------------------------------------------------------------------------
+
+/// Random states per model.
+const SAMPLES: usize = 256;
+
+/// Agreement required, relative to the largest magnitude of each quantity (at least 1).
+const TOLERANCE: f64 = 1e-12;
+
+/// SplitMix64: small, deterministic, good enough to spread states.
+struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded from a name, so each model gets its own fixed sequence.
+    fn for_name(name: &str) -> Self {
+        // FNV-1a.
+        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Rng(seed)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi).
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        let unit = (self.next_u64() >> 11) as f64 / (1_u64 << 53) as f64;
+        lo + (hi - lo) * unit
+    }
+
+    /// Uniform in (−r, r).
+    fn symmetric(&mut self, r: f64) -> f64 {
+        self.uniform(-r, r)
+    }
+}
+
+/// Half-widths of the intervals q, q̇ and u are drawn from; t is in [0, 10].
+#[derive(Debug, Clone, Copy)]
+struct Ranges {
+    q: f64,
+    qd: f64,
+    u: f64,
+}
+
+/// q, q̇ and u of order 1.
+const ORDER_ONE: Ranges = Ranges {
+    q: 2.0,
+    qd: 2.0,
+    u: 2.0,
+};
+
+fn sample<const N: usize, const M: usize>(
+    rng: &mut Rng,
+    ranges: Ranges,
+) -> (State<N>, SVector<f64, M>) {
+    let t = rng.uniform(0.0, 10.0);
+    let q = SVector::from_fn(|_, _| rng.symmetric(ranges.q));
+    let qd = SVector::from_fn(|_, _| rng.symmetric(ranges.qd));
+    let u = SVector::from_fn(|_, _| rng.symmetric(ranges.u));
+    (State::new(t, q, qd), u)
+}
+
+/// The state and inputs with the model's names, at full precision, for failure messages.
+fn describe<T: Model<N, M>, const N: usize, const M: usize>(
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> String {
+    let named = |names: &[&str], v: &[f64]| -> String {
+        names
+            .iter()
+            .zip(v)
+            .map(|(n, x)| format!("{n} = {x:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "t = {:?}; q: {}; q̇: {}; u: {}",
+        s.t,
+        named(&T::COORDINATES, s.q.as_slice()),
+        named(&T::COORDINATES, s.qd.as_slice()),
+        if M == 0 {
+            "none".to_string()
+        } else {
+            named(&T::INPUTS, u.as_slice())
+        },
+    )
+}
+
+/// One quantity to compare: its name, the reference and fast entries (column-major for
+/// matrices) and how to name entry `k`.
+struct Quantity<'a> {
+    name: &'a str,
+    reference: &'a [f64],
+    fast: &'a [f64],
+    entry: &'a dyn Fn(usize) -> String,
+}
+
+/// Panics, naming the model, the state, the quantity and the entry, unless every entry
+/// of `quantity` agrees to [`TOLERANCE`] relative to its largest reference magnitude.
+fn compare(model: &str, sample: usize, state: &dyn Fn() -> String, quantity: Quantity<'_>) {
+    let Quantity {
+        name,
+        reference,
+        fast,
+        entry,
+    } = quantity;
+    // A non-finite reference is a bug of this test (a function evaluated outside its
+    // domain), not of the fast path: say so.
+    if let Some(k) = reference.iter().position(|x| !x.is_finite()) {
+        panic!(
+            "{model}: the reference {name} is not finite at {} = {:?} (sample {sample}: {}); \
+             the test model leaves a function's domain",
+            entry(k),
+            reference[k],
+            state()
+        );
+    }
+    let scale = reference.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+    let tolerance = TOLERANCE * scale;
+    for (k, (&want, &got)) in reference.iter().zip(fast).enumerate() {
+        let difference = (got - want).abs();
+        // Written so that a NaN from the fast path fails.
+        let agrees = difference <= tolerance;
+        if !agrees {
+            panic!(
+                "{model}: {name} {} differs: fast path {got:?}, num-dual reference {want:?} \
+                 (|difference| = {difference:e} > {tolerance:e} = {TOLERANCE:e} · max(1, {scale:e})) \
+                 at sample {sample}: {}",
+                entry(k),
+                state()
+            );
+        }
+    }
+}
+
+/// Asserts that `model.eval_equations` exists and agrees with `eval::equations_generic`
+/// at [`SAMPLES`] random states drawn from `ranges`.
+fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
+    name: &str,
+    model: &T,
+    ranges: Ranges,
+) {
+    let mut rng = Rng::for_name(name);
+    let coordinates = T::COORDINATES;
+    let matrix_entry = |k: usize| {
+        let (i, j) = (k % N, k / N);
+        format!("entry ({i}, {j}) [{}, {}]", coordinates[i], coordinates[j])
+    };
+    let vector_entry = |k: usize| format!("entry {k} [{}]", coordinates[k]);
+    let scalar_entry = |_: usize| "value".to_string();
+    for k in 0..SAMPLES {
+        let (s, u) = sample::<N, M>(&mut rng, ranges);
+        let state = || describe::<T, N, M>(&s, &u);
+        let reference = eval::equations_generic(model, &s, &u);
+        let fast = model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &u.into());
+        let fast = fast.unwrap_or_else(|| {
+            panic!(
+                "{name}: eval_equations returned None (no generated fast path) at sample {k}: {}",
+                state()
+            )
+        });
+        compare(
+            name,
+            k,
+            &state,
+            Quantity {
+                name: "mass matrix",
+                reference: reference.mass.as_slice(),
+                fast: fast.mass.as_slice(),
+                entry: &matrix_entry,
+            },
+        );
+        compare(
+            name,
+            k,
+            &state,
+            Quantity {
+                name: "momenta",
+                reference: reference.momenta.as_slice(),
+                fast: fast.momenta.as_slice(),
+                entry: &vector_entry,
+            },
+        );
+        compare(
+            name,
+            k,
+            &state,
+            Quantity {
+                name: "bias",
+                reference: reference.bias.as_slice(),
+                fast: fast.bias.as_slice(),
+                entry: &vector_entry,
+            },
+        );
+        compare(
+            name,
+            k,
+            &state,
+            Quantity {
+                name: "Lagrangian",
+                reference: &[reference.lagrangian],
+                fast: &[fast.lagrangian],
+                entry: &scalar_entry,
+            },
+        );
+    }
+}
+
+/// Asserts that `Dynamics::accelerations` (which goes through the fast path) equals the
+/// Cholesky solution of the reference equations at [`SAMPLES`] random states.
+fn assert_accelerations_match<T, const N: usize, const M: usize>(name: &str, model: &T)
+where
+    T: Model<N, M> + Dynamics<N, M>,
+{
+    let mut rng = Rng::for_name(&format!("{name} accelerations"));
+    let coordinates = <T as Model<N, M>>::COORDINATES;
+    for k in 0..SAMPLES {
+        let (s, u) = sample::<N, M>(&mut rng, ORDER_ONE);
+        let state = || describe::<T, N, M>(&s, &u);
+        let reference = eval::equations_generic(model, &s, &u);
+        let want = reference
+            .mass
+            .cholesky()
+            .unwrap_or_else(|| {
+                panic!(
+                    "{name}: reference mass matrix not positive definite at sample {k}: {}",
+                    state()
+                )
+            })
+            .solve(&reference.bias);
+        let got = Dynamics::accelerations(model, &s, &u).unwrap_or_else(|e| {
+            panic!(
+                "{name}: accelerations failed ({e}) at sample {k}: {}",
+                state()
+            )
+        });
+        compare(
+            name,
+            k,
+            &state,
+            Quantity {
+                name: "accelerations",
+                reference: want.as_slice(),
+                fast: got.as_slice(),
+                entry: &|i| format!("entry {i} [{}]", coordinates[i]),
+            },
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn double_pendulum() {
+    assert_fast_path_matches("DoublePendulum", &DoublePendulum::default(), ORDER_ONE);
+    let uneven = DoublePendulum::new(0.7, 1.3, 0.9, 1.4, 9.81);
+    assert_fast_path_matches("DoublePendulum (uneven)", &uneven, ORDER_ONE);
+}
+
+#[test]
+fn chain_of_four() {
+    assert_fast_path_matches("Chain4", &Chain4::default(), ORDER_ONE);
+}
+
+#[test]
+fn trigonometric_functions() {
+    assert_fast_path_matches("TrigFunctions", &TrigFunctions::default(), ORDER_ONE);
+}
+
+#[test]
+fn hyperbolic_exponential_and_root_functions() {
+    let model = HyperbolicFunctions::default();
+    assert_fast_path_matches("HyperbolicFunctions", &model, ORDER_ONE);
+}
+
+#[test]
+fn method_syntax() {
+    assert_fast_path_matches("MethodFunctions", &MethodFunctions::default(), ORDER_ONE);
+}
+
+#[test]
+fn powers_divisions_pi_and_unary_minus() {
+    assert_fast_path_matches("Powers", &Powers::default(), ORDER_ONE);
+    // A non-integer parametric exponent of another value.
+    assert_fast_path_matches("Powers (k = 1.7)", &Powers::new(1.4, 1.7, -0.3), ORDER_ONE);
+}
+
+#[test]
+fn relativistic_kinetic_energy() {
+    // |v| < 2√2 < c = 4: well inside the light cone.
+    assert_fast_path_matches("Relativistic", &Relativistic::default(), ORDER_ONE);
+}
+
+#[test]
+fn kinetic_energy_linear_in_velocities() {
+    assert_fast_path_matches("RotatingFrame", &RotatingFrame::default(), ORDER_ONE);
+}
+
+#[test]
+fn explicit_time_dependence() {
+    assert_fast_path_matches("DrivenPendulum", &DrivenPendulum::default(), ORDER_ONE);
+}
+
+#[test]
+fn inputs_dissipation_and_forces() {
+    let model = ActuatedCartPole::default();
+    assert_fast_path_matches("ActuatedCartPole", &model, ORDER_ONE);
+}
+
+#[test]
+fn no_potential() {
+    assert_fast_path_matches("NoPotential", &NoPotential::default(), ORDER_ONE);
+}
+
+#[test]
+fn lets_of_parameters() {
+    let model = ParameterLets::new(2.0, 0.9, 9.81, 1.7);
+    assert_fast_path_matches("ParameterLets", &model, ORDER_ONE);
+}
+
+#[test]
+fn input_in_kinetic_energy_single_coordinate() {
+    assert_fast_path_matches("Bead", &Bead::default(), ORDER_ONE);
+}
+
+#[test]
+fn names_like_internal_ones() {
+    assert_fast_path_matches("Internals", &Internals::default(), ORDER_ONE);
+}
+
+#[test]
+fn holonomic_constraint() {
+    let model = CartesianPendulum::default();
+    assert_fast_path_matches("CartesianPendulum", &model, ORDER_ONE);
+}
+
+#[test]
+fn nonholonomic_constraint() {
+    assert_fast_path_matches("KnifeEdge", &KnifeEdge::default(), ORDER_ONE);
+}
+
+#[test]
+fn accelerations_equal_reference_solution() {
+    assert_accelerations_match("DoublePendulum", &DoublePendulum::default());
+    assert_accelerations_match("Chain4", &Chain4::default());
+    assert_accelerations_match("ActuatedCartPole", &ActuatedCartPole::default());
+    assert_accelerations_match("Relativistic", &Relativistic::default());
+    assert_accelerations_match("RotatingFrame", &RotatingFrame::default());
+    assert_accelerations_match("DrivenPendulum", &DrivenPendulum::default());
+}
