@@ -218,7 +218,8 @@ mod tests {
     #[test]
     fn unary_jets_match_num_dual() {
         type F = fn(Dual2<f64>) -> Dual2<f64>;
-        let cases: [(fn(f64) -> [f64; 3], F, f64); 16] = [
+        type Jet = fn(f64) -> [f64; 3];
+        let cases: [(Jet, F, f64); 16] = [
             (sin, |x| x.sin(), 0.7),
             (cos, |x| x.cos(), -1.3),
             (tan, |x| x.tan(), 0.4),
