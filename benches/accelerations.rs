@@ -1,11 +1,14 @@
 //! `Dynamics::accelerations` of the double pendulum written in the `lagrangian!` DSL
 //! (exactly as in `examples/double_pendulum.rs`) against the textbook closed-form
 //! equations written by hand in plain `f64`, in one criterion group so that the ratio
-//! is visible. Also `mass_matrix` of the DSL model.
+//! is visible. Also `mass_matrix` of the DSL model, and the same accelerations from the
+//! generic dual-number passes (`eval::equations_generic`, then Cholesky) that the
+//! generated fast path replaces.
 //!
 //! Run with `cargo bench --bench accelerations`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use lagrange_runtime::eval;
 use lagrange_runtime::prelude::*;
 // criterion 0.8 deprecates `criterion::black_box` in favour of the standard one.
 use std::hint::black_box;
@@ -76,6 +79,12 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("accelerations/hand_written", |b| {
         b.iter(|| hand_written(black_box(&model), black_box(&s)))
+    });
+    group.bench_function("accelerations/generic_passes", |b| {
+        b.iter(|| {
+            let e = eval::equations_generic(black_box(&model), black_box(&s), black_box(&u));
+            e.mass.cholesky().map(|c| c.solve(&e.bias))
+        })
     });
     group.bench_function("mass_matrix/dsl", |b| {
         b.iter(|| black_box(&model).mass_matrix(black_box(&s), black_box(&u)))

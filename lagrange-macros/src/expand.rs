@@ -165,7 +165,7 @@ fn model_impl(c: &Checked) -> TokenStream {
     let has_dissipation = c.dissipation.is_some();
     let has_forces = !c.forces.is_empty();
     let terms = term_fns(c, false);
-    let equations = crate::fast::equations_fn(c);
+    let equations = crate::fast::equations_fn(c, crate::fast::MAX_STATEMENTS);
     let names = c.constraints.iter().map(|k| k.name.to_string());
     let holonomic = c.constraints.iter().map(|k| k.holonomic);
     quote! {

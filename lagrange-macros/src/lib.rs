@@ -3,7 +3,8 @@
 //!
 //! The pipeline is `parse` (tokens → syntax tree with spans), `check`
 //! (names, scopes, rules; every error spanned, all reported together) and `expand` (code
-//! generation). When checking fails, `fallback` still emits the model's struct so that the
+//! generation; `fast` generates the model's specialised `f64` fast path, forward-mode AD
+//! unrolled at compile time). When checking fails, `fallback` still emits the model's struct so that the
 //! user sees the real errors and not a cascade of missing-type errors.
 
 mod ast;
