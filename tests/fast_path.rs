@@ -475,13 +475,17 @@ fn compare(model: &str, sample: usize, state: &dyn Fn() -> String, quantity: Qua
     }
 }
 
-/// Asserts that `model.eval_equations` exists and agrees with `eval::equations_generic`
-/// at [`SAMPLES`] random states drawn from `ranges`.
+/// Asserts that `model.eval_equations` is the generated fast path and agrees with
+/// `eval::equations_generic` at [`SAMPLES`] random states drawn from `ranges`.
 fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
     name: &str,
     model: &T,
     ranges: Ranges,
 ) {
+    assert!(
+        T::FAST_EQUATIONS,
+        "{name}: no generated fast path (eval_equations is the generic default)"
+    );
     let mut rng = Rng::for_name(name);
     let coordinates = T::COORDINATES;
     let matrix_entry = |k: usize| {
@@ -495,12 +499,6 @@ fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
         let state = || describe::<T, N, M>(&s, &u);
         let reference = eval::equations_generic(model, &s, &u);
         let fast = model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &u.into());
-        let fast = fast.unwrap_or_else(|| {
-            panic!(
-                "{name}: eval_equations returned None (no generated fast path) at sample {k}: {}",
-                state()
-            )
-        });
         compare(
             name,
             k,

@@ -36,6 +36,9 @@ use syn::Ident;
 /// cost grows with the number of nonzero second derivatives, about N³/6 for a chain.
 pub const MAX_STATEMENTS: usize = 30_000;
 
+/// Up to this many statements, `eval_equations` is `#[inline(always)]`.
+const INLINE_STATEMENTS: usize = 400;
+
 /// A direction of differentiation.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Dir {
@@ -499,22 +502,30 @@ pub fn equations_fn(c: &Checked, max_statements: usize) -> Option<TokenStream> {
     let (ui, qi, vi) = (0..c.inputs.len(), 0..n, 0..n);
     let m = c.inputs.len();
     let statements = &e.statements;
+    // A small model's equations are inlined into their callers: the result then stays
+    // in registers, and what a caller does not use (the momenta, say) is never computed.
+    // Larger ones stay one function, compiled once (an `#[inline]` function is compiled
+    // again in every codegen unit that calls it). The model and the generic functions that
+    // call this are instantiated in the same crate, so no hint is needed for that.
+    let inline = (statements.len() <= INLINE_STATEMENTS).then(|| quote!(#[inline(always)]));
     Some(quote! {
+        const FAST_EQUATIONS: bool = true;
+
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
-        #[inline]
+        #inline
         fn eval_equations(&self, #t: f64, #q: &[f64; #n], #qdv: &[f64; #n], #u: &[f64; #m])
-            -> ::core::option::Option<#p::eval::Equations<#n>> {
+            -> #p::eval::Equations<#n> {
             #( let #params: f64 = self.#fields; )*
             #( let #inputs: f64 = #u[#ui]; )*
             #( let #coords: f64 = #q[#qi]; )*
             #( let #velocities: f64 = #qdv[#vi]; )*
             #(#statements)*
-            ::core::option::Option::Some(#p::eval::Equations {
+            #p::eval::Equations {
                 mass: <#p::SMatrix<f64, #n, #n> as #p::From<[[f64; #n]; #n]>>::from([#(#columns),*]),
                 momenta: <#p::SVector<f64, #n> as #p::From<[f64; #n]>>::from([#(#momenta),*]),
                 bias: <#p::SVector<f64, #n> as #p::From<[f64; #n]>>::from([#(#bias),*]),
                 lagrangian: #value,
-            })
+            }
         }
     })
 }

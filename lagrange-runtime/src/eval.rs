@@ -22,8 +22,8 @@
 //! These passes work for any [`Model`], in any [`Scalar`] (so their results can be
 //! differentiated again: linearization, parameter sensitivities). In plain `f64`, what an
 //! acceleration, a mass matrix or an inverse-dynamics evaluation needs is the
-//! [`Equations`], and [`equations`] takes them from [`Model::eval_equations`] where the
-//! model has it. `lagrangian!` generates that method for every model: the same
+//! [`Equations`], and [`equations`] takes them from [`Model::eval_equations`]: these
+//! passes by default, and for every model `lagrangian!` generates the same
 //! second-order forward-mode AD, unrolled at compile time into straight-line `f64` code
 //! that computes only the derivative components that are not structurally zero, shares
 //! every intermediate (the trigonometry of a coordinate is evaluated once) and carries
@@ -118,11 +118,8 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> (SMatrix<f64, N, N>, SVector<f64, N>, f64) {
-    let fast = model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &(*u).into());
-    match fast {
-        Some(e) => (e.mass, e.momenta, e.lagrangian),
-        None => mass_and_momenta_in(model, &Point::new(s, u)),
-    }
+    let e = equations(model, s, u);
+    (e.mass, e.momenta, e.lagrangian)
 }
 
 /// The terms of the equations of motion M q̈ = `bias` at one state, in `f64`: what one
@@ -139,17 +136,16 @@ pub struct Equations<const N: usize> {
     pub lagrangian: f64,
 }
 
-/// The [`Equations`] at a state: from the model's own
-/// [`eval_equations`](Model::eval_equations) where it has one (every model `lagrangian!`
-/// generates does), otherwise from [`equations_generic`].
+/// The [`Equations`] at a state: the model's [`eval_equations`](Model::eval_equations),
+/// which is code specialised to the model for every model `lagrangian!` generates and
+/// [`equations_generic`] otherwise.
 #[inline]
 pub fn equations<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> Equations<N> {
-    let fast = model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &(*u).into());
-    fast.unwrap_or_else(|| equations_generic(model, s, u))
+    model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &(*u).into())
 }
 
 /// The [`Equations`] from the generic passes of num-dual numbers through

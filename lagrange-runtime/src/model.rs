@@ -54,6 +54,10 @@ pub trait Model<const N: usize, const M: usize> {
     const HAS_DISSIPATION: bool = false;
     /// Whether [`eval_forces`](Model::eval_forces) applies any force.
     const HAS_FORCES: bool = false;
+    /// Whether [`eval_equations`](Model::eval_equations) is specialised to the model rather
+    /// than the generic passes (`lagrangian!` sets it unless the model's code would be too
+    /// large).
+    const FAST_EQUATIONS: bool = false;
     /// Names of the constraints, in order.
     const CONSTRAINT_NAMES: &'static [&'static str] = &[];
     /// For each constraint, whether it is holonomic (φ(q, t) = 0) rather than
@@ -100,23 +104,26 @@ pub trait Model<const N: usize, const M: usize> {
         crate::eval::accelerations_in(self, x)
     }
 
-    /// The [`Equations`](crate::eval::Equations) at a state in `f64`, from code
-    /// specialised to this model, or `None` (the default) to have
-    /// [`eval`](crate::eval) compute them with its generic dual-number passes.
+    /// The [`Equations`](crate::eval::Equations) (mass matrix, momenta, right-hand side,
+    /// L) at a state in `f64`: [`eval::equations_generic`](crate::eval::equations_generic)
+    /// unless overridden with code specialised to the model.
     ///
-    /// `lagrangian!` generates this method: forward-mode AD unrolled at compile time into
-    /// plain `f64` arithmetic, with only the derivative components that can be nonzero.
-    /// An implementation must agree with [`eval::equations_generic`](crate::eval::equations_generic)
-    /// to rounding.
+    /// `lagrangian!` overrides it (and sets [`FAST_EQUATIONS`](Model::FAST_EQUATIONS)):
+    /// forward-mode AD unrolled at compile time into plain `f64` arithmetic, with only the
+    /// derivative components that can be nonzero. An override must agree with
+    /// `equations_generic` to rounding.
     fn eval_equations(
         &self,
         t: f64,
         q: &[f64; N],
         qd: &[f64; N],
         u: &[f64; M],
-    ) -> Option<crate::eval::Equations<N>> {
-        let _ = (t, q, qd, u);
-        None
+    ) -> crate::eval::Equations<N>
+    where
+        Self: Sized,
+    {
+        let s = crate::State::new(t, (*q).into(), (*qd).into());
+        crate::eval::equations_generic(self, &s, &(*u).into())
     }
 
     /// Calls `apply(F, p)` once for each applied force: a force `F` doing virtual work
