@@ -29,8 +29,8 @@
 //! every intermediate (the trigonometry of a coordinate is evaluated once) and carries
 //! `dot` as a component rather than a nested dual. It agrees with the generic passes to
 //! rounding ([`equations_generic`] is the reference `tests/fast_path.rs` checks it
-//! against) and makes `accelerations` of the double pendulum cost about 1.3× the
-//! hand-written closed form (`cargo bench --bench accelerations`).
+//! against) and makes `accelerations` of the double pendulum cost what the hand-written
+//! closed form costs (`cargo bench --bench accelerations`).
 //!
 //! These functions are what the generated [`Dynamics`](crate::Dynamics) impls call; use them
 //! directly for a [`Model`] written by hand.
