@@ -14,7 +14,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 
 /// An identifier of the generated code that user code can never see or shadow.
-fn internal(name: &str) -> Ident {
+pub(crate) fn internal(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
@@ -28,7 +28,7 @@ fn local(ident: &Ident) -> Ident {
     Ident::new(&format!("__{name}"), span)
 }
 
-fn private() -> TokenStream {
+pub(crate) fn private() -> TokenStream {
     quote!(::lagrange_runtime::__private)
 }
 
@@ -750,7 +750,7 @@ impl<'a> Gen<'a> {
 }
 
 /// Integer powers beyond this go through `powf`: num-dual's `powi` forms n(n − 1) in `i32`.
-const MAX_POWI: u32 = 1024;
+pub(crate) const MAX_POWI: u32 = 1024;
 
 fn tangent_coordinate(i: usize) -> Ident {
     internal(&format!("q_tangent_{i}"))
@@ -761,7 +761,7 @@ fn tangent_let(i: usize) -> Ident {
 }
 
 /// An `f64` literal at the user's span.
-fn float(value: f64, span: Span) -> TokenStream {
+pub(crate) fn float(value: f64, span: Span) -> TokenStream {
     let mut lit = Literal::f64_suffixed(value.abs());
     lit.set_span(span);
     if value < 0.0 {

@@ -25,6 +25,7 @@
 
 use crate::ast::{BinOp, Expr};
 use crate::check::{Checked, Symbol};
+use crate::expand::{float, internal, private, MAX_POWI};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,9 +109,6 @@ const UNARY: [&str; 15] = [
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "ln", "log10",
     "sqrt", "cbrt", "abs",
 ];
-
-/// Integer powers beyond this go through `powf`, as in the generic code.
-const MAX_POWI: u32 = 1024;
 
 /// The expressions of a checked model as a graph, nodes in evaluation order.
 struct Graph<'c> {
@@ -329,36 +327,37 @@ impl ToTokens for Val {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         match self {
             Val::Id(i) => i.to_tokens(tokens),
-            Val::Lit(v) => float(*v).to_tokens(tokens),
+            // Only the checker's rejected cases give NaN, which has no literal.
+            Val::Lit(v) if v.is_nan() => quote!(::core::f64::NAN).to_tokens(tokens),
+            Val::Lit(v) => float(*v, Span::call_site()).to_tokens(tokens),
         }
     }
 }
 
-fn float(v: f64) -> TokenStream {
-    if v.is_nan() {
-        quote!(::core::f64::NAN)
-    } else if v < 0.0 {
-        let lit = Literal::f64_suffixed(-v);
-        quote!((-#lit))
-    } else {
-        let lit = Literal::f64_suffixed(v);
-        quote!(#lit)
-    }
+fn is_one(v: &Val) -> bool {
+    matches!(v, Val::Lit(x) if *x == 1.0)
 }
 
-/// The product of factors, leaving out factors of one.
+/// The product of factors (none: one).
 fn product(factors: &[&Val]) -> TokenStream {
-    let mut kept = factors
-        .iter()
-        .filter(|v| !matches!(v, Val::Lit(x) if *x == 1.0));
-    match kept.next() {
+    match factors.split_first() {
         None => quote!(1.0f64),
-        Some(first) => kept.fold(quote!(#first), |acc, v| quote!(#acc * #v)),
+        Some((first, rest)) => rest.iter().fold(quote!(#first), |acc, v| quote!(#acc * #v)),
     }
 }
 
-fn internal(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
+/// The locals holding parameter, input, coordinate and velocity `i`.
+fn parameter(i: usize) -> Ident {
+    internal(&format!("__p{i}"))
+}
+fn input(i: usize) -> Ident {
+    internal(&format!("__u{i}"))
+}
+fn coordinate(i: usize) -> Ident {
+    internal(&format!("__q{i}"))
+}
+fn velocity(i: usize) -> Ident {
+    internal(&format!("__qd{i}"))
 }
 
 /// Emits the statements, node by node.
@@ -383,7 +382,7 @@ impl Emit {
     /// factor (once factors of one are left out) is reused, not copied.
     fn sum(&mut self, mut terms: Vec<Vec<&Val>>) -> Option<Val> {
         for t in &mut terms {
-            t.retain(|v| !matches!(v, Val::Lit(x) if *x == 1.0));
+            t.retain(|v| !is_one(v));
         }
         match terms.as_slice() {
             [] => None,
@@ -493,12 +492,12 @@ pub fn equations_fn(c: &Checked, max_statements: usize) -> Option<TokenStream> {
     }
     let value = values[lagrangian].clone().expect("live");
 
-    let p = quote!(::lagrange_runtime::__private);
+    let p = private();
     let fields: Vec<&Ident> = c.parameters.iter().map(|x| &x.name).collect();
-    let params = (0..fields.len()).map(|i| internal(&format!("__p{i}")));
-    let inputs = (0..c.inputs.len()).map(|i| internal(&format!("__u{i}")));
-    let coords = (0..n).map(|i| internal(&format!("__q{i}")));
-    let velocities = (0..n).map(|i| internal(&format!("__qd{i}")));
+    let params = (0..fields.len()).map(parameter);
+    let inputs = (0..c.inputs.len()).map(input);
+    let coords = (0..n).map(coordinate);
+    let velocities = (0..n).map(velocity);
     let (ui, qi, vi) = (0..c.inputs.len(), 0..n, 0..n);
     let m = c.inputs.len();
     let statements = &e.statements;
@@ -543,19 +542,19 @@ fn node(
 ) -> (Val, Comps) {
     let val = |a: Id| values[a].clone().expect("operands come first");
     let mut out = Comps::new();
-    let p = quote!(::lagrange_runtime::__private);
+    let p = private();
     let value = match g.nodes[id].op {
         Op::Lit(v) => Val::Lit(v),
-        Op::Param(i) => Val::Id(internal(&format!("__p{i}"))),
-        Op::Input(i) => Val::Id(internal(&format!("__u{i}"))),
+        Op::Param(i) => Val::Id(parameter(i)),
+        Op::Input(i) => Val::Id(input(i)),
         Op::Time => {
             out.insert(Mono::D1(Dir::W), Val::Lit(1.0));
             Val::Id(t.clone())
         }
         Op::Coord(i) => {
             out.insert(Mono::D1(Dir::Q(i)), Val::Lit(1.0));
-            out.insert(Mono::D1(Dir::W), Val::Id(internal(&format!("__qd{i}"))));
-            Val::Id(internal(&format!("__q{i}")))
+            out.insert(Mono::D1(Dir::W), Val::Id(velocity(i)));
+            Val::Id(coordinate(i))
         }
         Op::Neg(a) => {
             for m in need {
