@@ -498,7 +498,7 @@ fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
         let (s, u) = sample::<N, M>(&mut rng, ranges);
         let state = || describe::<T, N, M>(&s, &u);
         let reference = eval::equations_generic(model, &s, &u);
-        let fast = model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &u.into());
+        let fast = model.eval_equations(&eval::Point::new(&s, &u));
         compare(
             name,
             k,

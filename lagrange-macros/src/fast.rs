@@ -443,7 +443,7 @@ pub fn equations_fn(c: &Checked, max_statements: usize) -> Option<TokenStream> {
         statements: Vec::new(),
         counter: 0,
     };
-    let [t, q, qdv, u] = ["t", "q", "qd", "u"].map(internal);
+    let [t, x] = ["t", "x"].map(internal);
     let mut values: Vec<Option<Val>> = vec![None; g.nodes.len()];
     let mut comps: Vec<Comps> = vec![Comps::new(); g.nodes.len()];
     for id in 0..g.nodes.len() {
@@ -512,12 +512,12 @@ pub fn equations_fn(c: &Checked, max_statements: usize) -> Option<TokenStream> {
 
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         #inline
-        fn eval_equations(&self, #t: f64, #q: &[f64; #n], #qdv: &[f64; #n], #u: &[f64; #m])
-            -> #p::eval::Equations<#n> {
+        fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
+            let #t: f64 = #x.t;
             #( let #params: f64 = self.#fields; )*
-            #( let #inputs: f64 = #u[#ui]; )*
-            #( let #coords: f64 = #q[#qi]; )*
-            #( let #velocities: f64 = #qdv[#vi]; )*
+            #( let #inputs: f64 = #x.u[#ui]; )*
+            #( let #coords: f64 = #x.q[#qi]; )*
+            #( let #velocities: f64 = #x.qd[#vi]; )*
             #(#statements)*
             #p::eval::Equations {
                 mass: <#p::SMatrix<f64, #n, #n> as #p::From<[[f64; #n]; #n]>>::from([#(#columns),*]),

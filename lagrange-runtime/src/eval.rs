@@ -145,7 +145,7 @@ pub fn equations<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> Equations<N> {
-    model.eval_equations(s.t, &s.q.into(), &s.qd.into(), &(*u).into())
+    model.eval_equations(&Point::new(s, u))
 }
 
 /// The [`Equations`] from the generic passes of num-dual numbers through
@@ -157,12 +157,19 @@ pub fn equations_generic<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> Equations<N> {
-    let x = Point::new(s, u);
-    let (mass, momenta, lagrangian) = mass_and_momenta_in(model, &x);
+    equations_generic_at(model, &Point::new(s, u))
+}
+
+/// [`equations_generic`] at a [`Point`]: the default of [`Model::eval_equations`].
+pub fn equations_generic_at<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<f64, N, M>,
+) -> Equations<N> {
+    let (mass, momenta, lagrangian) = mass_and_momenta_in(model, x);
     Equations {
         mass,
         momenta,
-        bias: bias_in(model, &x),
+        bias: bias_in(model, x),
         lagrangian,
     }
 }
@@ -381,6 +388,12 @@ pub fn check_state<T: Model<N, M>, const N: usize, const M: usize>(
 /// however different their masses.
 const SINGULAR: f64 = 1e-12;
 
+/// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
+/// diagonal entry it came from; false for NaN.
+fn clear_pivot(d: f64, diagonal: f64) -> bool {
+    d > 0.0 && d > SINGULAR * diagonal
+}
+
 /// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ,
 /// `None` where a pivot fails the test of [`factor_mass`] (or is NaN): the pivots dⱼ are
 /// the squares of the Cholesky diagonal, so the test is the same. Plain loops over stack
@@ -400,7 +413,7 @@ pub(crate) fn cholesky_solve<const N: usize>(
         for k in 0..j {
             d -= l[j][k] * w[j][k];
         }
-        if !(d > 0.0 && d > SINGULAR * mass[(j, j)]) {
+        if !clear_pivot(d, mass[(j, j)]) {
             return None;
         }
         inv[j] = d.recip();
@@ -450,7 +463,7 @@ pub(crate) fn factor_mass<T: Model<N, M>, const N: usize, const M: usize>(
     }
     if let Some(chol) = mass.cholesky() {
         let l = chol.l_dirty();
-        if (0..N).all(|i| l[(i, i)] * l[(i, i)] > SINGULAR * mass[(i, i)]) {
+        if (0..N).all(|i| clear_pivot(l[(i, i)] * l[(i, i)], mass[(i, i)])) {
             return Ok(chol);
         }
     }

@@ -112,18 +112,11 @@ pub trait Model<const N: usize, const M: usize> {
     /// forward-mode AD unrolled at compile time into plain `f64` arithmetic, with only the
     /// derivative components that can be nonzero. An override must agree with
     /// `equations_generic` to rounding.
-    fn eval_equations(
-        &self,
-        t: f64,
-        q: &[f64; N],
-        qd: &[f64; N],
-        u: &[f64; M],
-    ) -> crate::eval::Equations<N>
+    fn eval_equations(&self, x: &crate::eval::Point<f64, N, M>) -> crate::eval::Equations<N>
     where
         Self: Sized,
     {
-        let s = crate::State::new(t, (*q).into(), (*qd).into());
-        crate::eval::equations_generic(self, &s, &(*u).into())
+        crate::eval::equations_generic_at(self, x)
     }
 
     /// Calls `apply(F, p)` once for each applied force: a force `F` doing virtual work
