@@ -31,6 +31,12 @@ pub enum Statement {
     },
     /// `force F on p;`
     Force { force: Expr, point: Expr },
+    /// `torque tau on R;`
+    Torque {
+        keyword: Ident,
+        torque: Expr,
+        rotation: Expr,
+    },
     /// `constraint name = expr;`
     Constraint { name: Ident, value: Expr },
 }
@@ -54,10 +60,10 @@ impl Energy {
     }
 }
 
-/// A parameter with its optional default value.
+/// A parameter with its optional default value, a constant expression.
 pub struct Parameter {
     pub name: Ident,
-    pub default: Option<Number>,
+    pub default: Option<Expr>,
 }
 
 /// A numeric literal, possibly negated.
@@ -87,7 +93,6 @@ pub enum Expr {
     /// `a + b`, `a ^ b`, …
     Binary {
         op: BinOp,
-        op_span: Span,
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
@@ -104,6 +109,27 @@ pub enum Expr {
         open: Span,
         close: Span,
     },
+    /// `[a, b, c]` (a vector) or `[[a, b], [c, d]]` (a matrix, row by row).
+    List {
+        items: Vec<Expr>,
+        open: Span,
+        close: Span,
+    },
+    /// `v[i]` or `A[i, j]`: integer literal indices from 0.
+    Index {
+        base: Box<Expr>,
+        indices: Vec<Index>,
+        close: Span,
+    },
+    /// `v.x`, `v.y`, `v.z`: a component by name.
+    Component { base: Box<Expr>, name: Ident },
+}
+
+/// One index of `v[i]`, with its span.
+#[derive(Clone, Copy)]
+pub struct Index {
+    pub value: usize,
+    pub span: Span,
 }
 
 impl Expr {
@@ -120,7 +146,8 @@ impl Expr {
                 (true, Some(receiver)) => receiver.first_span(),
                 _ => func.span(),
             },
-            Expr::Paren { open, .. } => *open,
+            Expr::Paren { open, .. } | Expr::List { open, .. } => *open,
+            Expr::Index { base, .. } | Expr::Component { base, .. } => base.first_span(),
         }
     }
 
@@ -131,8 +158,11 @@ impl Expr {
             Expr::Name(i) => i.span(),
             Expr::Neg { operand, .. } => operand.last_span(),
             Expr::Binary { rhs, .. } => rhs.last_span(),
-            Expr::Call { close, .. } => *close,
-            Expr::Paren { close, .. } => *close,
+            Expr::Call { close, .. }
+            | Expr::Paren { close, .. }
+            | Expr::List { close, .. }
+            | Expr::Index { close, .. } => *close,
+            Expr::Component { name, .. } => name.span(),
         }
     }
 
@@ -160,9 +190,62 @@ impl Expr {
     }
 }
 
+impl std::fmt::Display for Expr {
+    /// The expression as source text, for error messages: `m/2 * dot(p)^2`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |f: &mut std::fmt::Formatter<'_>, items: &[Expr]| -> std::fmt::Result {
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    write!(f, ", ")?;
+                }
+                write!(f, "{item}")?;
+            }
+            Ok(())
+        };
+        match self {
+            Expr::Number(n) => write!(f, "{}", n.value),
+            Expr::Name(i) => write!(f, "{i}"),
+            Expr::Neg { operand, .. } => write!(f, "-{operand}"),
+            Expr::Binary { op, lhs, rhs, .. } => match op {
+                BinOp::Add => write!(f, "{lhs} + {rhs}"),
+                BinOp::Sub => write!(f, "{lhs} - {rhs}"),
+                BinOp::Mul => write!(f, "{lhs} * {rhs}"),
+                BinOp::Div => write!(f, "{lhs}/{rhs}"),
+                BinOp::Pow => write!(f, "{lhs}^{rhs}"),
+            },
+            Expr::Call {
+                func, args, method, ..
+            } => match (method, args.split_first()) {
+                (true, Some((receiver, rest))) => {
+                    write!(f, "{receiver}.{func}(")?;
+                    list(f, rest)?;
+                    write!(f, ")")
+                }
+                _ => {
+                    write!(f, "{func}(")?;
+                    list(f, args)?;
+                    write!(f, ")")
+                }
+            },
+            Expr::Paren { inner, .. } => write!(f, "({inner})"),
+            Expr::List { items, .. } => {
+                write!(f, "[")?;
+                list(f, items)?;
+                write!(f, "]")
+            }
+            Expr::Index { base, indices, .. } => {
+                let indices: Vec<String> = indices.iter().map(|i| i.value.to_string()).collect();
+                write!(f, "{base}[{}]", indices.join(", "))
+            }
+            Expr::Component { base, name } => write!(f, "{base}.{name}"),
+        }
+    }
+}
+
 /// A range of source, from the first to the last token of a node. `syn::Error::new_spanned`
 /// reads the first and last span of the tokens it is given, so two punctuation tokens
 /// carrying those spans make an error cover the whole range on stable Rust.
+#[derive(Clone, Copy)]
 pub struct Extent(pub Span, pub Span);
 
 impl ToTokens for Extent {

@@ -1,16 +1,18 @@
-//! Code generation: the model struct, its coordinate names, and the `Model` and `Dynamics`
-//! impls.
+//! Code generation: the model struct, its coordinate names, and the `Model`, `Dynamics`,
+//! `Constrained` and `Parametric` impls, read from the lowered form only.
 //!
-//! Quantities are either constants (`f64`: literals, parameters, lets of them) or
-//! variables (the generic dual type). Constants never become dual numbers, so parameter
-//! arithmetic costs what it costs in plain Rust. `dot(e)` evaluates `e` in the tangent type
-//! `Dual<D>`, seeded with (q̇, 1) on (q, t): its `eps` part is the total time derivative,
-//! exact to every order the outer dual type carries.
+//! The model's terms are generated generic over the number type: one local per node of
+//! the lowered graph that a function needs, in graph order. A node is either a constant
+//! (`f64`: literals, parameters and what is built from them only) or a variable (the
+//! generic dual type), so parameter arithmetic costs what it costs in plain Rust. `dot(e)`
+//! evaluates `e` in the tangent type `Dual<D>`, seeded with (q̇, 1) on (q, t): its `eps`
+//! part is the total time derivative, exact to every order the outer dual type carries.
 
-use crate::ast::{BinOp, Expr, Model, Parameter};
-use crate::check::{Checked, Symbol};
+use crate::ast::Model;
+use crate::func::Unary;
+use crate::lower::{Id, Lowered, Op, Parameter};
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::Ident;
 
 /// An identifier of the generated code that user code can never see or shadow.
@@ -23,8 +25,7 @@ pub(crate) fn internal(name: &str) -> Ident {
 /// clash with it (Rust forbids `let G` where a `const G` is in scope).
 fn local(ident: &Ident) -> Ident {
     let span = ident.span().resolved_at(Span::mixed_site());
-    let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
+    let name = crate::check::key(ident);
     Ident::new(&format!("__{name}"), span)
 }
 
@@ -32,18 +33,18 @@ pub(crate) fn private() -> TokenStream {
     quote!(::lagrange_runtime::__private)
 }
 
-pub fn expand(c: &Checked) -> TokenStream {
+pub fn expand(l: &Lowered) -> TokenStream {
     let items = [
-        data_types(c.model, &c.parameters, &c.coordinates, &c.inputs),
-        model_impl(c),
+        data_types(l.model, &l.parameters, &l.coordinates, &l.inputs),
+        model_impl(l),
         dynamics_impl(
-            c.model,
-            c.coordinates.len(),
-            c.inputs.len(),
-            c.constraints.len(),
+            l.model,
+            l.coordinates.len(),
+            l.inputs.len(),
+            l.constraints.len(),
         ),
-        constrained_impls(c),
-        parametric_impl(c),
+        constrained_impls(l),
+        parametric_impl(l),
     ];
     quote!(#(#items)*)
 }
@@ -51,9 +52,9 @@ pub fn expand(c: &Checked) -> TokenStream {
 /// The model struct with its constructor, and the structs naming coordinates and inputs.
 pub fn data_types(
     model: &Model,
-    parameters: &[&Parameter],
-    coordinates: &[&Ident],
-    inputs: &[&Ident],
+    parameters: &[Parameter],
+    coordinates: &[Ident],
+    inputs: &[Ident],
 ) -> TokenStream {
     let items = [
         model_struct(model, parameters),
@@ -63,7 +64,7 @@ pub fn data_types(
     quote!(#(#items)*)
 }
 
-fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
+fn model_struct(model: &Model, parameters: &[Parameter]) -> TokenStream {
     let (name, vis, attrs) = (&model.name, &model.vis, &model.attrs);
     let params: Vec<&Ident> = parameters.iter().map(|p| &p.name).collect();
     // Without parameters a unit struct, so that the model's name alone is a value.
@@ -71,7 +72,7 @@ fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
         quote!(;)
     } else {
         let docs = parameters.iter().map(|p| match p.default {
-            Some(d) => format!("Parameter `{}` (default {:?}).", p.name, d.value),
+            Some(d) => format!("Parameter `{}` (default {d:?}).", p.name),
             None => format!("Parameter `{}`.", p.name),
         });
         quote!({ #( #[doc = #docs] pub #params: f64, )* })
@@ -85,7 +86,7 @@ fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
     };
     let default = parameters
         .iter()
-        .map(|p| p.default.map(|d| float(d.value, d.span)))
+        .map(|p| p.default.map(|d| float(d, p.name.span())))
         .collect::<Option<Vec<_>>>()
         .map(|values| {
             quote! {
@@ -120,7 +121,7 @@ fn model_struct(model: &Model, parameters: &[&Parameter]) -> TokenStream {
 }
 
 /// `NameCoordinates` / `NameInputs`: one field per name, converting to and from `SVector`.
-fn named_vector(model: &Model, suffix: &str, names: &[&Ident], what: &str) -> TokenStream {
+fn named_vector(model: &Model, suffix: &str, names: &[Ident], what: &str) -> TokenStream {
     if names.is_empty() && suffix == "Inputs" {
         return TokenStream::new();
     }
@@ -156,18 +157,18 @@ fn named_vector(model: &Model, suffix: &str, names: &[&Ident], what: &str) -> To
     }
 }
 
-fn model_impl(c: &Checked) -> TokenStream {
-    let name = &c.model.name;
-    let (n, m) = (c.coordinates.len(), c.inputs.len());
+fn model_impl(l: &Lowered) -> TokenStream {
+    let name = &l.model.name;
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
     let p = private();
-    let coordinates = c.coordinates.iter().map(|i| i.to_string());
-    let inputs = c.inputs.iter().map(|i| i.to_string());
-    let has_dissipation = c.dissipation.is_some();
-    let has_forces = !c.forces.is_empty();
-    let terms = term_fns(c, false);
-    let equations = crate::fast::equations_fn(c, crate::fast::MAX_STATEMENTS);
-    let names = c.constraints.iter().map(|k| k.name.to_string());
-    let holonomic = c.constraints.iter().map(|k| k.holonomic);
+    let coordinates = l.coordinates.iter().map(crate::check::key);
+    let inputs = l.inputs.iter().map(crate::check::key);
+    let has_dissipation = l.dissipation.is_some();
+    let has_forces = !l.forces.is_empty();
+    let terms = term_fns(l, false);
+    let equations = crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS);
+    let names = l.constraints.iter().map(|k| &k.name);
+    let holonomic = l.constraints.iter().map(|k| k.holonomic);
     quote! {
         impl #p::Model<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
@@ -185,7 +186,7 @@ fn model_impl(c: &Checked) -> TokenStream {
 
 /// `impl Parametric<N, M, P>`: the same terms with the parameters taken from an array of
 /// the number type (so that they can be differentiated), and the accelerations in them.
-fn parametric_impl(c: &Checked) -> TokenStream {
+fn parametric_impl(c: &Lowered) -> TokenStream {
     let name = &c.model.name;
     let (n, m, k) = (c.coordinates.len(), c.inputs.len(), c.constraints.len());
     let np = c.parameters.len();
@@ -224,36 +225,40 @@ fn parametric_impl(c: &Checked) -> TokenStream {
 /// The model's terms as functions generic over the number type: `eval_lagrangian`,
 /// `eval_dissipation`, `eval_forces` and `eval_constraints`, or with `parametric` their
 /// `_with` forms taking the parameters as an array.
-fn term_fns(c: &Checked, parametric: bool) -> TokenStream {
-    let (n, m, np) = (c.coordinates.len(), c.inputs.len(), c.parameters.len());
+fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
+    let (n, m, np) = (l.coordinates.len(), l.inputs.len(), l.parameters.len());
     let p = private();
     let [d, f, t, q, qd, u, apply, pa] =
         ["__D", "__F", "t", "q", "qd", "u", "apply", "parameters"].map(internal);
     let params = quote!(#t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]);
-    let (args, suffix) = if parametric {
-        (quote!(&self, #pa: &[#d; #np], #params), "_with")
+    let args = if parametric {
+        quote!(&self, #pa: &[#d; #np], #params)
     } else {
-        (quote!(&self, #params), "")
+        quote!(&self, #params)
     };
+    let suffix = if parametric { "_with" } else { "" };
     let fn_name = |base: &str| Ident::new(&format!("{base}{suffix}"), Span::call_site());
     let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]);
 
-    let mut g = Gen::new(c, parametric);
-    let kinetic = g.expr(c.kinetic, Mode::Primal);
-    let potential = match c.potential {
-        Some(v) => g.expr(v, Mode::Primal),
-        None => (quote!(0.0), Kind::Const),
+    let mut g = Gen::new(l, parametric);
+    let lagrangian = match l.potential {
+        Some(v) => {
+            let (a, b) = (g.primal(l.kinetic), g.primal(v));
+            let (code, kind) = combine(Binary::Sub, a, b);
+            lift((code, kind))
+        }
+        None => {
+            let v = g.primal(l.kinetic);
+            lift(v)
+        }
     };
-    let (l, kind) = combine(BinOp::Sub, Span::call_site(), kinetic, potential);
-    let l = lift(l, kind);
-    let lagrangian = g.body(quote!(#l));
+    let lagrangian = g.body(lagrangian);
     let eval_lagrangian = fn_name("eval_lagrangian");
 
-    let dissipation = c.dissipation.map(|e| {
-        let mut g = Gen::new(c, parametric);
-        let (v, kind) = g.expr(e, Mode::Primal);
-        let v = lift(v, kind);
-        let body = g.body(quote!(#v));
+    let dissipation = l.dissipation.map(|e| {
+        let mut g = Gen::new(l, parametric);
+        let v = g.primal(e);
+        let body = g.body(lift(v));
         let eval_dissipation = fn_name("eval_dissipation");
         quote! {
             #allow
@@ -262,16 +267,14 @@ fn term_fns(c: &Checked, parametric: bool) -> TokenStream {
         }
     });
 
-    let forces = (!c.forces.is_empty()).then(|| {
-        let mut g = Gen::new(c, parametric);
-        let calls: Vec<TokenStream> = c
+    let forces = (!l.forces.is_empty()).then(|| {
+        let mut g = Gen::new(l, parametric);
+        let calls: Vec<TokenStream> = l
             .forces
             .iter()
-            .map(|(force, point)| {
-                let (fv, fk) = g.expr(force, Mode::Primal);
-                let (pv, pk) = g.expr(point, Mode::Primal);
-                let (fv, pv) = (lift(fv, fk), lift(pv, pk));
-                quote!(#apply(#fv, #pv);)
+            .map(|force| {
+                let (fv, v) = (lift(g.primal(force.force)), lift(g.primal(force.velocity)));
+                quote!(#apply(#fv, #v);)
             })
             .collect();
         let body = g.body(quote!(#(#calls)*));
@@ -283,7 +286,7 @@ fn term_fns(c: &Checked, parametric: bool) -> TokenStream {
         }
     });
 
-    let constraints = constraints_fn(c, &params, &allow, parametric);
+    let constraints = constraints_fn(l, &params, &allow, parametric);
     quote! {
         #allow
         #[inline]
@@ -344,46 +347,43 @@ pub fn dynamics_impl(model: &Model, n: usize, m: usize, k: usize) -> TokenStream
 /// `Level::Velocity` holonomic ones differentiated along the motion (their tangent's `eps`)
 /// and nonholonomic ones as written.
 fn constraints_fn(
-    c: &Checked,
+    l: &Lowered,
     params: &TokenStream,
     allow: &TokenStream,
     parametric: bool,
 ) -> Option<TokenStream> {
-    if c.constraints.is_empty() {
+    if l.constraints.is_empty() {
         return None;
     }
     let p = private();
     let [d, f, apply, level, x, scalar, pa] =
         ["__D", "__F", "apply", "level", "x", "__S", "parameters"].map(internal);
-    let (n, m, k) = (c.coordinates.len(), c.inputs.len(), c.constraints.len());
-    let np = c.parameters.len();
-    let mut position = Gen::new(c, parametric);
-    let calls: Vec<TokenStream> = c
+    let (n, m, k) = (l.coordinates.len(), l.inputs.len(), l.constraints.len());
+    let np = l.parameters.len();
+    let mut position = Gen::new(l, parametric);
+    let calls: Vec<TokenStream> = l
         .constraints
         .iter()
         .enumerate()
         .map(|(k, constraint)| {
-            let (v, kind) = position.expr(constraint.value, Mode::Primal);
-            let v = lift(v, kind);
+            let v = lift(position.primal(constraint.value));
             quote!(#apply(#k, #v);)
         })
         .collect();
     let position = position.body(quote!(#(#calls)*));
-    let mut velocity = Gen::new(c, parametric);
-    let calls: Vec<TokenStream> = c
+    let mut velocity = Gen::new(l, parametric);
+    let calls: Vec<TokenStream> = l
         .constraints
         .iter()
         .enumerate()
         .map(|(k, constraint)| {
-            if constraint.holonomic {
-                velocity.uses_tangent = true;
-                let (v, _) = velocity.expr(constraint.value, Mode::Tangent);
-                quote!(#apply(#k, (#v).eps);)
+            let v = if constraint.holonomic {
+                let v = velocity.tangent(constraint.value);
+                quote!((#v).eps)
             } else {
-                let (v, kind) = velocity.expr(constraint.value, Mode::Primal);
-                let v = lift(v, kind);
-                quote!(#apply(#k, #v);)
-            }
+                lift(velocity.primal(constraint.value))
+            };
+            quote!(#apply(#k, #v);)
         })
         .collect();
     let velocity = velocity.body(quote!(#(#calls)*));
@@ -425,7 +425,7 @@ fn constraints_fn(
 
 /// `impl Constrained<N, M, K>` and `impl ConstraintSolver<N, M>` for a model with
 /// constraints: the runtime's generic solver, instantiated with this model's K.
-fn constrained_impls(c: &Checked) -> TokenStream {
+fn constrained_impls(c: &Lowered) -> TokenStream {
     let k = c.constraints.len();
     if k == 0 {
         return TokenStream::new();
@@ -446,7 +446,7 @@ fn constrained_impls(c: &Checked) -> TokenStream {
     .map(internal);
     let state = quote!(#s: &#p::State<#n>);
     let input = quote!(#u: &#p::SVector<f64, #m>);
-    let names = c.constraints.iter().map(|k| k.name.to_string());
+    let names = c.constraints.iter().map(|k| &k.name);
     let solver = quote!(#p::constrained);
     quote! {
         impl #p::Constrained<#n, #m, #k> for #name {
@@ -491,7 +491,7 @@ fn constrained_impls(c: &Checked) -> TokenStream {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     /// An `f64` that does not change with the state.
     Const,
@@ -499,280 +499,246 @@ enum Kind {
     Var,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Values of the generic type `D`.
-    Primal,
-    /// Values of `Dual<D>` carrying their total time derivative.
-    Tangent,
-}
+/// A value in the generated code and its kind.
+type Code = (TokenStream, Kind);
 
-/// Generates the expressions of one function, recording which lets (and in which mode)
-/// they need, so that the body computes exactly those.
-struct Gen<'a> {
-    c: &'a Checked<'a>,
+/// Generates the body of one function: it is asked for the nodes it returns, in primal
+/// (`D`) or tangent (`Dual<D>`) form, and emits exactly the nodes those need, one local
+/// each, in graph order (operands first).
+struct Gen<'l> {
+    l: &'l Lowered<'l>,
     /// Parameters are variables taken from the `parameters` array (for differentiation)
     /// rather than `f64` constants read from `self`.
     parametric: bool,
+    kind: Vec<Kind>,
     primal: Vec<bool>,
     tangent: Vec<bool>,
-    uses_tangent: bool,
-    /// The kind of each constant let's code, once generated.
-    let_kinds: Vec<Kind>,
-    /// Generated code of each let, once generated: (primal, tangent).
-    code: Vec<(Option<TokenStream>, Option<TokenStream>)>,
 }
 
-impl<'a> Gen<'a> {
-    fn new(c: &'a Checked<'a>, parametric: bool) -> Self {
-        let n = c.lets.len();
+impl<'l> Gen<'l> {
+    fn new(l: &'l Lowered<'l>, parametric: bool) -> Self {
+        let mut kind = Vec::with_capacity(l.nodes.len());
+        for node in &l.nodes {
+            let k = match node.op {
+                Op::Lit(_) => Kind::Const,
+                Op::Param(_) if !parametric => Kind::Const,
+                Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time | Op::Dot(_) => Kind::Var,
+                op => {
+                    if operands(op).iter().all(|&a| kind[a] == Kind::Const) {
+                        Kind::Const
+                    } else {
+                        Kind::Var
+                    }
+                }
+            };
+            kind.push(k);
+        }
+        let n = l.nodes.len();
         Gen {
-            c,
+            l,
             parametric,
+            kind,
             primal: vec![false; n],
             tangent: vec![false; n],
-            uses_tangent: false,
-            let_kinds: vec![Kind::Var; n],
-            code: vec![(None, None); n],
         }
     }
 
-    /// The statements binding parameters, coordinates, inputs and the needed lets, then `tail`.
-    fn body(&self, tail: TokenStream) -> TokenStream {
-        let p = private();
-        let [t, q, qd, u] = ["t", "q", "qd", "u"].map(internal);
-        let fields: Vec<&Ident> = self.c.parameters.iter().map(|x| &x.name).collect();
-        let params: Vec<Ident> = fields.iter().map(|x| local(x)).collect();
-        let coords: Vec<Ident> = self.c.coordinates.iter().map(|x| local(x)).collect();
-        let inputs: Vec<Ident> = self.c.inputs.iter().map(|x| local(x)).collect();
-        let (ci, ui) = (0..coords.len(), 0..inputs.len());
-        let tangents = self.uses_tangent.then(|| {
-            let names = (0..coords.len()).map(tangent_coordinate);
-            let index = 0..coords.len();
-            let tt = internal("t_tangent");
-            quote! {
-                #( let #names = #p::tangent(#q[#index], #qd[#index]); )*
-                let #tt = #p::tangent(#t, #p::From::from(1.0));
-            }
-        });
-        let lets = self.c.lets.iter().enumerate().map(|(i, l)| {
-            let name = local(l.name);
-            let tangent = self.code[i].1.as_ref().map(|code| {
-                let tl = tangent_let(i);
-                quote!(let #tl = #code;)
-            });
-            let primal = self.code[i]
-                .0
-                .as_ref()
-                .map(|code| quote!(let #name = #code;));
-            quote!(#tangent #primal)
-        });
-        let parameters = if self.parametric {
-            let array = internal("parameters");
-            let index = 0..self.c.parameters.len();
-            quote!(#( let #params = #array[#index]; )*)
+    /// A node's value of type `D` (or `f64` for a constant), to be used in the tail.
+    fn primal(&mut self, id: Id) -> Code {
+        self.primal[id] = true;
+        self.reference(id, false)
+    }
+
+    /// A node's value in the tangent type `Dual<D>`: its `eps` is the time derivative.
+    fn tangent(&mut self, id: Id) -> TokenStream {
+        if self.kind[id] == Kind::Const || !self.l.nodes[id].deps.moves() {
+            self.primal[id] = true;
+            let (p, v) = (private(), self.reference(id, false).0);
+            return quote!(#p::Dual::from_re(#p::From::from(#v)));
+        }
+        self.tangent[id] = true;
+        self.reference(id, true).0
+    }
+
+    fn reference(&self, id: Id, tangent: bool) -> Code {
+        if let Some(v) = self.l.nodes[id].op.literal() {
+            return (float(v, Span::call_site()), Kind::Const);
+        }
+        let kind = self.kind[id];
+        let name = if tangent && kind == Kind::Var {
+            tangent_local(id)
         } else {
-            quote!(#( let #params: f64 = self.#fields; )*)
+            primal_local(id)
         };
+        (quote!(#name), kind)
+    }
+
+    /// Marks what every needed node needs, from the last node back to the first.
+    fn mark(&mut self) {
+        for id in (0..self.l.nodes.len()).rev() {
+            let op = self.l.nodes[id].op;
+            if self.tangent[id] {
+                for a in operands(op) {
+                    if self.kind[a] == Kind::Const || !self.l.nodes[a].deps.moves() {
+                        self.primal[a] = true;
+                    } else {
+                        self.tangent[a] = true;
+                    }
+                }
+            }
+            if self.primal[id] {
+                match op {
+                    Op::Dot(a) => {
+                        self.tangent[a] = true;
+                    }
+                    op => {
+                        for a in operands(op) {
+                            self.primal[a] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The statements computing every needed node, then `tail`.
+    fn body(&mut self, tail: TokenStream) -> TokenStream {
+        self.mark();
+        let mut statements = Vec::new();
+        for id in 0..self.l.nodes.len() {
+            if self.l.nodes[id].op.literal().is_some() {
+                continue;
+            }
+            if self.tangent[id] {
+                let (name, code) = (tangent_local(id), self.code(id, true));
+                statements.push(quote!(let #name = #code;));
+            }
+            if self.primal[id] {
+                let name = primal_local(id);
+                let code = if self.tangent[id] {
+                    let t = tangent_local(id);
+                    quote!(#t.re)
+                } else {
+                    self.code(id, false)
+                };
+                let ty = (self.kind[id] == Kind::Const).then(|| quote!(: f64));
+                statements.push(quote!(let #name #ty = #code;));
+            }
+        }
         quote! {
-            #parameters
-            #( let #coords = #q[#ci]; )*
-            #( let #inputs = #u[#ui]; )*
-            #tangents
-            #(#lets)*
+            #(#statements)*
             #tail
         }
     }
 
-    fn expr(&mut self, e: &Expr, mode: Mode) -> (TokenStream, Kind) {
-        match e {
-            Expr::Number(n) => (float(n.value, n.span), Kind::Const),
-            Expr::Name(ident) => self.name(ident, mode),
-            Expr::Paren { inner, .. } => {
-                let (v, k) = self.expr(inner, mode);
-                (quote!((#v)), k)
-            }
-            Expr::Neg { minus, operand } => {
-                let (v, k) = self.expr(operand, mode);
-                (quote_spanned!(*minus=> (-#v)), k)
-            }
-            Expr::Binary {
-                op: BinOp::Pow,
-                op_span,
-                lhs,
-                rhs,
-            } => self.power(lhs, rhs, *op_span, mode),
-            Expr::Binary {
-                op,
-                op_span,
-                lhs,
-                rhs,
-            } => {
-                let l = self.expr(lhs, mode);
-                let r = self.expr(rhs, mode);
-                combine(*op, *op_span, l, r)
-            }
-            Expr::Call { func, args, .. } => self.call(func, args, mode),
-        }
-    }
-
-    fn name(&mut self, ident: &Ident, mode: Mode) -> (TokenStream, Kind) {
-        let tangent = mode == Mode::Tangent;
-        match ident.to_string().as_str() {
-            "t" => {
-                let t = internal(if tangent { "t_tangent" } else { "t" });
-                return (quote!(#t), Kind::Var);
-            }
-            "pi" => {
-                return (
-                    quote_spanned!(ident.span()=> ::core::f64::consts::PI),
-                    Kind::Const,
-                )
-            }
-            _ => {}
-        }
-        match self.c.symbols[&ident.to_string()] {
-            Symbol::Parameter(_) if !self.parametric => {
-                let name = local(ident);
-                (quote!(#name), Kind::Const)
-            }
-            // A variable parameter is constant along the motion: its tangent has no `eps`.
-            Symbol::Parameter(_) if tangent => {
-                let (p, name) = (private(), local(ident));
-                (quote!(#p::Dual::from_re(#name)), Kind::Var)
-            }
-            Symbol::Parameter(_) => {
-                let name = local(ident);
-                (quote!(#name), Kind::Var)
-            }
-            Symbol::Coordinate(i) if tangent => {
-                let q = tangent_coordinate(i);
-                (quote!(#q), Kind::Var)
-            }
-            Symbol::Let(i) => self.let_ref(ident, i, mode),
-            _ => {
-                let name = local(ident);
-                (quote!(#name), Kind::Var)
-            }
-        }
-    }
-
-    fn let_ref(&mut self, ident: &Ident, i: usize, mode: Mode) -> (TokenStream, Kind) {
-        let c = self.c;
-        let l = &c.lets[i];
-        let name = local(ident);
-        if l.deps.is_constant() {
-            // Parameters and literals only: an `f64`, unless parameters are variables here;
-            // either way constant along the motion.
-            if !self.primal[i] {
-                self.primal[i] = true;
-                let (code, kind) = self.expr(l.value, Mode::Primal);
-                self.code[i].0 = Some(code);
-                self.let_kinds[i] = kind;
-            }
-            let kind = self.let_kinds[i];
-            if mode == Mode::Tangent && kind == Kind::Var {
-                let p = private();
-                return (quote!(#p::Dual::from_re(#name)), kind);
-            }
-            return (quote!(#name), kind);
-        }
-        if mode == Mode::Tangent {
-            if !self.tangent[i] {
-                self.tangent[i] = true;
-                let (code, _) = self.expr(l.value, Mode::Tangent);
-                self.code[i].1 = Some(code);
-            }
-            let tl = tangent_let(i);
-            return (quote!(#tl), Kind::Var);
-        }
-        if !self.primal[i] {
-            self.primal[i] = true;
-            let code = if self.tangent[i] {
-                let tl = tangent_let(i);
-                quote!(#tl.re)
-            } else {
-                self.expr(l.value, Mode::Primal).0
-            };
-            self.code[i].0 = Some(code);
-        }
-        (quote!(#name), Kind::Var)
-    }
-
-    fn power(&mut self, base: &Expr, exp: &Expr, span: Span, mode: Mode) -> (TokenStream, Kind) {
+    /// The expression computing node `id` in primal or tangent form.
+    fn code(&self, id: Id, tangent: bool) -> TokenStream {
         let p = private();
-        let (b, bk) = self.expr(base, mode);
-        if let Some(n) = exp.integer().filter(|n| n.unsigned_abs() <= MAX_POWI) {
-            let n = Literal::i32_unsuffixed(n);
-            return (quote_spanned!(span=> #p::functions::powi(#b, #n)), bk);
-        }
-        let (e, ek) = self.expr(exp, mode);
-        match (bk, ek) {
-            (_, Kind::Const) => (quote_spanned!(span=> #p::functions::powf(#b, #e)), bk),
-            (bk, Kind::Var) => {
-                let b = lift(b, bk);
-                (
-                    quote_spanned!(span=> #p::functions::powd(#b, #e)),
-                    Kind::Var,
-                )
+        let [t, q, qd, u, pa] = ["t", "q", "qd", "u", "parameters"].map(internal);
+        let r = |a: Id| {
+            let a_tangent = tangent && self.kind[a] == Kind::Var && self.l.nodes[a].deps.moves();
+            if tangent && !a_tangent && self.kind[a] == Kind::Var {
+                let v = self.reference(a, false).0;
+                return (quote!(#p::Dual::from_re(#v)), Kind::Var);
             }
-        }
-    }
-
-    fn call(&mut self, func: &Ident, args: &[Expr], mode: Mode) -> (TokenStream, Kind) {
-        let p = private();
-        let name = func.to_string();
-        if name == "dot" {
-            self.uses_tangent = true;
-            let (v, _) = self.expr(&args[0], Mode::Tangent);
-            return (quote_spanned!(func.span()=> (#v).eps), Kind::Var);
-        }
-        // `powi(x, n)` and `powf(x, y)` are `x^n` and `x^y`.
-        if name == "powf" || name == "powi" {
-            return self.power(&args[0], &args[1], func.span(), mode);
-        }
-        let values: Vec<(TokenStream, Kind)> = args.iter().map(|a| self.expr(a, mode)).collect();
-        let kind = if values.iter().all(|(_, k)| *k == Kind::Const) {
-            Kind::Const
-        } else {
-            Kind::Var
+            self.reference(a, a_tangent)
         };
-        let values = values.into_iter().map(|(v, k)| match kind {
-            Kind::Var => lift(v, k),
-            Kind::Const => v,
-        });
-        let f = Ident::new(&name, func.span());
-        (
-            quote_spanned!(func.span()=> #p::functions::#f(#(#values),*)),
-            kind,
-        )
+        match self.l.nodes[id].op {
+            Op::Lit(bits) => float(f64::from_bits(bits), Span::call_site()),
+            Op::Param(i) if self.parametric => quote!(#pa[#i]),
+            Op::Param(i) => {
+                let field = &self.l.parameters[i].name;
+                quote!(self.#field)
+            }
+            Op::Coord(i) if tangent => quote!(#p::tangent(#q[#i], #qd[#i])),
+            Op::Coord(i) => quote!(#q[#i]),
+            Op::Input(i) => quote!(#u[#i]),
+            Op::Time if tangent => quote!(#p::tangent(#t, #p::From::from(1.0))),
+            Op::Time => quote!(#t),
+            Op::Neg(a) => {
+                let (v, _) = r(a);
+                quote!(-#v)
+            }
+            Op::Add(a, b) => combine(Binary::Add, r(a), r(b)).0,
+            Op::Sub(a, b) => combine(Binary::Sub, r(a), r(b)).0,
+            Op::Mul(a, b) => combine(Binary::Mul, r(a), r(b)).0,
+            Op::Div(a, b) => combine(Binary::Div, r(a), r(b)).0,
+            Op::Unary(f, a) => {
+                let (v, _) = r(a);
+                let f = unary_fn(f);
+                quote!(#p::functions::#f(#v))
+            }
+            Op::Powi(a, n) => {
+                let (v, _) = r(a);
+                let n = Literal::i32_unsuffixed(n);
+                quote!(#p::functions::powi(#v, #n))
+            }
+            Op::Pow(a, b) => match (r(a), r(b)) {
+                ((x, _), (e, Kind::Const)) => quote!(#p::functions::powf(#x, #e)),
+                (x, (e, Kind::Var)) => {
+                    let x = lift(x);
+                    quote!(#p::functions::powd(#x, #e))
+                }
+            },
+            Op::Atan2(a, b) => {
+                let (y, x) = (r(a), r(b));
+                let (y, x) = if y.1 == Kind::Const && x.1 == Kind::Const {
+                    (y.0, x.0)
+                } else {
+                    (lift(y), lift(x))
+                };
+                quote!(#p::functions::atan2(#y, #x))
+            }
+            Op::Dot(a) => {
+                let v = tangent_local(a);
+                quote!(#v.eps)
+            }
+        }
     }
 }
 
-/// Integer powers beyond this go through `powf`: num-dual's `powi` forms n(n − 1) in `i32`.
-pub(crate) const MAX_POWI: u32 = 1024;
-
-fn tangent_coordinate(i: usize) -> Ident {
-    internal(&format!("q_tangent_{i}"))
+/// The operands of an operation.
+fn operands(op: Op) -> Vec<Id> {
+    match op {
+        Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time => vec![],
+        Op::Neg(a) | Op::Unary(_, a) | Op::Powi(a, _) | Op::Dot(a) => vec![a],
+        Op::Add(a, b)
+        | Op::Sub(a, b)
+        | Op::Mul(a, b)
+        | Op::Div(a, b)
+        | Op::Pow(a, b)
+        | Op::Atan2(a, b) => {
+            vec![a, b]
+        }
+    }
 }
 
-fn tangent_let(i: usize) -> Ident {
-    internal(&format!("let_tangent_{i}"))
+/// The runtime function of a unary function (`functions::sin`, `jet::sin`, …).
+pub(crate) fn unary_fn(f: Unary) -> Ident {
+    Ident::new(f.name(), Span::call_site())
+}
+
+fn primal_local(id: Id) -> Ident {
+    internal(&format!("__n{id}"))
+}
+
+fn tangent_local(id: Id) -> Ident {
+    internal(&format!("__t{id}"))
 }
 
 /// An `f64` literal at the user's span.
 pub(crate) fn float(value: f64, span: Span) -> TokenStream {
     let mut lit = Literal::f64_suffixed(value.abs());
     lit.set_span(span);
-    if value < 0.0 {
-        quote_spanned!(span=> (-#lit))
+    if value.is_sign_negative() {
+        quote!((-#lit))
     } else {
         quote!(#lit)
     }
 }
 
 /// A constant turned into the dual type the context expects.
-fn lift(v: TokenStream, kind: Kind) -> TokenStream {
+fn lift((v, kind): Code) -> TokenStream {
     match kind {
         Kind::Var => v,
         Kind::Const => {
@@ -782,30 +748,29 @@ fn lift(v: TokenStream, kind: Kind) -> TokenStream {
     }
 }
 
+#[derive(Clone, Copy)]
+enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
 /// `a op b` where either side may be a constant: constants stay `f64` and go on the
 /// side of the operator the dual type implements.
-fn combine(
-    op: BinOp,
-    span: Span,
-    (a, ka): (TokenStream, Kind),
-    (b, kb): (TokenStream, Kind),
-) -> (TokenStream, Kind) {
+fn combine(op: Binary, (a, ka): Code, (b, kb): Code) -> Code {
     let p = private();
-    use BinOp::*;
+    use Binary::*;
     use Kind::*;
     let code = match (op, ka, kb) {
-        (_, Const, Const) | (_, Var, Var) | (_, Var, Const) => match op {
-            Add => quote_spanned!(span=> (#a + #b)),
-            Sub => quote_spanned!(span=> (#a - #b)),
-            Mul => quote_spanned!(span=> (#a * #b)),
-            Div => quote_spanned!(span=> (#a / #b)),
-            Pow => unreachable!("powers are generated by Gen::power"),
-        },
-        (Add, Const, Var) => quote_spanned!(span=> (#b + #a)),
-        (Mul, Const, Var) => quote_spanned!(span=> (#b * #a)),
-        (Sub, Const, Var) => quote_spanned!(span=> (-#b + #a)),
-        (Div, Const, Var) => quote_spanned!(span=> #p::functions::divide_constant(#a, #b)),
-        (Pow, _, _) => unreachable!("powers are generated by Gen::power"),
+        (Add, Const, Var) => quote!((#b + #a)),
+        (Mul, Const, Var) => quote!((#b * #a)),
+        (Sub, Const, Var) => quote!((-#b + #a)),
+        (Div, Const, Var) => quote!(#p::functions::divide_constant(#a, #b)),
+        (Add, ..) => quote!((#a + #b)),
+        (Sub, ..) => quote!((#a - #b)),
+        (Mul, ..) => quote!((#a * #b)),
+        (Div, ..) => quote!((#a / #b)),
     };
     let kind = if ka == Const && kb == Const {
         Const

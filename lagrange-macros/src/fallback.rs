@@ -2,43 +2,57 @@
 //! types as a successful expansion and a stub `impl Dynamics`, so that code using the
 //! model reports nothing beyond the real errors.
 
-use crate::ast::{Model, Parameter, Statement};
+use crate::ast::{Model, Statement};
+use crate::check::key;
 use crate::expand;
+use crate::lower::{Lowered, Parameter};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
 
-pub fn fallback(model: &Model) -> proc_macro2::TokenStream {
-    let mut parameters: Vec<&Parameter> = Vec::new();
-    let mut coordinates: Vec<&Ident> = Vec::new();
-    let mut inputs: Vec<&Ident> = Vec::new();
-    for statement in &model.statements {
-        match statement {
-            Statement::Parameters(items) => parameters.extend(items),
-            Statement::Coordinates(names) => coordinates.extend(names),
-            Statement::Inputs(names) => inputs.extend(names),
-            _ => {}
-        }
-    }
+pub fn fallback(l: &Lowered) -> TokenStream {
     // A name declared twice is already an error; emitting it twice would add rustc's own.
     let mut seen = Vec::new();
     let mut first = |name: &Ident| {
-        let fresh = !seen.contains(name);
-        seen.push(name.clone());
+        let name = key(name);
+        let fresh = !seen.contains(&name);
+        seen.push(name);
         fresh
     };
-    parameters.retain(|p| first(&p.name));
-    coordinates.retain(|c| first(c));
-    inputs.retain(|i| first(i));
-    let constraints = model
+    let parameters: Vec<Parameter> = l
+        .parameters
+        .iter()
+        .filter(|p| first(&p.name))
+        .map(|p| Parameter {
+            name: p.name.clone(),
+            default: p.default,
+        })
+        .collect();
+    let coordinates: Vec<Ident> = l.coordinates.iter().filter(|c| first(c)).cloned().collect();
+    let inputs: Vec<Ident> = l.inputs.iter().filter(|i| first(i)).cloned().collect();
+    let (n, m) = (coordinates.len(), inputs.len());
+    let mut out = expand::data_types(l.model, &parameters, &coordinates, &inputs);
+    out.extend(stubs(l.model, n, m, constraint_count(l)));
+    out
+}
+
+/// The number of scalar constraints, counting a constraint statement with an error as one.
+fn constraint_count(l: &Lowered) -> usize {
+    let failed = l
+        .model
         .statements
         .iter()
-        .filter(|s| matches!(s, Statement::Constraint { .. }))
+        .filter(|s| match s {
+            Statement::Constraint { name, .. } => {
+                let (plain, element) = (name.to_string(), format!("{name}["));
+                !l.constraints
+                    .iter()
+                    .any(|c| c.name == plain || c.name.starts_with(&element))
+            }
+            _ => false,
+        })
         .count();
-    let (n, m) = (coordinates.len(), inputs.len());
-    let mut out = expand::data_types(model, &parameters, &coordinates, &inputs);
-    out.extend(stubs(model, n, m, constraints));
-    out
+    l.constraints.len() + failed
 }
 
 /// `Dynamics` and `Model` (and, with constraints, `Constrained` and `ConstraintSolver`)

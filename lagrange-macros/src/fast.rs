@@ -23,9 +23,9 @@
 //! (the runtime then uses the generic passes) for a model whose code would exceed
 //! [`MAX_STATEMENTS`].
 
-use crate::ast::{BinOp, Expr};
-use crate::check::{Checked, Symbol};
-use crate::expand::{float, internal, private, MAX_POWI};
+use crate::expand::{float, internal, private, unary_fn};
+use crate::func::Unary;
+use crate::lower::{self, Lowered};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
@@ -69,7 +69,7 @@ type Id = usize;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Func1 {
-    Named(&'static str),
+    Named(Unary),
     Powi(i32),
     /// A power with an exponent (the node) that does not vary with the state.
     Powf(Id),
@@ -105,30 +105,54 @@ struct Node {
     varies: bool,
 }
 
-const UNARY: [&str; 15] = [
-    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "ln", "log10",
-    "sqrt", "cbrt", "abs",
-];
-
-/// The expressions of a checked model as a graph, nodes in evaluation order.
-struct Graph<'c> {
-    c: &'c Checked<'c>,
+/// The lowered graph in the form this generator differentiates: division by what varies
+/// becomes a product with a reciprocal, powers are split by what varies.
+struct Graph {
     nodes: Vec<Node>,
-    lets: Vec<Id>,
+    /// The node of each node of the lowered graph.
+    of: Vec<Id>,
 }
 
-impl<'c> Graph<'c> {
-    fn new(c: &'c Checked<'c>) -> Self {
+impl Graph {
+    fn new(l: &Lowered) -> Self {
         let mut g = Graph {
-            c,
-            nodes: Vec::new(),
-            lets: Vec::new(),
+            nodes: Vec::with_capacity(l.nodes.len()),
+            of: Vec::with_capacity(l.nodes.len()),
         };
-        for l in &c.lets {
-            let id = g.expr(l.value);
-            g.lets.push(id);
+        for node in &l.nodes {
+            let id = g.lower(node.op);
+            g.of.push(id);
         }
         g
+    }
+
+    fn lower(&mut self, op: lower::Op) -> Id {
+        use lower::Op as L;
+        let of = |a: lower::Id| self.of[a];
+        let op = match op {
+            L::Lit(bits) => Op::Lit(f64::from_bits(bits)),
+            L::Param(i) => Op::Param(i),
+            L::Coord(i) => Op::Coord(i),
+            L::Input(i) => Op::Input(i),
+            L::Time => Op::Time,
+            L::Neg(a) => Op::Neg(of(a)),
+            L::Add(a, b) => Op::Add(of(a), of(b)),
+            L::Sub(a, b) => Op::Sub(of(a), of(b)),
+            L::Mul(a, b) => Op::Mul(of(a), of(b)),
+            L::Div(a, b) if !self.nodes[of(b)].varies => Op::Div(of(a), of(b)),
+            L::Div(a, b) => {
+                let (a, b) = (of(a), of(b));
+                let r = self.push(Op::Unary(Func1::Recip, b));
+                Op::Mul(a, r)
+            }
+            L::Unary(f, a) => Op::Unary(Func1::Named(f), of(a)),
+            L::Powi(a, n) => Op::Unary(Func1::Powi(n), of(a)),
+            L::Pow(a, e) if self.nodes[of(e)].varies => Op::Binary(Func2::Powd, of(a), of(e)),
+            L::Pow(a, e) => Op::Unary(Func1::Powf(of(e)), of(a)),
+            L::Atan2(y, x) => Op::Binary(Func2::Atan2, of(y), of(x)),
+            L::Dot(a) => Op::Dot(of(a)),
+        };
+        self.push(op)
     }
 
     fn push(&mut self, op: Op) -> Id {
@@ -142,102 +166,6 @@ impl<'c> Graph<'c> {
         };
         self.nodes.push(Node { op, varies });
         self.nodes.len() - 1
-    }
-
-    fn expr(&mut self, e: &Expr) -> Id {
-        match e {
-            Expr::Number(n) => self.push(Op::Lit(n.value)),
-            Expr::Paren { inner, .. } => self.expr(inner),
-            Expr::Neg { operand, .. } => {
-                let a = self.expr(operand);
-                self.push(Op::Neg(a))
-            }
-            Expr::Name(ident) => self.name(ident),
-            Expr::Binary { op, lhs, rhs, .. } => match op {
-                BinOp::Pow => self.power(lhs, rhs),
-                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => {
-                    let (a, b) = (self.expr(lhs), self.expr(rhs));
-                    self.binary(*op, a, b)
-                }
-            },
-            Expr::Call { func, args, .. } => self.call(func, args),
-        }
-    }
-
-    fn binary(&mut self, op: BinOp, a: Id, b: Id) -> Id {
-        match op {
-            BinOp::Add => self.push(Op::Add(a, b)),
-            BinOp::Sub => self.push(Op::Sub(a, b)),
-            BinOp::Mul => self.push(Op::Mul(a, b)),
-            BinOp::Div if !self.nodes[b].varies => self.push(Op::Div(a, b)),
-            BinOp::Div => {
-                let r = self.push(Op::Unary(Func1::Recip, b));
-                self.push(Op::Mul(a, r))
-            }
-            BinOp::Pow => unreachable!("powers are built by Graph::power"),
-        }
-    }
-
-    fn name(&mut self, ident: &Ident) -> Id {
-        let name = ident.to_string();
-        match name.as_str() {
-            "t" => return self.push(Op::Time),
-            "pi" => return self.push(Op::Lit(std::f64::consts::PI)),
-            _ => {}
-        }
-        match self.c.symbols.get(&name) {
-            Some(Symbol::Parameter(i)) => self.push(Op::Param(*i)),
-            Some(Symbol::Coordinate(i)) => self.push(Op::Coord(*i)),
-            Some(Symbol::Input(i)) => self.push(Op::Input(*i)),
-            Some(Symbol::Let(i)) => self.lets[*i],
-            // Constraints are not values; the checker has rejected any use of one.
-            Some(Symbol::Constraint(_)) | None => self.push(Op::Lit(f64::NAN)),
-        }
-    }
-
-    fn power(&mut self, base: &Expr, exp: &Expr) -> Id {
-        let b = self.expr(base);
-        if let Some(n) = exp.integer().filter(|n| n.unsigned_abs() <= MAX_POWI) {
-            return self.push(Op::Unary(Func1::Powi(n), b));
-        }
-        let e = self.expr(exp);
-        if self.nodes[e].varies {
-            self.push(Op::Binary(Func2::Powd, b, e))
-        } else {
-            self.push(Op::Unary(Func1::Powf(e), b))
-        }
-    }
-
-    fn call(&mut self, func: &Ident, args: &[Expr]) -> Id {
-        let name = func.to_string();
-        match (name.as_str(), args) {
-            ("dot", [e]) => {
-                let e = self.expr(e);
-                self.push(Op::Dot(e))
-            }
-            ("powi" | "powf", [b, e]) => self.power(b, e),
-            ("hypot", [x, y]) => {
-                // √(x² + y²), as the generic code computes it.
-                let (x, y) = (self.expr(x), self.expr(y));
-                let xx = self.push(Op::Mul(x, x));
-                let yy = self.push(Op::Mul(y, y));
-                let sum = self.push(Op::Add(xx, yy));
-                self.push(Op::Unary(Func1::Named("sqrt"), sum))
-            }
-            ("atan2", [y, x]) => {
-                let (y, x) = (self.expr(y), self.expr(x));
-                self.push(Op::Binary(Func2::Atan2, y, x))
-            }
-            (_, [x]) => {
-                let x = self.expr(x);
-                match UNARY.iter().find(|f| **f == name) {
-                    Some(f) => self.push(Op::Unary(Func1::Named(f), x)),
-                    None => self.push(Op::Lit(f64::NAN)),
-                }
-            }
-            // The checker has rejected unknown functions and wrong arities.
-            _ => self.push(Op::Lit(f64::NAN)),
-        }
     }
 }
 
@@ -327,8 +255,6 @@ impl ToTokens for Val {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         match self {
             Val::Id(i) => i.to_tokens(tokens),
-            // Only the checker's rejected cases give NaN, which has no literal.
-            Val::Lit(v) if v.is_nan() => quote!(::core::f64::NAN).to_tokens(tokens),
             Val::Lit(v) => float(*v, Span::call_site()).to_tokens(tokens),
         }
     }
@@ -401,22 +327,22 @@ type Comps = BTreeMap<Mono, Val>;
 /// The method `eval_equations` for `impl Model`, or `None` when the model is beyond the
 /// fast path (a derivative it does not carry, or more than `max_statements` statements of
 /// code: [`MAX_STATEMENTS`] outside tests).
-pub fn equations_fn(c: &Checked, max_statements: usize) -> Option<TokenStream> {
-    let n = c.coordinates.len();
-    let mut g = Graph::new(c);
-    let kinetic = g.expr(c.kinetic);
-    let lagrangian = match c.potential {
+pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
+    let n = l.coordinates.len();
+    let mut g = Graph::new(l);
+    let kinetic = g.of[l.kinetic];
+    let lagrangian = match l.potential {
         Some(v) => {
-            let v = g.expr(v);
+            let v = g.of[v];
             g.push(Op::Sub(kinetic, v))
         }
         None => kinetic,
     };
-    let dissipation = c.dissipation.map(|d| g.expr(d));
-    let forces: Vec<(Id, Id)> = c
+    let dissipation = l.dissipation.map(|d| g.of[d]);
+    let forces: Vec<(Id, Id)> = l
         .forces
         .iter()
-        .map(|(f, p)| (g.expr(f), g.expr(p)))
+        .map(|f| (g.of[f.force], g.of[f.velocity]))
         .collect();
 
     let qd = |i| Dir::Qd(i);
@@ -433,9 +359,9 @@ pub fn equations_fn(c: &Checked, max_statements: usize) -> Option<TokenStream> {
     if let Some(d) = dissipation {
         roots.push((d, (0..n).map(|i| Mono::D1(qd(i))).collect()));
     }
-    for (f, p) in &forces {
+    for (f, v) in &forces {
         roots.push((*f, BTreeSet::new()));
-        roots.push((*p, (0..n).map(|i| Mono::D1(Dir::Q(i))).collect()));
+        roots.push((*v, (0..n).map(|i| Mono::D1(qd(i))).collect()));
     }
     let (live, need) = needs(&g, &roots)?;
 
@@ -475,10 +401,10 @@ pub fn equations_fn(c: &Checked, max_statements: usize) -> Option<TokenStream> {
         if let Some(v) = get(lagrangian, d2(qd(i), Dir::W)) {
             terms.push(quote!(- #v));
         }
-        for (f, p) in &forces {
-            if let Some(dp) = get(*p, Mono::D1(Dir::Q(i))) {
+        for (f, v) in &forces {
+            if let Some(dv) = get(*v, Mono::D1(qd(i))) {
                 let f = values[*f].clone().expect("live");
-                terms.push(quote!(+ #f * #dp));
+                terms.push(quote!(+ #f * #dv));
             }
         }
         if let Some(d) = dissipation.and_then(|d| get(d, Mono::D1(qd(i)))) {
@@ -493,13 +419,13 @@ pub fn equations_fn(c: &Checked, max_statements: usize) -> Option<TokenStream> {
     let value = values[lagrangian].clone().expect("live");
 
     let p = private();
-    let fields: Vec<&Ident> = c.parameters.iter().map(|x| &x.name).collect();
+    let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
     let params = (0..fields.len()).map(parameter);
-    let inputs = (0..c.inputs.len()).map(input);
+    let inputs = (0..l.inputs.len()).map(input);
     let coords = (0..n).map(coordinate);
     let velocities = (0..n).map(velocity);
-    let (ui, qi, vi) = (0..c.inputs.len(), 0..n, 0..n);
-    let m = c.inputs.len();
+    let (ui, qi, vi) = (0..l.inputs.len(), 0..n, 0..n);
+    let m = l.inputs.len();
     let statements = &e.statements;
     // A small model's equations are inlined into their callers: the result then stays
     // in registers, and what a caller does not use (the momenta, say) is never computed.
@@ -626,8 +552,8 @@ fn node(
         Op::Unary(f, a) => {
             let va = val(a);
             let call = match f {
-                Func1::Named(name) => {
-                    let f = Ident::new(name, Span::call_site());
+                Func1::Named(f) => {
+                    let f = unary_fn(f);
                     quote!(#p::jet::#f(#va))
                 }
                 Func1::Recip => quote!(#p::jet::recip(#va)),

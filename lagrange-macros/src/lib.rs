@@ -1,11 +1,14 @@
 //! The `lagrangian!` procedural macro. Use it through `lagrange-runtime`, which re-exports
 //! it together with the traits the generated code implements.
 //!
-//! The pipeline is `parse` (tokens → syntax tree with spans), `check`
-//! (names, scopes, rules; every error spanned, all reported together) and `expand` (code
-//! generation; `fast` generates the model's specialised `f64` fast path, forward-mode AD
-//! unrolled at compile time). When checking fails, `fallback` still emits the model's struct so that the
-//! user sees the real errors and not a cascade of missing-type errors.
+//! The pipeline is `parse` (tokens → syntax tree with spans), `check` (names and scopes),
+//! `lower` (shapes and the rules that depend on what a quantity depends on; vectors and
+//! matrices lowered to one graph of scalar operations, the resolved form every later stage
+//! reads) and `expand` (code generation from that graph; `fast` generates the model's
+//! specialised `f64` fast path, forward-mode AD unrolled at compile time). The functions
+//! of the language are one enum in `func`. Every error is spanned and all of a model's
+//! errors are reported together; when there are any, `fallback` still emits the model's
+//! struct so that the user sees the real errors and not a cascade of missing-type errors.
 
 mod ast;
 mod check;
@@ -13,6 +16,8 @@ mod errors;
 mod expand;
 mod fallback;
 mod fast;
+mod func;
+mod lower;
 mod parse;
 
 #[cfg(test)]
@@ -34,11 +39,14 @@ fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
         Ok(model) => model,
         Err(e) => return e.to_compile_error(),
     };
-    match check::check(&model) {
-        Ok(checked) => expand::expand(&checked),
+    let mut errors = errors::Errors::default();
+    let checked = check::check(&model, &mut errors);
+    let lowered = lower::lower(&checked, &mut errors);
+    match errors.finish() {
+        Ok(()) => expand::expand(&lowered),
         Err(e) => {
             let mut out = e.to_compile_error();
-            out.extend(fallback::fallback(&model));
+            out.extend(fallback::fallback(&lowered));
             out
         }
     }

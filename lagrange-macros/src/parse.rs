@@ -3,15 +3,15 @@
 //! The body is split at its top-level `;` and each statement is parsed on its own, so a
 //! syntax error in one statement does not hide the errors of the others.
 
-use crate::ast::{BinOp, Energy, Expr, Model, Number, Parameter, Statement};
+use crate::ast::{BinOp, Energy, Expr, Index, Model, Number, Parameter, Statement};
 use crate::errors::{closest, Errors};
 use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
-use syn::{braced, parenthesized, token, Attribute, Ident, Lit, Token, Visibility};
+use syn::{braced, bracketed, parenthesized, token, Attribute, Ident, Lit, Token, Visibility};
 
 /// The statement keywords, for error messages and suggestions.
-const STATEMENTS: [&str; 8] = [
+const STATEMENTS: [&str; 9] = [
     "parameters",
     "coordinates",
     "inputs",
@@ -19,6 +19,7 @@ const STATEMENTS: [&str; 8] = [
     "potential",
     "dissipation",
     "force",
+    "torque",
     "constraint",
 ];
 
@@ -153,7 +154,7 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 let name = parse_name(input)?;
                 let default = if input.peek(Token![=]) {
                     input.parse::<Token![=]>()?;
-                    Some(parse_default(input)?)
+                    Some(parse_expr(input)?)
                 } else {
                     None
                 };
@@ -172,6 +173,21 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
             }
             let point = parse_expr(input)?;
             Ok(Statement::Force { force, point })
+        }
+        "torque" => {
+            let torque = parse_expr(input)?;
+            let on = input.call(Ident::parse_any).ok().filter(|i| i == "on");
+            if on.is_none() {
+                return Err(input.error(
+                    "expected `on` and the rotation of the body the torque acts on: `torque tau on R;`",
+                ));
+            }
+            let rotation = parse_expr(input)?;
+            Ok(Statement::Torque {
+                keyword,
+                torque,
+                rotation,
+            })
         }
         "constraint" => {
             let name = parse_name(input)?;
@@ -207,7 +223,7 @@ fn expected_statement(found: Option<&str>) -> String {
         .map(|c| format!(", did you mean `{c}`?"))
         .unwrap_or_default();
     format!(
-        "expected a statement{hint}\n= note: statements are `parameters:`, `coordinates:`, `inputs:`, `let name =`, `kinetic =`, `potential =`, `dissipation =`, `force F on p`, `constraint name =`"
+        "expected a statement{hint}\n= note: statements are `parameters:`, `coordinates:`, `inputs:`, `let name =`, `kinetic =`, `potential =`, `dissipation =`, `force F on p`, `torque tau on R`, `constraint name =`"
     )
 }
 
@@ -243,20 +259,6 @@ fn parse_name(input: ParseStream) -> syn::Result<Ident> {
         )),
         Err(_) => Err(input.error("expected a name")),
     }
-}
-
-/// A parameter default: a numeric literal, optionally negated.
-fn parse_default(input: ParseStream) -> syn::Result<Number> {
-    let minus = input.parse::<Option<Token![-]>>()?;
-    if !(input.peek(syn::LitFloat) || input.peek(syn::LitInt)) {
-        return Err(input.error("expected a number: a parameter's default is a literal"));
-    }
-    let mut n = parse_number(input)?;
-    if let Some(minus) = minus {
-        n.value = -n.value;
-        n.span = minus.span;
-    }
-    Ok(n)
 }
 
 fn parse_number(input: ParseStream) -> syn::Result<Number> {
@@ -377,10 +379,9 @@ fn binary(
     rhs: fn(ParseStream) -> syn::Result<Expr>,
 ) -> syn::Result<Expr> {
     count_operator(input)?;
-    let op_span = input.parse::<TokenTree>()?.span();
+    input.parse::<TokenTree>()?;
     Ok(Expr::Binary {
         op,
-        op_span,
         lhs: Box::new(lhs),
         rhs: Box::new(rhs(input)?),
     })
@@ -409,37 +410,83 @@ fn parse_power(input: ParseStream) -> syn::Result<Expr> {
     Ok(base)
 }
 
-/// postfix := primary ('.' name '(' args ')')*
+/// postfix := primary ('.' name ('(' args ')')? | '[' index (',' index)* ']')*
 fn parse_postfix(input: ParseStream) -> syn::Result<Expr> {
     let mut expr = parse_primary(input)?;
-    while input.peek(Token![.]) {
+    loop {
+        if input.peek(token::Bracket) {
+            count_operator(input)?;
+            let (indices, close) = parse_indices(input)?;
+            expr = Expr::Index {
+                base: Box::new(expr),
+                indices,
+                close,
+            };
+            continue;
+        }
+        if !input.peek(Token![.]) {
+            return Ok(expr);
+        }
         count_operator(input)?;
         let dot = input.parse::<Token![.]>()?;
         if !input.peek(Ident::peek_any) {
             return Err(syn::Error::new(
                 dot.span,
-                "expected a method name after `.`, as in `x.sin()`",
+                "expected a component (`v.x`) or a method call (`x.sin()`) after `.`",
             ));
         }
-        let func = input.call(Ident::parse_any)?;
+        let name = input.call(Ident::parse_any)?;
         if !input.peek(token::Paren) {
-            return Err(syn::Error::new(
-                func.span(),
-                format!(
-                    "expected `(` after `.{func}`: only method calls like `x.sin()` are allowed"
-                ),
-            ));
+            expr = Expr::Component {
+                base: Box::new(expr),
+                name,
+            };
+            continue;
         }
         let (mut args, close) = parse_args(input)?;
         args.insert(0, expr);
         expr = Expr::Call {
-            func,
+            func: name,
             args,
             method: true,
             close,
         };
     }
-    Ok(expr)
+}
+
+/// `[i]` or `[i, j]`: integer literals.
+fn parse_indices(input: ParseStream) -> syn::Result<(Vec<Index>, Span)> {
+    let content;
+    let brackets = bracketed!(content in input);
+    let mut indices = Vec::new();
+    while !content.is_empty() {
+        let lit = content
+            .parse::<syn::LitInt>()
+            .ok()
+            .filter(|l| l.suffix().is_empty());
+        let Some(lit) = lit else {
+            return Err(syn::Error::new(
+                content.span(),
+                "an index is an integer literal from 0, as in `v[0]` or `A[1, 2]`",
+            ));
+        };
+        let value = lit.base10_parse::<usize>()?;
+        indices.push(Index {
+            value,
+            span: lit.span(),
+        });
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    if indices.is_empty() {
+        return Err(syn::Error::new(
+            brackets.span.open(),
+            "expected an index, as in `v[0]` or `A[1, 2]`",
+        ));
+    }
+    Ok((indices, brackets.span.close()))
 }
 
 fn parse_primary(input: ParseStream) -> syn::Result<Expr> {
@@ -457,6 +504,32 @@ fn parse_primary(input: ParseStream) -> syn::Result<Expr> {
             inner: Box::new(inner),
             open: parens.span.open(),
             close: parens.span.close(),
+        });
+    }
+    if input.peek(token::Bracket) {
+        let content;
+        let brackets = bracketed!(content in input);
+        let mut items = Vec::new();
+        while !content.is_empty() {
+            items.push(parse_expr(&content)?);
+            if content.is_empty() {
+                break;
+            }
+            if !content.peek(Token![,]) {
+                return Err(content.error("expected an operator, `,` or `]`"));
+            }
+            content.parse::<Token![,]>()?;
+        }
+        if items.is_empty() {
+            return Err(syn::Error::new(
+                brackets.span.open(),
+                "an empty list: a vector has at least one element",
+            ));
+        }
+        return Ok(Expr::List {
+            items,
+            open: brackets.span.open(),
+            close: brackets.span.close(),
         });
     }
     if input.peek(Ident) {

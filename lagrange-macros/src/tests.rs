@@ -66,6 +66,15 @@ fn sexpr(e: &Expr) -> String {
             s
         }
         Expr::Paren { inner, .. } => format!("[{}]", sexpr(inner)),
+        Expr::List { items, .. } => {
+            let items: Vec<String> = items.iter().map(sexpr).collect();
+            format!("(list {})", items.join(" "))
+        }
+        Expr::Index { base, indices, .. } => {
+            let indices: Vec<String> = indices.iter().map(|i| i.value.to_string()).collect();
+            format!("(index {} {})", sexpr(base), indices.join(" "))
+        }
+        Expr::Component { base, name } => format!("(.{name} {})", sexpr(base)),
     }
 }
 
@@ -96,6 +105,7 @@ fn eval(e: &Expr, vars: &[(&str, f64)]) -> f64 {
             eval(&args[0], vars).sin()
         }
         Expr::Call { func, .. } => panic!("eval: unsupported function `{func}`"),
+        _ => panic!("eval: unsupported expression `{e}`"),
     }
 }
 
@@ -126,6 +136,7 @@ fn statement_kind(s: &Statement) -> String {
         Statement::Let { name, .. } => format!("let {name}"),
         Statement::Energy { kind, .. } => kind.keyword().to_string(),
         Statement::Force { .. } => "force".into(),
+        Statement::Torque { .. } => "torque".into(),
         Statement::Constraint { name, .. } => format!("constraint {name}"),
     }
 }
@@ -441,7 +452,10 @@ fn statements_split_at_semicolons() {
     let Statement::Parameters(params) = &model.statements[0] else {
         panic!("not parameters")
     };
-    let defaults: Vec<Option<f64>> = params.iter().map(|p| p.default.map(|d| d.value)).collect();
+    let defaults: Vec<Option<f64>> = params
+        .iter()
+        .map(|p| p.default.as_ref().and_then(Expr::literal))
+        .collect();
     assert_eq!(
         defaults,
         [Some(1.0), Some(1.0), Some(1.0), Some(1.0), Some(9.81)]
@@ -483,7 +497,10 @@ fn empty_statements_and_trailing_commas_are_accepted() {
     let Statement::Parameters(params) = &model.statements[0] else {
         panic!("not parameters")
     };
-    let defaults: Vec<Option<f64>> = params.iter().map(|p| p.default.map(|d| d.value)).collect();
+    let defaults: Vec<Option<f64>> = params
+        .iter()
+        .map(|p| p.default.as_ref().and_then(Expr::literal))
+        .collect();
     assert_eq!(defaults, [None, Some(2.0), Some(-1.0)]);
     assert!(parse_ok(quote!(
         struct Empty {}
@@ -539,7 +556,7 @@ fn syntax_errors_of_different_statements_are_all_reported() {
             parameters: a = 1u8;
             kinetc = 1;
             let fn = 2;
-            dissipation = x.sin;
+            dissipation = x[a];
         }
     });
     let expected = [
@@ -550,7 +567,7 @@ fn syntax_errors_of_different_statements_are_all_reported() {
         "numbers take no type suffix",
         "did you mean `kinetic`?",
         "`fn` is a Rust keyword",
-        "expected `(` after `.sin`",
+        "an index is an integer literal",
     ];
     assert_eq!(errors.len(), expected.len(), "{errors:#?}");
     for (error, want) in errors.iter().zip(expected) {
@@ -595,14 +612,13 @@ fn header_errors() {
         (quote!(struct M { kinetic: 1; }), "expected `=`"),
         (quote!(struct M { 3 = x; }), "expected a statement"),
         (quote!(struct M { force f at x; }), "expected `on`"),
-        (quote!(struct M { kinetic = [x]; }), "found `[`"),
+        (quote!(struct M { kinetic = []; }), "an empty list"),
+        (quote!(struct M { kinetic = x[]; }), "expected an index"),
+        (quote!(struct M { kinetic = x.; }), "expected a component"),
+        (quote!(struct M { torque t at R; }), "expected `on`"),
         (
             quote!(struct M { kinetic = x y; }),
             "expected an operator or `;`",
-        ),
-        (
-            quote!(struct M { parameters: a = b; }),
-            "a parameter's default is a literal",
         ),
         (
             quote!(struct M { kinetic = "x"; }),
@@ -1003,8 +1019,34 @@ const NAMES: &[&str] = &[
 
 /// Function names: the language's, with wrong arities and unknown ones.
 const FUNCTIONS: &[&str] = &[
-    "dot", "sin", "cos", "sqrt", "exp", "ln", "abs", "atan2", "hypot", "powi", "powf", "f", "x",
+    "dot",
+    "sin",
+    "cos",
+    "sqrt",
+    "exp",
+    "ln",
+    "abs",
+    "atan2",
+    "hypot",
+    "powi",
+    "powf",
+    "f",
+    "x",
+    "diag",
+    "rot_x",
+    "rot_z",
+    "rot",
+    "quat",
+    "inner",
+    "cross",
+    "norm",
+    "transpose",
+    "angular_velocity",
+    "body_angular_velocity",
 ];
+
+/// Names after a `.`: components (valid and not) and methods.
+const COMPONENTS: &[&str] = &["x", "y", "z", "w", "norm", "m"];
 
 fn name() -> impl Strategy<Value = Tok> {
     select(NAMES).prop_map(|s| Tok::Ident(s.into()))
@@ -1051,6 +1093,16 @@ fn expression() -> impl Strategy<Value = Vec<Tok>> {
                 a
             }),
             1 => inner.clone().prop_map(|a| vec![Tok::Group(Delimiter::Parenthesis, a)]),
+            2 => prop::collection::vec(inner.clone(), 1..4)
+                .prop_map(|items| vec![Tok::Group(Delimiter::Bracket, commas(items))]),
+            1 => (inner.clone(), prop::collection::vec(0u8..4, 1..3)).prop_map(|(mut a, indices)| {
+                let indices = indices.into_iter().map(|i| vec![Tok::Lit(i.to_string())]).collect();
+                a.push(Tok::Group(Delimiter::Bracket, commas(indices)));
+                a
+            }),
+            1 => (inner.clone(), select(COMPONENTS)).prop_map(|(a, c)| {
+                vec![Tok::Group(Delimiter::Parenthesis, a), Tok::Punct('.', false), Tok::Ident(c.into())]
+            }),
             2 => (select(FUNCTIONS), prop::collection::vec(inner.clone(), 0..3))
                 .prop_map(|(f, args)| vec![Tok::Ident(f.into()), Tok::Group(Delimiter::Parenthesis, commas(args))]),
             1 => (inner.clone(), select(FUNCTIONS), prop::collection::vec(inner, 0..2))
@@ -1091,6 +1143,8 @@ fn grammar_statement() -> impl Strategy<Value = Vec<Tok>> {
             .prop_map(move |(k, e)| [vec![keyword(k), eq()], e].concat()),
         1 => (expression(), expression())
             .prop_map(move |(f, p)| [vec![keyword("force")], f, vec![keyword("on")], p].concat()),
+        1 => (expression(), expression())
+            .prop_map(move |(f, p)| [vec![keyword("torque")], f, vec![keyword("on")], p].concat()),
         1 => (name(), expression())
             .prop_map(move |(n, e)| [vec![keyword("constraint"), n, eq()], e].concat()),
     ]
@@ -1390,8 +1444,13 @@ fn very_long_statements_are_an_error_not_a_crash() {
 /// The generated `eval_equations` of a model, as text, with at most `limit` statements.
 fn equations_code(tokens: TokenStream, limit: usize) -> Option<String> {
     let model = parse_ok(tokens);
-    let checked = crate::check::check(&model).unwrap_or_else(|e| panic!("{:?}", messages(&e)));
-    crate::fast::equations_fn(&checked, limit).map(|code| code.to_string())
+    let mut errors = crate::errors::Errors::default();
+    let checked = crate::check::check(&model, &mut errors);
+    let lowered = crate::lower::lower(&checked, &mut errors);
+    if let Err(e) = errors.finish() {
+        panic!("{:?}", messages(&e));
+    }
+    crate::fast::equations_fn(&lowered, limit).map(|code| code.to_string())
 }
 
 /// The number of `let` statements of the generated code.

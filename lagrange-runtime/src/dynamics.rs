@@ -53,7 +53,7 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
     /// The mass matrix ∂²L/∂q̇², symmetric.
     fn mass_matrix(&self, s: &State<N>, u: &SVector<f64, M>) -> SMatrix<f64, N, N>;
 
-    /// The generalized forces Q = Σ F·∂p/∂q − ∂D/∂q̇ of the `force` statements and the
+    /// The generalized forces Q = Σ F·∂p/∂q + Σ τ·∂ω/∂q̇ − ∂D/∂q̇ of the `force` and `torque` statements and the
     /// dissipation function.
     fn generalized_forces(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N>;
 

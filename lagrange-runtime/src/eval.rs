@@ -228,8 +228,9 @@ fn lagrangian_gradient_q<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: 
     l.eps.unwrap_generic(Const::<N>, U1)
 }
 
-/// The generalized forces Q = Σ F ∂p/∂q − ∂D/∂q̇ of the applied forces and the
-/// dissipation.
+/// The generalized forces Q = Σ F·∂v/∂q̇ − ∂D/∂q̇ of the applied forces and torques
+/// (v the velocity of the point a force acts on, or the angular velocity of the body a
+/// torque acts on; for a point p, ∂ṗ/∂q̇ = ∂p/∂q) and the dissipation.
 pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -256,11 +257,12 @@ pub fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const
     let plain = |x: &[S; N]| -> [V<S, N>; N] { x.map(V::from_re) };
     let mut total = [S::zero(); N];
     if T::HAS_FORCES {
-        let (t, qd, u) = (V::from_re(t), plain(qd), u.map(V::from_re));
-        model.forces(t, &seeded(q), &qd, &u, |f, p| {
-            let dp = p.eps.unwrap_generic(Const::<N>, U1);
-            for (total, dp) in total.iter_mut().zip(dp.iter()) {
-                *total += f.re * *dp;
+        // Virtual power: Q_j += F · ∂v/∂q̇_j, v linear in q̇ (ṗ of a point, ω of a body).
+        let (t, q, u) = (V::from_re(t), plain(q), u.map(V::from_re));
+        model.forces(t, &q, &seeded(qd), &u, |f, v| {
+            let dv = v.eps.unwrap_generic(Const::<N>, U1);
+            for (total, dv) in total.iter_mut().zip(dv.iter()) {
+                *total += f.re * *dv;
             }
         });
     }

@@ -119,9 +119,12 @@ pub trait Model<const N: usize, const M: usize> {
         crate::eval::equations_generic_at(self, x)
     }
 
-    /// Calls `apply(F, p)` once for each applied force: a force `F` doing virtual work
-    /// `F δp` on the position `p`. Only the derivative of `p` with respect to `q` is used,
-    /// so the number type carries the seeds of q. Applies nothing unless overridden.
+    /// Calls `apply(F, v)` once for each element of each applied force or torque: a
+    /// force `F` whose point of application moves with velocity `v` (ṗ for a force on a
+    /// position p, an element of ω for a torque on a body), so that it adds `F ∂v/∂q̇` to
+    /// the generalized forces (virtual power; for a point, ∂ṗ/∂q̇ = ∂p/∂q). `v` must be
+    /// linear in q̇: only its derivative with respect to q̇ is used, so the number type
+    /// carries the seeds of q̇. Applies nothing unless overridden.
     fn eval_forces<D: Scalar, F: FnMut(D, D)>(
         &self,
         t: D,
