@@ -209,8 +209,9 @@ fn forces_and_torques_do_their_virtual_work() {
     let q = Rod::default().generalized_forces(&state([a, x], [0.3, -0.2]), &u);
     // δtip = (l + x)(−sin a, cos a, 0) δa + (cos a, sin a, 0) δx; the torque adds τ δa.
     let r = 0.8 + x;
-    let qa = r * (-a.sin() * 2.0 + a.cos() * -1.0) + 0.5;
-    let qx = a.cos() * 2.0 + a.sin() * -1.0;
+    let (fx, fy, tz) = (u[0], u[1], u[2]);
+    let qa = r * (-a.sin() * fx + a.cos() * fy) + tz;
+    let qx = a.cos() * fx + a.sin() * fy;
     assert!(close(q[0], qa) && close(q[1], qx), "{q} vs [{qa}, {qx}]");
 }
 
