@@ -543,6 +543,12 @@ impl<'l> Gen<'l> {
         }
     }
 
+    /// Whether a node has a tangent form of its own: a variable that changes along the
+    /// motion. Anything else enters tangent code as its primal value, lifted.
+    fn moves(&self, id: Id) -> bool {
+        self.kind[id] == Kind::Var && self.l.nodes[id].deps.moves()
+    }
+
     /// A node's value of type `D` (or `f64` for a constant), to be used in the tail.
     fn primal(&mut self, id: Id) -> Code {
         self.primal[id] = true;
@@ -551,7 +557,7 @@ impl<'l> Gen<'l> {
 
     /// A node's value in the tangent type `Dual<D>`: its `eps` is the time derivative.
     fn tangent(&mut self, id: Id) -> TokenStream {
-        if self.kind[id] == Kind::Const || !self.l.nodes[id].deps.moves() {
+        if !self.moves(id) {
             self.primal[id] = true;
             let (p, v) = (private(), self.reference(id, false).0);
             return quote!(#p::Dual::from_re(#p::From::from(#v)));
@@ -579,7 +585,7 @@ impl<'l> Gen<'l> {
             let op = self.l.nodes[id].op;
             if self.tangent[id] {
                 for a in operands(op) {
-                    if self.kind[a] == Kind::Const || !self.l.nodes[a].deps.moves() {
+                    if !self.moves(a) {
                         self.primal[a] = true;
                     } else {
                         self.tangent[a] = true;
@@ -636,7 +642,7 @@ impl<'l> Gen<'l> {
         let p = private();
         let [t, q, qd, u, pa] = ["t", "q", "qd", "u", "parameters"].map(internal);
         let r = |a: Id| {
-            let a_tangent = tangent && self.kind[a] == Kind::Var && self.l.nodes[a].deps.moves();
+            let a_tangent = tangent && self.moves(a);
             if tangent && !a_tangent && self.kind[a] == Kind::Var {
                 let v = self.reference(a, false).0;
                 return (quote!(#p::Dual::from_re(#v)), Kind::Var);

@@ -272,8 +272,13 @@ impl Lowerer<'_, '_, '_> {
         if let Some(&id) = self.index.get(&op) {
             return id;
         }
+        let (deps, degree) = self.analyse(op, self.nodes.len());
+        self.insert(op, deps, degree, at)
+    }
+
+    /// Appends a node known to be new and indexes it.
+    fn insert(&mut self, op: Op, deps: Deps, degree: Degree, at: Extent) -> Id {
         let id = self.nodes.len();
-        let (deps, degree) = self.analyse(op, id);
         self.nodes.push(Node {
             op,
             deps,
@@ -360,17 +365,7 @@ impl Lowerer<'_, '_, '_> {
             let op = Op::lit(v);
             match self.index.get(&op) {
                 Some(&id) => id,
-                None => {
-                    let id = self.nodes.len();
-                    self.nodes.push(Node {
-                        op,
-                        deps: Deps::default(),
-                        degree: Degree::Zero,
-                        at,
-                    });
-                    self.index.insert(op, id);
-                    id
-                }
+                None => self.insert(op, Deps::default(), Degree::Zero, at),
             }
         })
     }
