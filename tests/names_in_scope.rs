@@ -1,5 +1,6 @@
-//! A model's names never clash with items in the user's scope, and lets of literals are
-//! plain numbers in every generated function (regressions found in review).
+//! A model's names never clash with items in the user's scope, lets of literals are plain
+//! numbers in every generated function, raw identifiers are the names they spell, and a
+//! model's `#[cfg]` covers everything generated for it (regressions found in review).
 
 use lagrange_runtime::linearize::sensitivities;
 use lagrange_runtime::prelude::*;
@@ -39,4 +40,61 @@ fn parameters_named_like_constants_in_scope_and_lets_of_literals() {
     assert!((d[(0, 1)] - -x / 2.0).abs() < 1e-14);
     assert!((d[(0, 0)] - -a[0] / 2.0).abs() < 1e-14);
     assert_eq!(d[(0, 2)], 0.0);
+}
+
+// `gen` is reserved from Rust 2024 on: the field is `r#gen`, which compiles in every edition.
+// `r#m` is the parameter `m`, `r#c` the constraint `c`.
+lagrangian! {
+    struct Raw {
+        parameters: gen = 2.0, r#m = 3.0;
+        coordinates: x, y;
+        kinetic = gen * dot(x)^2 / 2 + m * dot(y)^2 / 2;
+        potential = 10 * x;
+        constraint r#c = x - y;
+    }
+}
+
+#[test]
+fn raw_identifiers_are_the_names_they_spell() {
+    let model = Raw::default();
+    assert_eq!((model.r#gen, model.m), (2.0, 3.0));
+    assert_eq!(
+        <Raw as lagrange_runtime::model::Parametric<2, 0, 2>>::PARAMETERS,
+        ["gen", "m"]
+    );
+    assert_eq!(Raw::CONSTRAINTS, ["c"]);
+    // x and y move together, mass 2 + 3 under the force −10: q̈ = −2. From x's equation
+    // 2·(−2) + λ = −10, the multiplier is λ = −6.
+    let s = State::new(0.0, SVector::from([1.0, 1.0]), SVector::from([0.5, 0.5]));
+    let u = SVector::zeros();
+    let qdd = model.accelerations(&s, &u).unwrap();
+    let lambda = model.multipliers(&s, &u).unwrap();
+    assert!((qdd - SVector::from([-2.0, -2.0])).norm() < 1e-12, "{qdd}");
+    assert!((lambda[0] + 6.0).abs() < 1e-12, "{lambda}");
+}
+
+// Compiled out: if anything generated for `Hidden` escaped the `cfg`, it would name a type
+// that does not exist and this file would not compile.
+lagrangian! {
+    #[cfg(any())]
+    struct Hidden {
+        coordinates: z;
+        kinetic = dot(z)^2 / 2;
+    }
+}
+
+lagrangian! {
+    #[cfg(all())]
+    #[derive(Hash)]
+    struct Shown {
+        coordinates: z;
+        kinetic = dot(z)^2 / 2;
+    }
+}
+
+#[test]
+fn a_cfg_on_the_model_covers_everything_generated() {
+    let s = State::new(0.0, SVector::from([0.0]), SVector::from([1.0]));
+    assert_eq!(Shown.energy(&s, &SVector::zeros()), 0.5);
+    let _: ShownCoordinates = SVector::from([1.0]).into();
 }

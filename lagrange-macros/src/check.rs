@@ -427,10 +427,13 @@ impl<'a> Checker<'a, '_> {
             return self.wrong_arity(func, arity, args.len(), method);
         }
         if f == Func::Powi && args[1].integer().is_none() {
-            self.errors.spanning(
-                args[1].extent(),
-                "the exponent of `powi` must be an integer literal; use `powf` or `^` for other exponents",
-            );
+            let whole = args[1].literal().is_some_and(|v| v.fract() == 0.0);
+            let message = if whole {
+                format!("the exponent of `powi` is out of range: an `i32`, from {} to {}; use `powf` or `^` for larger exponents", i32::MIN + 1, i32::MAX)
+            } else {
+                "the exponent of `powi` must be an integer literal; use `powf` or `^` for other exponents".to_string()
+            };
+            self.errors.spanning(args[1].extent(), message);
         }
     }
 

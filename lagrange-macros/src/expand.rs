@@ -11,7 +11,7 @@
 use crate::ast::Model;
 use crate::func::Unary;
 use crate::lower::{Id, Lowered, Op, Parameter};
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Delimiter, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use syn::Ident;
 
@@ -27,6 +27,42 @@ fn local(ident: &Ident) -> Ident {
     let span = ident.span().resolved_at(Span::mixed_site());
     let name = crate::check::key(ident);
     Ident::new(&format!("__{name}"), span)
+}
+
+/// `items` (generated items, one after the other) each under the model's `#[cfg(...)]`
+/// attributes, so that a model compiled out takes everything generated for it along.
+pub fn under_cfg(model: &Model, items: TokenStream) -> TokenStream {
+    let cfgs: Vec<_> = model
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .collect();
+    if cfgs.is_empty() {
+        return items;
+    }
+    // An item ends with a `;` or a braced body (`impl … { }`, `struct … { }`), followed by
+    // a `;` in `const _: T = { … };`: the forms the generators emit at the top level.
+    let mut out = TokenStream::new();
+    let mut item = TokenStream::new();
+    let mut tokens = items.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        let ends = match &token {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            TokenTree::Group(g) => {
+                g.delimiter() == Delimiter::Brace
+                    && !matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ';')
+            }
+            _ => false,
+        };
+        item.extend([token]);
+        if ends {
+            let body = std::mem::take(&mut item);
+            out.extend(quote!(#(#cfgs)* #body));
+        }
+    }
+    debug_assert!(item.is_empty(), "generated items end with `;` or a body");
+    out.extend(item);
+    out
 }
 
 pub(crate) fn private() -> TokenStream {
@@ -65,7 +101,9 @@ pub fn data_types(
 }
 
 fn model_struct(model: &Model, parameters: &[Parameter]) -> TokenStream {
-    let (name, vis, attrs) = (&model.name, &model.vis, &model.attrs);
+    let (name, vis) = (&model.name, &model.vis);
+    // `cfg` goes on every generated item (see `under_cfg`), the other attributes here.
+    let attrs = model.attrs.iter().filter(|a| !a.path().is_ident("cfg"));
     let params: Vec<&Ident> = parameters.iter().map(|p| &p.name).collect();
     // Without parameters a unit struct, so that the model's name alone is a value.
     let body = if params.is_empty() {
@@ -191,7 +229,7 @@ fn parametric_impl(c: &Lowered) -> TokenStream {
     let (n, m, k) = (c.coordinates.len(), c.inputs.len(), c.constraints.len());
     let np = c.parameters.len();
     let p = private();
-    let names = c.parameters.iter().map(|x| x.name.to_string());
+    let names = c.parameters.iter().map(|x| crate::check::key(&x.name));
     let fields = c.parameters.iter().map(|x| &x.name);
     let terms = term_fns(c, true);
     let [values, x, scalar] = ["values", "x", "__S"].map(internal);

@@ -44,7 +44,8 @@ fn constraint_count(l: &Lowered) -> usize {
         .iter()
         .filter(|s| match s {
             Statement::Constraint { name, .. } => {
-                let (plain, element) = (name.to_string(), format!("{name}["));
+                let plain = key(name);
+                let element = format!("{plain}[");
                 !l.constraints
                     .iter()
                     .any(|c| c.name == plain || c.name.starts_with(&element))

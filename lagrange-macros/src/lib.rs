@@ -43,10 +43,11 @@ fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let checked = check::check(&model, &mut errors);
     let lowered = lower::lower(&checked, &mut errors);
     match errors.finish() {
-        Ok(()) => expand::expand(&lowered),
+        Ok(()) => expand::under_cfg(&model, expand::expand(&lowered)),
         Err(e) => {
+            // The errors are reported whatever the `cfg`: they are mistakes in the model.
             let mut out = e.to_compile_error();
-            out.extend(fallback::fallback(&lowered));
+            out.extend(expand::under_cfg(&model, fallback::fallback(&lowered)));
             out
         }
     }

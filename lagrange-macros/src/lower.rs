@@ -1228,9 +1228,10 @@ impl Lowerer<'_, '_, '_> {
 
     fn constraint(&mut self, name: &Ident, e: &Expr, out: &mut Vec<Constraint>) {
         let Some(v) = self.expr(e) else { return };
+        let plain = key(name);
         let names: Vec<String> = match v.shape {
-            Shape::Scalar => vec![name.to_string()],
-            Shape::Vector(n) => (0..n).map(|k| format!("{name}[{k}]")).collect(),
+            Shape::Scalar => vec![plain],
+            Shape::Vector(n) => (0..n).map(|k| format!("{plain}[{k}]")).collect(),
             Shape::Matrix(..) => {
                 return self.errors.spanning(
                     e.extent(),

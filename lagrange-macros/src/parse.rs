@@ -41,7 +41,7 @@ fn parse_model(input: ParseStream) -> syn::Result<Model> {
             "expected the model's name after `struct`",
         ));
     }
-    let name: Ident = input.parse()?;
+    let name = usable_in_every_edition(&input.parse()?);
     if input.peek(Token![<]) {
         return Err(input.error("a model cannot have generic parameters"));
     }
@@ -250,7 +250,7 @@ fn parse_list<T>(
 /// A name: any identifier that is not a Rust keyword.
 fn parse_name(input: ParseStream) -> syn::Result<Ident> {
     if input.peek(Ident) {
-        return input.parse();
+        return input.parse().map(|name| usable_in_every_edition(&name));
     }
     match input.call(Ident::parse_any) {
         Ok(keyword) => Err(syn::Error::new(
@@ -258,6 +258,21 @@ fn parse_name(input: ParseStream) -> syn::Result<Ident> {
             format!("`{keyword}` is a Rust keyword and cannot be used as a name"),
         )),
         Err(_) => Err(input.error("expected a name")),
+    }
+}
+
+/// Names that are identifiers in the 2021 edition of Rust but reserved keywords in a later
+/// one (syn accepts them). They are kept raw (`r#gen`), so that the fields generated from
+/// them compile in every edition; `r#gen` and `gen` are one name everywhere in Rust.
+const RESERVED_IN_LATER_EDITIONS: [&str; 1] = ["gen"];
+
+/// `name`, raw if it is reserved in a later edition of Rust.
+fn usable_in_every_edition(name: &Ident) -> Ident {
+    let plain = name.unraw().to_string();
+    if RESERVED_IN_LATER_EDITIONS.contains(&plain.as_str()) {
+        Ident::new_raw(&plain, name.span())
+    } else {
+        name.clone()
     }
 }
 

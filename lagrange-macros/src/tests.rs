@@ -9,7 +9,7 @@ use crate::ast::{BinOp, Energy, Expr, Model, Statement};
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, TokenStream, TokenTree};
 use proptest::prelude::*;
 use proptest::sample::select;
-use quote::quote;
+use quote::{format_ident, quote};
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -1496,4 +1496,57 @@ fn a_model_too_large_for_the_fast_path_keeps_the_generic_passes() {
     assert!((20..1000).contains(&n), "{n} statements");
     assert!(equations_code(double_pendulum(), n / 2).is_none());
     assert!(equations_code(double_pendulum(), n).is_some());
+}
+
+// ---------------------------------------------------------------------------------------
+// Regressions of the reliability review
+// ---------------------------------------------------------------------------------------
+
+/// `let a0 = x; let a1 = a0 + a0; …` under a constraint: every analysis over lets once
+/// followed them recursively (2ᴺ visits, days of compile time at N = 40). The lowered graph
+/// has one node per let, and the whole macro finishes at once.
+#[test]
+fn a_doubling_chain_of_lets_is_linear_in_its_length() {
+    const N: usize = 60;
+    let mut statements = quote!(let a0 = x;);
+    for k in 1..=N {
+        let (a, b) = (format_ident!("a{k}"), format_ident!("a{}", k - 1));
+        statements.extend(quote!(let #a = #b + #b;));
+    }
+    let last = format_ident!("a{N}");
+    let tokens = quote! {
+        struct Chain {
+            coordinates: x, y;
+            #statements
+            kinetic = dot(x)^2 + dot(y)^2 + dot(#last)^2;
+            constraint c = #last - y;
+        }
+    };
+    let model = parse_ok(tokens.clone());
+    let mut errors = crate::errors::Errors::default();
+    let checked = crate::check::check(&model, &mut errors);
+    let lowered = crate::lower::lower(&checked, &mut errors);
+    assert!(errors.finish().is_ok());
+    assert!(lowered.nodes.len() < 4 * N, "{} nodes", lowered.nodes.len());
+    let out = crate::expand(tokens);
+    assert_eq!(compile_errors(&out), Vec::<String>::new());
+    assert!(implements(&out, "Constrained", "Chain"));
+}
+
+/// A model's `#[cfg]` goes on every generated item, the other attributes on the struct.
+#[test]
+fn cfg_attributes_apply_to_every_generated_item() {
+    let out = crate::expand(quote! {
+        #[cfg(feature = "models")]
+        #[derive(Hash)]
+        struct Osc { parameters: k = 1.0; coordinates: x; kinetic = dot(x)^2; potential = k*x^2; }
+    });
+    let cfg = quote!(#[cfg(feature = "models")]).to_string();
+    let text = out.to_string();
+    let items = text.matches(&cfg).count();
+    // The struct, its inherent impl, `Default`, `OscCoordinates` and its conversions, and
+    // the trait impls: each under the `cfg`, and nothing else at the top level.
+    assert!(items >= 8, "{items} items under cfg: {text}");
+    assert!(text.starts_with(&cfg), "{text}");
+    assert_eq!(text.matches("derive (Hash)").count(), 1, "{text}");
 }
