@@ -196,40 +196,19 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         let (phi, _) = position_terms::<T, N, M, K>(model, s.t, &s.q, u);
         gamma -= v * (2.0 * alpha) + phi * (beta * beta);
     }
-    let finite = |x: &f64| x.is_finite();
-    if !rhs.iter().all(finite) {
-        return Err(DynamicsError::NonFiniteResult {
-            quantity: "forces of the equations of motion",
-        });
-    }
-    if !j.iter().all(finite) {
-        return Err(DynamicsError::NonFiniteResult {
-            quantity: "constraint Jacobian",
-        });
-    }
-    if !gamma.iter().all(finite) {
-        return Err(DynamicsError::NonFiniteResult {
-            quantity: "constraints differentiated to acceleration level",
-        });
-    }
+    finite(&rhs, "forces of the equations of motion")?;
+    finite(&j, "constraint Jacobian")?;
+    finite(&gamma, "constraints differentiated to acceleration level")?;
     let free = chol.solve(&rhs);
     let y = chol.solve(&j.transpose());
     let schur = j * y;
-    if !schur.iter().all(finite) {
-        return Err(DynamicsError::NonFiniteResult {
-            quantity: "constraint Schur complement J M⁻¹ Jᵀ",
-        });
-    }
+    finite(&schur, "constraint Schur complement J M⁻¹ Jᵀ")?;
     let lambda = crate::linalg::solve(schur, j * free - gamma)
         .ok_or_else(|| redundant::<T, N, M, K>(&schur))?;
     let qdd = free - y * lambda;
-    if qdd.iter().chain(lambda.iter()).all(finite) {
-        Ok((qdd, lambda))
-    } else {
-        Err(DynamicsError::NonFiniteResult {
-            quantity: "accelerations",
-        })
-    }
+    finite(&qdd, "accelerations")?;
+    finite(&lambda, "accelerations")?;
+    Ok((qdd, lambda))
 }
 
 /// Names the constraints in a dependency: those whose replacement by a trivial equation
@@ -266,9 +245,11 @@ fn redundant<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
 /// affine in q̇).
 ///
 /// # Errors
-/// [`DynamicsError::ProjectionFailed`] when Newton does not converge;
-/// [`DynamicsError::RedundantConstraints`] when the constraints cannot be solved for the
-/// coordinates that may move.
+/// [`DynamicsError::InvalidSetting`] for a tolerance that is not positive and finite or a
+/// held index that is not a coordinate's; [`DynamicsError::ProjectionFailed`] when Newton
+/// does not converge; [`DynamicsError::RedundantConstraints`] when the constraints cannot
+/// be solved for the coordinates that may move; [`DynamicsError::NonFiniteResult`] when
+/// the constraints or the correction overflow.
 pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
@@ -276,6 +257,7 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     hold: &[usize],
     tolerance: f64,
 ) -> Result<State<N>, DynamicsError> {
+    check_projection::<N>(hold, tolerance).map_err(DynamicsError::InvalidSetting)?;
     check_state::<T, N, M>(s, u)?;
     let free =
         SMatrix::<f64, N, N>::from_fn(|i, j| f64::from(u8::from(i == j && !hold.contains(&i))));
@@ -283,32 +265,65 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     let mut residual = f64::INFINITY;
     for _ in 0..50 {
         let (phi, j) = position_terms::<T, N, M, K>(model, s.t, &q, u);
+        finite(&phi, "constraint residuals")?;
+        finite(&j, "constraint Jacobian")?;
         residual = phi.amax();
         if residual <= tolerance {
             break;
         }
         let jf = j * free;
         let g = gram_with_idle_rows(&jf);
+        finite(&g, "constraint Gram matrix J Jᵀ")?;
         let y = crate::linalg::solve(g, phi).ok_or_else(|| redundant::<T, N, M, K>(&g))?;
         q -= jf.transpose() * y;
+        finite(&q, "projected coordinates")?;
     }
-    // NaN residuals fail too.
-    if residual.is_nan() || residual > tolerance {
+    if residual > tolerance {
         return Err(DynamicsError::ProjectionFailed { residual });
     }
     let at = State::new(s.t, q, s.qd);
     let (v, j) = velocity_terms::<T, N, M, K>(model, &at, u);
+    finite(&v, "constraint velocity residuals")?;
+    finite(&j, "constraint Jacobian")?;
     let jf = j * free;
     let g = gram_with_idle_rows(&jf);
     let y = crate::linalg::solve(g, v).ok_or_else(|| redundant::<T, N, M, K>(&g))?;
     let qd = s.qd - jf.transpose() * y;
+    finite(&qd, "projected velocities")?;
     // A constraint on held coordinates only (a driving constraint with the driven
     // coordinate held) gets no correction: it must already hold.
     let (v, _) = velocity_terms::<T, N, M, K>(model, &State::new(s.t, q, qd), u);
-    if v.amax() > 1e-9 * (1.0 + j.amax() * qd.amax()) {
+    if !(v.amax() <= 1e-9 * (1.0 + j.amax() * qd.amax())) {
         return Err(DynamicsError::ProjectionFailed { residual: v.amax() });
     }
     Ok(State::new(s.t, q, qd))
+}
+
+/// Why the settings of a projection are invalid, if they are: the tolerance must be
+/// positive and finite, the held indices those of coordinates.
+pub(crate) fn check_projection<const N: usize>(
+    hold: &[usize],
+    tolerance: f64,
+) -> Result<(), &'static str> {
+    if !(tolerance.is_finite() && tolerance > 0.0) {
+        Err("the projection tolerance must be positive and finite")
+    } else if hold.iter().any(|&i| i >= N) {
+        Err("a held coordinate's index is past the last coordinate")
+    } else {
+        Ok(())
+    }
+}
+
+/// `Ok` if every element of `m` is finite, else the error naming `quantity`.
+fn finite<const R: usize, const C: usize>(
+    m: &SMatrix<f64, R, C>,
+    quantity: &'static str,
+) -> Result<(), DynamicsError> {
+    if m.iter().all(|x| x.is_finite()) {
+        Ok(())
+    } else {
+        Err(DynamicsError::NonFiniteResult { quantity })
+    }
 }
 
 /// J Jᵀ with a 1 on the diagonal of every row of J that is zero (a nonholonomic row at

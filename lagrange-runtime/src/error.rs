@@ -67,6 +67,9 @@ pub enum DynamicsError {
         /// What was being computed: `"mass matrix"`, `"generalized forces"`, …
         quantity: &'static str,
     },
+    /// A setting passed to the call is invalid (a tolerance that is not positive, an
+    /// index out of range), named in words.
+    InvalidSetting(&'static str),
 }
 
 impl fmt::Display for DynamicsError {
@@ -117,6 +120,7 @@ impl fmt::Display for DynamicsError {
                 f,
                 "the {quantity} came out non-finite (NaN or infinite) at this state"
             ),
+            Self::InvalidSetting(what) => write!(f, "invalid setting: {what}"),
         }
     }
 }

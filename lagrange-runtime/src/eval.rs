@@ -364,21 +364,31 @@ pub fn check_state<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> Result<(), DynamicsError> {
+    check_finite(s, u, &T::COORDINATES, &T::INPUTS)
+}
+
+/// [`check_state`] with the names given: the first non-finite value of `s` or `u`.
+pub(crate) fn check_finite<const N: usize, const M: usize>(
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    coordinates: &[&'static str; N],
+    inputs: &[&'static str; M],
+) -> Result<(), DynamicsError> {
     let bad = |part, name| Err(DynamicsError::NonFiniteState { part, name });
     if !s.t.is_finite() {
         return bad(StatePart::Time, "t");
     }
     for i in 0..N {
         if !s.q[i].is_finite() {
-            return bad(StatePart::Coordinate, T::COORDINATES[i]);
+            return bad(StatePart::Coordinate, coordinates[i]);
         }
         if !s.qd[i].is_finite() {
-            return bad(StatePart::Velocity, T::COORDINATES[i]);
+            return bad(StatePart::Velocity, coordinates[i]);
         }
     }
     for i in 0..M {
         if !u[i].is_finite() {
-            return bad(StatePart::Input, T::INPUTS[i]);
+            return bad(StatePart::Input, inputs[i]);
         }
     }
     Ok(())

@@ -16,7 +16,8 @@ use nalgebra::SVector;
 pub struct DormandPrince {
     /// Relative tolerance.
     pub rtol: f64,
-    /// Absolute tolerance.
+    /// Absolute tolerance. May be 0 for pure relative error control (then `rtol` must be
+    /// positive); a component that stays exactly 0 is then held to exactly 0 error.
     pub atol: f64,
     /// First step to try; chosen from the problem's scales when `None`.
     pub initial_step: Option<f64>,
@@ -117,14 +118,18 @@ impl DormandPrince {
         Ok(())
     }
 
-    /// Root-mean-square of `e` scaled by `atol + rtol·max(|y0|, |y1|)`.
-    fn norm<const N: usize>(&self, e: &Slope<N>, y0: &State<N>, y1: &Slope<N>) -> f64 {
+    /// Root-mean-square of `e` scaled by `atol + rtol·max(|y0|, |y1|)`, each scale at least
+    /// `floor`. A component whose scale is zero (`atol = 0` and y exactly zero) counts
+    /// nothing when its error is zero and infinitely much otherwise.
+    fn norm<const N: usize>(&self, e: &Slope<N>, y0: &State<N>, y1: &Slope<N>, floor: f64) -> f64 {
         let parts = [(&e.0, &y0.q, &y1.0), (&e.1, &y0.qd, &y1.1)];
         let mut sum = 0.0;
         for (e, a, b) in parts {
             for i in 0..N {
-                let scale = self.atol + self.rtol * a[i].abs().max(b[i].abs());
-                sum += (e[i] / scale).powi(2);
+                let scale = (self.atol + self.rtol * a[i].abs().max(b[i].abs())).max(floor);
+                if e[i] != 0.0 {
+                    sum += (e[i] / scale).powi(2);
+                }
             }
         }
         (sum / (2 * N).max(1) as f64).sqrt()
@@ -139,8 +144,16 @@ impl DormandPrince {
         inputs: &mut Inputs<'_, N, M>,
     ) -> Result<f64, StepError> {
         let zero = (SVector::zeros(), SVector::zeros());
-        let d0 = self.norm(&(s.q, s.qd), s, &zero);
-        let d1 = self.norm(k1, s, &zero);
+        // Without an absolute tolerance, a component at zero would have no scale: measure
+        // it against the state's largest component (or 1) instead.
+        let floor = if self.atol > 0.0 {
+            0.0
+        } else {
+            let largest = s.q.amax().max(s.qd.amax());
+            self.rtol * if largest > 0.0 { largest } else { 1.0 }
+        };
+        let d0 = self.norm(&(s.q, s.qd), s, &zero, floor);
+        let d1 = self.norm(k1, s, &zero, floor);
         let h0 = if d0 < 1e-5 || d1 < 1e-5 {
             1e-6
         } else {
@@ -148,7 +161,7 @@ impl DormandPrince {
         };
         let s1 = State::new(s.t + h0, s.q + k1.0 * h0, s.qd + k1.1 * h0);
         let k2 = slope(model, &s1, inputs)?;
-        let d2 = self.norm(&(k2.0 - k1.0, k2.1 - k1.1), s, &zero) / h0;
+        let d2 = self.norm(&(k2.0 - k1.0, k2.1 - k1.1), s, &zero, floor) / h0;
         let h1 = if d1.max(d2) <= 1e-15 {
             (h0 * 1e-3).max(1e-6)
         } else {
@@ -191,11 +204,14 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
             Some((t, k)) if t == s.t => k,
             _ => slope(model, s, inputs)?,
         };
+        // Why the last trial step was rejected, when it was not its error estimate: the
+        // cause to report if the step size underflows.
+        let mut cause = None;
         loop {
             // Underflow is judged on the step the controller proposes; the step actually
             // taken may be much shorter only because it lands on an output time.
             if memory.h <= 16.0 * f64::EPSILON * s.t.abs().max(1.0) {
-                return Err(StepError::StepSizeUnderflow { step: memory.h });
+                return Err(cause.unwrap_or(StepError::StepSizeUnderflow { step: memory.h }));
             }
             let (h, t_next) = super::rk4::clip(s.t, memory.h, t_max);
             let mut k = [k1; 7];
@@ -210,11 +226,15 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
                 match slope(model, &stage, inputs) {
                     Ok(slope) => k[i] = slope,
                     // A trial stage outside the model's domain (a square root of a negative
-                    // number, a singular configuration): retry with a shorter step.
-                    Err(StepError::Dynamics(
-                        DynamicsError::NonFiniteResult { .. }
-                        | DynamicsError::NonFiniteState { .. },
-                    )) => {
+                    // number, a singular configuration) or the control law's: retry with a
+                    // shorter step, and name this cause if no step is short enough.
+                    Err(
+                        e @ StepError::Dynamics(
+                            DynamicsError::NonFiniteResult { .. }
+                            | DynamicsError::NonFiniteState { .. },
+                        ),
+                    ) => {
+                        cause = Some(e);
                         rejected = true;
                         break;
                     }
@@ -238,8 +258,9 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
                 ev += k[j].1 * (E[j] * h);
             }
             let y1 = (s.q + dq, s.qd + dv);
-            let err = self.norm(&(eq, ev), s, &y1);
+            let err = self.norm(&(eq, ev), s, &y1, 0.0);
             if !err.is_finite() {
+                cause = None;
                 memory.h = h * 0.2;
                 continue;
             }
@@ -255,6 +276,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
                 memory.k1 = Some((t_next, k[6]));
                 return Ok(State::new(t_next, y1.0, y1.1));
             }
+            cause = None;
             memory.h = h * factor.clamp(0.2, 1.0);
         }
     }

@@ -55,6 +55,7 @@ pub use rk4::Rk4;
 pub use trajectory::Trajectory;
 pub use variational::Variational;
 
+use crate::eval::check_finite;
 use crate::{Dynamics, DynamicsError, State};
 use nalgebra::SVector;
 use std::fmt;
@@ -118,6 +119,12 @@ pub enum StepError {
     NonFiniteState,
     /// The integrator or the output times are set up wrongly.
     InvalidSettings(&'static str),
+    /// The run took as many steps as its budget ([`Simulation::max_steps`]) allows
+    /// without reaching its end time.
+    StepBudgetExhausted {
+        /// The budget.
+        steps: usize,
+    },
 }
 
 impl From<DynamicsError> for StepError {
@@ -143,6 +150,10 @@ impl fmt::Display for StepError {
             ),
             StepError::NonFiniteState => write!(f, "the state became non-finite (NaN or infinite)"),
             StepError::InvalidSettings(what) => write!(f, "invalid settings: {what}"),
+            StepError::StepBudgetExhausted { steps } => write!(
+                f,
+                "the step budget of {steps} steps ran out before the end time: take larger steps, or raise the budget with `Simulation::max_steps`"
+            ),
         }
     }
 }
@@ -224,13 +235,22 @@ impl Progress {
     }
 }
 
-/// A simulation of one model from one initial state: set the control law and the progress
-/// hook, then [`run`](Simulation::run) it with an integrator.
+/// The default step budget of a run: a million steps (a trajectory of
+/// [`run`](Simulation::run) records one sample per step).
+pub const DEFAULT_MAX_STEPS: usize = 1_000_000;
+
+/// A simulation of one model from one initial state: set the control law, the progress
+/// hook and the step budget, then [`run`](Simulation::run) it with an integrator.
+///
+/// The initial state must be finite. A run takes at most [`DEFAULT_MAX_STEPS`] steps unless
+/// [`max_steps`](Simulation::max_steps) says otherwise, so that a step size too small for
+/// the time span ends in [`StepError::StepBudgetExhausted`] instead of running for ever.
 pub struct Simulation<'a, T, const N: usize, const M: usize> {
     model: &'a T,
     initial: State<N>,
     inputs: Box<Inputs<'a, N, M>>,
     progress: Option<Box<dyn FnMut(Progress) + 'a>>,
+    max_steps: usize,
 }
 
 impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N, M> {
@@ -241,7 +261,16 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             initial,
             inputs: Box::new(|_, _| SVector::zeros()),
             progress: None,
+            max_steps: DEFAULT_MAX_STEPS,
         }
+    }
+
+    /// Sets the step budget: the run fails with [`StepError::StepBudgetExhausted`] (keeping
+    /// the trajectory so far) when it has taken `steps` steps without reaching its end.
+    /// At least 1; the default is [`DEFAULT_MAX_STEPS`].
+    pub fn max_steps(mut self, steps: usize) -> Self {
+        self.max_steps = steps;
+        self
     }
 
     /// Sets the control law u(t, state). The integrators call it wherever they evaluate the
@@ -261,7 +290,9 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     /// Integrates until `t_end`, recording a sample after every step.
     ///
     /// # Errors
-    /// A [`SimulationError`] with the trajectory up to the failed step.
+    /// A [`SimulationError`] with the trajectory up to the failed step: a non-finite initial
+    /// state, invalid settings of the run or the integrator, a step that failed, or the
+    /// step budget spent.
     pub fn run<I: Integrator<T, N, M>>(
         self,
         integrator: &I,
@@ -275,7 +306,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     /// are shortened to land on them.
     ///
     /// # Errors
-    /// A [`SimulationError`] with the samples recorded before the failed step.
+    /// A [`SimulationError`] with the samples recorded before the failed step, followed by
+    /// the last state reached (at the error's `time`) where that lies between output times.
     pub fn run_at<I: Integrator<T, N, M>>(
         self,
         integrator: &I,
@@ -297,10 +329,19 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             reason,
             trajectory,
         };
+        // A NaN time would stop no loop, an infinite one would never advance.
+        let no_inputs = SVector::zeros();
+        if let Err(e) = check_finite(&s, &no_inputs, &T::COORDINATES, &T::INPUTS) {
+            return Err(fail(trajectory, s.t, e.into()));
+        }
         let ordered = times.windows(2).all(|w| w[0] <= w[1]);
         if times.is_empty() || !ordered || times.iter().any(|t| !t.is_finite() || *t < s.t) {
             let why =
                 "output times must be given, finite, ascending and not before the initial time";
+            return Err(fail(trajectory, s.t, StepError::InvalidSettings(why)));
+        }
+        if self.max_steps == 0 {
+            let why = "the step budget (`Simulation::max_steps`) must be at least 1";
             return Err(fail(trajectory, s.t, StepError::InvalidSettings(why)));
         }
         let mut memory = match integrator.start(self.model, &s, &mut self.inputs) {
@@ -319,10 +360,27 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         }
         for &t_out in times {
             while s.t < t_out {
-                s = match integrator.step(self.model, &mut memory, &s, &mut self.inputs, t_out) {
-                    Ok(next) if is_finite(&next) => next,
-                    Ok(_) => return Err(fail(trajectory, s.t, StepError::NonFiniteState)),
-                    Err(e) => return Err(fail(trajectory, s.t, e)),
+                let next = if progress.steps == self.max_steps {
+                    Err(StepError::StepBudgetExhausted {
+                        steps: self.max_steps,
+                    })
+                } else {
+                    match integrator.step(self.model, &mut memory, &s, &mut self.inputs, t_out) {
+                        Ok(next) if is_finite(&next) => Ok(next),
+                        Ok(_) => Err(StepError::NonFiniteState),
+                        Err(e) => Err(e),
+                    }
+                };
+                s = match next {
+                    Ok(next) => next,
+                    Err(e) => {
+                        // The trajectory ends at the last state reached, also where it lies
+                        // between output times.
+                        if !every_step {
+                            self.record(&mut trajectory, &s);
+                        }
+                        return Err(fail(trajectory, s.t, e));
+                    }
                 };
                 if every_step {
                     self.record(&mut trajectory, &s);

@@ -1,6 +1,7 @@
 //! Drift control for constrained models: projection after each step.
 
 use super::{Inputs, Integrator, StepError};
+use crate::constrained::check_projection;
 use crate::{ConstraintSolver, State};
 
 /// Any integrator, followed after each step by the projection of the state onto the
@@ -68,11 +69,7 @@ where
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
     ) -> Result<I::Memory, StepError> {
-        if self.tolerance.is_nan() || self.tolerance <= 0.0 {
-            return Err(StepError::InvalidSettings(
-                "the projection tolerance must be positive",
-            ));
-        }
+        check_projection::<N>(&self.hold, self.tolerance).map_err(StepError::InvalidSettings)?;
         self.inner.start(model, s, inputs)
     }
 

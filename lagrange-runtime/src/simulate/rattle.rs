@@ -35,7 +35,8 @@ use nalgebra::SVector;
 pub struct Rattle {
     /// The step size h.
     pub step: f64,
-    /// Newton stops when the residuals are below this fraction of their scale.
+    /// Newton stops when the residuals are below this fraction of their scale; positive
+    /// and below 1.
     pub tolerance: f64,
     /// Newton gives up after this many iterations.
     pub max_iterations: usize,

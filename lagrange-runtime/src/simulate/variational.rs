@@ -33,7 +33,8 @@ use std::array::from_fn;
 pub struct Variational {
     /// The step size h.
     pub step: f64,
-    /// Newton stops when the residual is below this fraction of the momenta's size.
+    /// Newton stops when the residual is below this fraction of the momenta's size;
+    /// positive and below 1.
     pub tolerance: f64,
     /// Newton gives up after this many iterations.
     pub max_iterations: usize,
@@ -149,20 +150,24 @@ where
     }
 }
 
-/// Rejects a non-positive or non-finite step or tolerance.
+/// Rejects a step that is not positive and finite, a tolerance outside (0, 1), and zero
+/// iterations, naming the setting.
 pub(crate) fn check_settings(
     step: f64,
     tolerance: f64,
     max_iterations: usize,
 ) -> Result<(), StepError> {
-    let valid = step.is_finite() && step > 0.0 && tolerance > 0.0 && max_iterations > 0;
-    if valid {
-        Ok(())
+    let why = if !(step.is_finite() && step > 0.0) {
+        "the step of a variational integrator must be positive and finite"
+    } else if !(tolerance > 0.0 && tolerance < 1.0) {
+        // A relative tolerance of 1 or more accepts the first guess: nothing is solved.
+        "the Newton tolerance of a variational integrator must be positive and below 1"
+    } else if max_iterations == 0 {
+        "a variational integrator needs at least 1 Newton iteration"
     } else {
-        Err(StepError::InvalidSettings(
-            "the variational step and tolerance must be positive and finite",
-        ))
-    }
+        return Ok(());
+    };
+    Err(StepError::InvalidSettings(why))
 }
 
 /// One step's data: the model, its start and length, and the held inputs.

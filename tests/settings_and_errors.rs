@@ -1,0 +1,265 @@
+//! Settings that are checked and errors that name their cause, at every public entry point
+//! of the simulation and projection APIs (regressions of a reliability review: each of
+//! these returned a wrong value, hid the cause, or ran without end before).
+
+use lagrange_runtime::prelude::*;
+use lagrange_runtime::simulate::{
+    DormandPrince, Rattle, Rk4, Simulation, SimulationError, StepError, Variational,
+    DEFAULT_MAX_STEPS,
+};
+use lagrange_runtime::{ConstraintSolver, StatePart};
+
+lagrangian! {
+    /// x(t) = x₀ cos 2t + (v₀/2) sin 2t, pushed by the input `tau`.
+    struct Oscillator {
+        parameters: m = 1.0, k = 4.0;
+        coordinates: x;
+        inputs: tau;
+        kinetic = m/2 * dot(x)^2;
+        potential = k/2 * x^2;
+        force tau on x;
+    }
+}
+
+lagrangian! {
+    /// A pendulum in Cartesian coordinates, the rod as a constraint.
+    struct Cartesian {
+        parameters: m = 1.0, g = 9.81, l = 1.0;
+        coordinates: x, y;
+        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+        potential = m * g * y;
+        constraint rod = x^2 + y^2 - l^2;
+    }
+}
+
+fn start(t: f64, x: f64, v: f64) -> State<1> {
+    State::new(t, SVector::from([x]), SVector::from([v]))
+}
+
+fn time_error<const N: usize>(result: Result<impl Sized, SimulationError<N>>) -> bool {
+    matches!(
+        result.map(|_| ()).unwrap_err().reason,
+        StepError::Dynamics(DynamicsError::NonFiniteState {
+            part: StatePart::Time,
+            ..
+        })
+    )
+}
+
+#[test]
+fn dormand_prince_with_pure_relative_tolerance_starts_from_a_zero_component() {
+    // atol = 0 and v₀ = 0: the velocity's error scale is 0 at the start.
+    let model = Oscillator::default();
+    for (x0, v0) in [(1.0, 0.0), (0.0, 1.0)] {
+        let run = Simulation::new(&model, start(0.0, x0, v0))
+            .run(&DormandPrince::new(1e-10, 0.0), 2.0)
+            .unwrap();
+        let exact = x0 * 4f64.cos() + v0 / 2.0 * 4f64.sin();
+        assert!(
+            (run.last().q[0] - exact).abs() < 1e-8,
+            "{x0} {v0}: {:?}",
+            run.last()
+        );
+    }
+}
+
+#[test]
+fn every_integrator_rejects_a_start_that_is_not_finite() {
+    let model = Oscillator::default();
+    for t0 in [f64::NAN, f64::NEG_INFINITY, f64::INFINITY] {
+        let s = start(t0, 1.0, 0.0);
+        assert!(time_error(
+            Simulation::new(&model, s).run(&Rk4 { step: 0.1 }, 1.0)
+        ));
+        assert!(time_error(
+            Simulation::new(&model, s).run_at(&Rk4 { step: 0.1 }, &[1.0])
+        ));
+        assert!(time_error(
+            Simulation::new(&model, s).run(&DormandPrince::default(), 1.0)
+        ));
+        assert!(time_error(
+            Simulation::new(&model, s).run(&Variational::new(0.1), 1.0)
+        ));
+    }
+    let error = Simulation::new(&model, start(0.0, f64::NAN, 0.0))
+        .run(&Rk4 { step: 0.1 }, 1.0)
+        .unwrap_err();
+    assert_eq!(
+        error.reason,
+        StepError::Dynamics(DynamicsError::NonFiniteState {
+            part: StatePart::Coordinate,
+            name: "x"
+        })
+    );
+    assert!(error.trajectory.is_empty());
+}
+
+#[test]
+fn dormand_prince_names_a_control_law_that_fails_mid_run() {
+    // The law turns NaN at t = 0.5: RK4 names the input, and so must the adaptive method
+    // (it used to shrink its step on the NaN stages and report a step-size underflow).
+    let model = Oscillator::default();
+    let law = |t: f64, _: &State<1>| SVector::from([if t > 0.5 { f64::NAN } else { 1.0 }]);
+    let want = StepError::Dynamics(DynamicsError::NonFiniteState {
+        part: StatePart::Input,
+        name: "tau",
+    });
+    let rk4 = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .inputs(law)
+        .run(&Rk4 { step: 0.01 }, 1.0)
+        .unwrap_err();
+    assert_eq!(rk4.reason, want);
+    let dp = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .inputs(law)
+        .run(&DormandPrince::default(), 1.0)
+        .unwrap_err();
+    assert_eq!(dp.reason, want, "{dp}");
+    assert!((dp.time - 0.5).abs() < 1e-6, "{}", dp.time);
+    assert!(dp.to_string().contains("input `tau` is not finite"), "{dp}");
+}
+
+#[test]
+fn variational_tolerances_outside_zero_to_one_are_rejected() {
+    let model = Oscillator::default();
+    let constrained = Cartesian::default();
+    let on_circle = State::new(0.0, SVector::from([1.0, 0.0]), SVector::zeros());
+    for tolerance in [f64::INFINITY, f64::NAN, 1.0, 0.0, -1e-12] {
+        let v = Variational {
+            tolerance,
+            ..Variational::new(0.01)
+        };
+        let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+            .run(&v, 1.0)
+            .unwrap_err();
+        assert!(
+            matches!(error.reason, StepError::InvalidSettings(why) if why.contains("tolerance")),
+            "{tolerance}: {error}"
+        );
+        let r = Rattle {
+            tolerance,
+            ..Rattle::new(0.01)
+        };
+        let error = Simulation::new(&constrained, on_circle)
+            .run(&r, 1.0)
+            .unwrap_err();
+        assert!(
+            matches!(error.reason, StepError::InvalidSettings(why) if why.contains("tolerance")),
+            "{tolerance}: {error}"
+        );
+    }
+    let v = Variational {
+        max_iterations: 0,
+        ..Variational::new(0.01)
+    };
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .run(&v, 1.0)
+        .unwrap_err();
+    assert!(error.to_string().contains("Newton iteration"), "{error}");
+}
+
+#[test]
+fn a_failed_run_at_keeps_the_last_state_reached() {
+    let model = Oscillator::default();
+    let law = |t: f64, _: &State<1>| SVector::from([if t > 0.95 { f64::NAN } else { 0.0 }]);
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .inputs(law)
+        .run_at(&Rk4 { step: 0.01 }, &[0.2, 2.0])
+        .unwrap_err();
+    let states = error.trajectory.states();
+    assert_eq!(states.len(), 2, "{:?}", states);
+    assert_eq!(states[0].t, 0.2);
+    // The trajectory goes up to the error's time, as its docs promise, on the exact motion.
+    let last = error.trajectory.last();
+    assert_eq!(last.t, error.time);
+    assert!((error.time - 0.95).abs() < 0.011, "{}", error.time);
+    assert!((last.q[0] - (2.0 * last.t).cos()).abs() < 1e-8, "{last:?}");
+}
+
+#[test]
+fn a_run_has_a_step_budget() {
+    let model = Oscillator::default();
+    // 1e-300 s steps would need 10³⁰⁰ of them: the default budget stops the run.
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .run_at(&Rk4 { step: 1e-300 }, &[1.0])
+        .unwrap_err();
+    assert_eq!(
+        error.reason,
+        StepError::StepBudgetExhausted {
+            steps: DEFAULT_MAX_STEPS
+        }
+    );
+    assert!(error.to_string().contains("step budget"), "{error}");
+    assert_eq!(error.trajectory.last().t, error.time);
+    // A budget the user sets, with the trajectory of every step taken (and the start).
+    let mut steps = 0;
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .max_steps(250)
+        .progress(|p| steps = p.steps)
+        .run(&Rk4 { step: 1e-3 }, 1.0)
+        .unwrap_err();
+    assert_eq!(error.reason, StepError::StepBudgetExhausted { steps: 250 });
+    assert_eq!(error.trajectory.len(), 251);
+    assert!((error.time - 0.25).abs() < 1e-12, "{}", error.time);
+    assert_eq!(steps, 250);
+    // Enough budget: the same run succeeds.
+    let run = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .max_steps(1000)
+        .run(&Rk4 { step: 1e-3 }, 1.0)
+        .unwrap();
+    assert!((run.last().q[0] - 2f64.cos()).abs() < 1e-10);
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .max_steps(0)
+        .run(&Rk4 { step: 1e-3 }, 1.0)
+        .unwrap_err();
+    assert!(matches!(error.reason, StepError::InvalidSettings(_)));
+}
+
+#[test]
+fn projection_checks_its_settings() {
+    let model = Cartesian::default();
+    let s = State::new(0.0, SVector::from([0.8, -0.7]), SVector::zeros());
+    let u = SVector::zeros();
+    for tolerance in [f64::NAN, -1e-12, 0.0, f64::INFINITY] {
+        let error = model.project(&s, &u, &[], tolerance).unwrap_err();
+        assert!(
+            matches!(error, DynamicsError::InvalidSetting(why) if why.contains("tolerance")),
+            "{tolerance}: {error}"
+        );
+    }
+    let error = model.project(&s, &u, &[2], 1e-12).unwrap_err();
+    assert!(matches!(error, DynamicsError::InvalidSetting(why) if why.contains("index")));
+    // Valid settings: onto the circle of radius 1 along the radius.
+    let p = model.project(&s, &u, &[], 1e-12).unwrap();
+    let r = s.q.norm();
+    assert!((p.q - s.q / r).norm() < 1e-10, "{:?}", p.q);
+}
+
+#[test]
+fn projection_reports_overflow_as_overflow() {
+    // l² overflows: the residual is infinite. It used to be reported as redundant
+    // constraints; a velocity of f64::MAX used to come back as ±inf with Ok.
+    let u = SVector::zeros();
+    let huge = Cartesian {
+        l: 1e308,
+        ..Cartesian::default()
+    };
+    let s = State::new(0.0, SVector::from([1.0, 0.0]), SVector::zeros());
+    assert_eq!(
+        huge.project(&s, &u, &[], 1e-12),
+        Err(DynamicsError::NonFiniteResult {
+            quantity: "constraint residuals"
+        })
+    );
+    let fast = State::new(
+        0.0,
+        SVector::from([0.6, -0.8]),
+        SVector::from([f64::MAX, 0.0]),
+    );
+    let error = Cartesian::default()
+        .project(&fast, &u, &[], 1e-12)
+        .unwrap_err();
+    assert!(
+        matches!(error, DynamicsError::NonFiniteResult { .. }),
+        "{error}"
+    );
+}
