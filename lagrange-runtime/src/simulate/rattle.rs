@@ -31,6 +31,10 @@ use nalgebra::SVector;
 /// Nonholonomic constraints are not supported by this method: `start` rejects models
 /// that have them (use a Runge–Kutta method with [`Projected`](super::Projected)).
 /// The control law is evaluated once per step, as by [`Variational`](super::Variational).
+///
+/// The step must be small against the fastest frequency of the model (h·ω ≤ 0.3): a
+/// larger step on a stiff nonlinear term runs on with the energy not conserved, without an
+/// error. See [`Variational`'s measurements](super::Variational#step-size-and-stiff-terms).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rattle {
     /// The step size h.
