@@ -293,7 +293,8 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     // A constraint on held coordinates only (a driving constraint with the driven
     // coordinate held) gets no correction: it must already hold.
     let (v, _) = velocity_terms::<T, N, M, K>(model, &State::new(s.t, q, qd), u);
-    if !(v.amax() <= 1e-9 * (1.0 + j.amax() * qd.amax())) {
+    finite(&v, "constraint velocity residuals")?;
+    if v.amax() > 1e-9 * (1.0 + j.amax() * qd.amax()) {
         return Err(DynamicsError::ProjectionFailed { residual: v.amax() });
     }
     Ok(State::new(s.t, q, qd))

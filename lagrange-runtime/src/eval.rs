@@ -378,20 +378,18 @@ pub(crate) fn check_finite<const N: usize, const M: usize>(
     if !s.t.is_finite() {
         return bad(StatePart::Time, "t");
     }
-    for i in 0..N {
-        if !s.q[i].is_finite() {
-            return bad(StatePart::Coordinate, coordinates[i]);
+    for ((q, qd), &name) in s.q.iter().zip(&s.qd).zip(coordinates) {
+        if !q.is_finite() {
+            return bad(StatePart::Coordinate, name);
         }
-        if !s.qd[i].is_finite() {
-            return bad(StatePart::Velocity, coordinates[i]);
-        }
-    }
-    for i in 0..M {
-        if !u[i].is_finite() {
-            return bad(StatePart::Input, inputs[i]);
+        if !qd.is_finite() {
+            return bad(StatePart::Velocity, name);
         }
     }
-    Ok(())
+    match u.iter().zip(inputs).find(|(u, _)| !u.is_finite()) {
+        Some((_, &name)) => bad(StatePart::Input, name),
+        None => Ok(()),
+    }
 }
 
 /// A Cholesky pivot smaller than this fraction of its own diagonal entry counts as zero:
