@@ -9,8 +9,9 @@
 //! part is the total time derivative, exact to every order the outer dual type carries.
 
 use crate::ast::Model;
+use crate::check::key;
 use crate::func::Unary;
-use crate::lower::{Id, Lowered, Op, Parameter};
+use crate::lower::{Id, Let, Lowered, Op, Parameter, Shape};
 use proc_macro2::{Delimiter, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use syn::Ident;
@@ -71,7 +72,8 @@ pub(crate) fn private() -> TokenStream {
 
 pub fn expand(l: &Lowered) -> TokenStream {
     let items = [
-        data_types(l.model, &l.parameters, &l.coordinates, &l.inputs),
+        data_types(l.model, &l.parameters, &l.coordinates, &l.inputs, &l.lets),
+        lets_impl(l),
         model_impl(l),
         dynamics_impl(
             l.model,
@@ -91,13 +93,133 @@ pub fn data_types(
     parameters: &[Parameter],
     coordinates: &[Ident],
     inputs: &[Ident],
+    lets: &[Let],
 ) -> TokenStream {
     let items = [
         model_struct(model, parameters),
         named_vector(model, "Coordinates", coordinates, "coordinates"),
         named_vector(model, "Inputs", inputs, "inputs"),
+        lets_struct(model, lets),
     ];
     quote!(#(#items)*)
+}
+
+/// The Rust type of a value of this shape.
+fn rust_type(shape: Shape) -> TokenStream {
+    let p = private();
+    match shape {
+        Shape::Scalar => quote!(f64),
+        Shape::Vector(n) => quote!(#p::SVector<f64, #n>),
+        Shape::Matrix(r, c) => quote!(#p::SMatrix<f64, #r, #c>),
+    }
+}
+
+/// `NameLets`: one field per `let`, typed by its shape (`f64` where the let has an error).
+fn lets_struct(model: &Model, lets: &[Let]) -> TokenStream {
+    let (name, vis) = (&model.name, &model.vis);
+    let ty = lets_type(model);
+    let fields = lets.iter().map(|l| &l.name);
+    let types = lets
+        .iter()
+        .map(|l| rust_type(l.value.as_ref().map_or(Shape::Scalar, |v| v.shape)));
+    let docs = lets
+        .iter()
+        .map(|l| format!("`let {} = {};`", key(&l.name), l.text));
+    let doc = format!(
+        "The `let`s of [`{name}`] by name, typed by their shapes: what [`{name}::lets`] returns."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
+        #[allow(non_snake_case)]
+        #vis struct #ty {
+            #( #[doc = #docs] pub #fields: #types, )*
+        }
+    }
+}
+
+pub fn lets_type(model: &Model) -> Ident {
+    format_ident!("{}Lets", model.name, span = model.name.span())
+}
+
+/// `Name::lets`, and the hidden generic methods that evaluate the lets and the energies
+/// T, V and D (read by `Dynamics::kinetic_energy` and its siblings).
+fn lets_impl(l: &Lowered) -> TokenStream {
+    let name = &l.model.name;
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let p = private();
+    let [s, u, v] = ["s", "u", "v"].map(internal);
+    let values: Vec<&crate::lower::Value> =
+        l.lets.iter().filter_map(|l| l.value.as_ref()).collect();
+    let ids: Vec<Id> = values
+        .iter()
+        .flat_map(|v| v.elems.iter().copied())
+        .collect();
+    let mut next = 0;
+    let fields = l.lets.iter().zip(&values).map(|(l, value)| {
+        let field = &l.name;
+        let k = value.elems.len();
+        let elems = (next..next + k).map(|i| quote!(#v[#i]));
+        next += k;
+        let init = match value.shape {
+            Shape::Scalar => quote!(#(#elems)*),
+            Shape::Vector(_) => quote!(#p::SVector::from([#(#elems),*])),
+            Shape::Matrix(..) => quote!(#p::SMatrix::from_row_slice(&[#(#elems),*])),
+        };
+        quote!(#field: #init)
+    });
+    let ty = lets_type(l.model);
+    let energies = [Some(l.kinetic), l.potential, l.dissipation];
+    let lets: Vec<Option<Id>> = ids.iter().map(|&i| Some(i)).collect();
+    let eval_lets_name = internal("__eval_lets");
+    let eval_lets = values_fn(l, &eval_lets_name, &lets);
+    let eval_energies = values_fn(l, &internal("__eval_energies"), &energies);
+    let doc =
+        format!("The `let`s of the model at the state `s` with inputs `u`, by name ([`{ty}`]).");
+    let args = f64_args(&s, &u);
+    quote! {
+        impl #name {
+            #[doc = #doc]
+            #[must_use]
+            pub fn lets(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
+                let #v = self.#eval_lets_name::<f64>(#args);
+                #ty { #(#fields),* }
+            }
+
+            #eval_lets
+            #eval_energies
+        }
+    }
+}
+
+/// The arguments (t, q, q̇, u) of a generated generic method, in `f64`, from `s` and `u`.
+fn f64_args(s: &Ident, u: &Ident) -> TokenStream {
+    let from = quote!(::core::array::from_fn);
+    quote!(#s.t, &#from(|i| #s.q[i]), &#from(|i| #s.qd[i]), &#from(|i| #u[i]))
+}
+
+/// A generic method `name` evaluating the nodes `ids` (zero for `None`) at (t, q, q̇, u).
+fn values_fn(l: &Lowered, name: &Ident, ids: &[Option<Id>]) -> TokenStream {
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let p = private();
+    let [d, t, q, qd, u] = ["__D", "t", "q", "qd", "u"].map(internal);
+    let mut g = Gen::new(l, false);
+    let values: Vec<TokenStream> = ids
+        .iter()
+        .map(|id| match id {
+            Some(id) => lift(g.primal(*id)),
+            None => quote!(<#d as #p::From<f64>>::from(0.0)),
+        })
+        .collect();
+    let count = ids.len();
+    let body = g.body(quote!([#(#values),*]));
+    quote! {
+        #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        #[inline]
+        fn #name<#d: #p::Scalar>(&self, #t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]) -> [#d; #count] {
+            #body
+        }
+    }
 }
 
 fn model_struct(model: &Model, parameters: &[Parameter]) -> TokenStream {
@@ -344,6 +466,7 @@ pub fn dynamics_impl(model: &Model, n: usize, m: usize, k: usize) -> TokenStream
     let [s, u, qdd] = ["s", "u", "qdd"].map(internal);
     let state = quote!(#s: &#p::State<#n>);
     let input = quote!(#u: &#p::SVector<f64, #m>);
+    let (args, energies) = (f64_args(&s, &u), internal("__eval_energies"));
     let accelerations = if k == 0 {
         quote!(#p::eval::accelerations(self, #s, #u))
     } else {
@@ -356,6 +479,15 @@ pub fn dynamics_impl(model: &Model, n: usize, m: usize, k: usize) -> TokenStream
 
             fn lagrangian(&self, #state, #input) -> f64 {
                 #p::eval::lagrangian(self, #s, #u)
+            }
+            fn kinetic_energy(&self, #state, #input) -> f64 {
+                self.#energies::<f64>(#args)[0]
+            }
+            fn potential_energy(&self, #state, #input) -> f64 {
+                self.#energies::<f64>(#args)[1]
+            }
+            fn dissipation(&self, #state, #input) -> f64 {
+                self.#energies::<f64>(#args)[2]
             }
             fn energy(&self, #state, #input) -> f64 {
                 #p::eval::energy(self, #s, #u)

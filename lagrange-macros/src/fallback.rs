@@ -5,7 +5,7 @@
 use crate::ast::{Model, Statement};
 use crate::check::key;
 use crate::expand;
-use crate::lower::{Lowered, Parameter};
+use crate::lower::{Let, Lowered, Parameter};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
@@ -30,8 +30,18 @@ pub fn fallback(l: &Lowered) -> TokenStream {
         .collect();
     let coordinates: Vec<Ident> = l.coordinates.iter().filter(|c| first(c)).cloned().collect();
     let inputs: Vec<Ident> = l.inputs.iter().filter(|i| first(i)).cloned().collect();
+    let lets: Vec<Let> = l
+        .lets
+        .iter()
+        .filter(|x| first(&x.name))
+        .map(|x| Let {
+            name: x.name.clone(),
+            text: x.text.clone(),
+            value: x.value.clone(),
+        })
+        .collect();
     let (n, m) = (coordinates.len(), inputs.len());
-    let mut out = expand::data_types(l.model, &parameters, &coordinates, &inputs);
+    let mut out = expand::data_types(l.model, &parameters, &coordinates, &inputs, &lets);
     out.extend(stubs(l.model, n, m, constraint_count(l)));
     out
 }
@@ -61,6 +71,7 @@ fn constraint_count(l: &Lowered) -> usize {
 /// traits reports nothing beyond the real errors.
 fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
     let name = &model.name;
+    let lets = expand::lets_type(model);
     let p = quote!(::lagrange_runtime::__private);
     let stub = quote!({ ::core::unreachable!() });
     let d = quote!(__D);
@@ -81,6 +92,13 @@ fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
             fn generalized_forces(&self, #s, #u) -> #vector #stub
             fn accelerations(&self, #s, #u) -> #p::Result<#vector, #p::DynamicsError> #stub
             fn inverse_dynamics(&self, #s, _qdd: &#vector, #u) -> #vector #stub
+            fn kinetic_energy(&self, #s, #u) -> f64 #stub
+            fn potential_energy(&self, #s, #u) -> f64 #stub
+            fn dissipation(&self, #s, #u) -> f64 #stub
+        }
+        impl #name {
+            /// Not generated: the model has errors.
+            pub fn lets(&self, #s, #u) -> #lets #stub
         }
         impl #p::Model<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = [#(#coordinates),*];

@@ -160,6 +160,14 @@ pub struct Constraint {
     pub holonomic: bool,
 }
 
+/// A `let`, by name: its value, or `None` when it has an error.
+pub struct Let {
+    pub name: Ident,
+    /// The expression as written.
+    pub text: String,
+    pub value: Option<Value>,
+}
+
 /// The model, resolved and lowered to scalar operations.
 pub struct Lowered<'a> {
     pub model: &'a Model,
@@ -172,6 +180,8 @@ pub struct Lowered<'a> {
     pub dissipation: Option<Id>,
     pub forces: Vec<Force>,
     pub constraints: Vec<Constraint>,
+    /// Every `let`, in declaration order.
+    pub lets: Vec<Let>,
 }
 
 /// Lowers the model; errors go to `errors`. The result is complete only if there are none.
@@ -203,16 +213,22 @@ pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
         dissipation: None,
         forces: Vec::new(),
         constraints: Vec::new(),
+        lets: Vec::new(),
     };
     let mut kinetic = None;
     for (index, statement) in c.model.statements.iter().enumerate() {
         lw.statement = index;
         match statement {
-            Statement::Let { name, value } => {
-                let value = lw.expr(value);
+            Statement::Let { name, value: e } => {
+                let value = lw.expr(e);
                 if let Some(Symbol::Let(i)) = c.symbol(name) {
-                    lw.lets[i] = value;
+                    lw.lets[i] = value.clone();
                 }
+                out.lets.push(Let {
+                    name: name.clone(),
+                    text: e.to_string(),
+                    value,
+                });
             }
             Statement::Energy { kind, value, .. } => {
                 let Some(id) = lw.energy(*kind, value) else {

@@ -478,6 +478,15 @@ impl<T: ConstraintSolver<N, M>, const N: usize, const M: usize> Dynamics<N, M>
     fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
         self.model.lagrangian(s, u)
     }
+    fn kinetic_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.model.kinetic_energy(s, u)
+    }
+    fn potential_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.model.potential_energy(s, u)
+    }
+    fn dissipation(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.model.dissipation(s, u)
+    }
     fn energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
         self.model.energy(s, u)
     }

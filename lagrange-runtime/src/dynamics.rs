@@ -43,6 +43,17 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
     /// The Lagrangian L = T − V.
     fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64;
 
+    /// The kinetic energy T of the `kinetic` statement.
+    fn kinetic_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64;
+
+    /// The potential energy V of the `potential` statement (0 without one).
+    fn potential_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64;
+
+    /// The Rayleigh dissipation function D of the `dissipation` statement (0 without
+    /// one): the power the dissipative forces take out of the motion is 2D when D is
+    /// quadratic in q̇.
+    fn dissipation(&self, s: &State<N>, u: &SVector<f64, M>) -> f64;
+
     /// The energy function h = q̇·∂L/∂q̇ − L (T + V when T is quadratic in q̇ and nothing
     /// depends on t). Along the motion, dh/dt = q̇·Q − ∂L/∂t.
     fn energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64;

@@ -1,0 +1,107 @@
+//! Reading a model back: every `let` by name (`Name::lets`, typed by shape), and T, V and
+//! D separately, against values computed independently here.
+
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    /// A double pendulum with a damped first joint, its bobs' positions as lets.
+    struct DoublePendulum {
+        parameters: m1 = 1.0, m2 = 2.0, l1 = 1.0, l2 = 0.5, g = 9.81, c = 0.3;
+        coordinates: a, b;
+        let x1 = l1 * sin(a);
+        let y1 = -l1 * cos(a);
+        let p2 = [x1 + l2 * sin(b), y1 - l2 * cos(b)];
+        let v2 = dot(p2);
+        let R1 = rot_z(a);
+        let k = 3;
+        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * v2^2;
+        potential = m1 * g * y1 + m2 * g * p2.y;
+        dissipation = c/2 * dot(a)^2;
+    }
+}
+
+lagrangian! {
+    /// A pendulum hanging from a slider on a rail: the cart at x, the bob at angle θ.
+    struct SliderPendulum {
+        parameters: mc = 2.0, mb = 0.5, l = 0.8, g = 9.81;
+        coordinates: x, theta;
+        inputs: push;
+        let bob = [x + l * sin(theta), -l * cos(theta)];
+        let speed = norm(dot(bob));
+        kinetic = mc/2 * dot(x)^2 + mb/2 * dot(bob)^2;
+        potential = mb * g * bob[1];
+        force push on x;
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-13 * (1.0 + b.abs())
+}
+
+#[test]
+fn the_lets_of_a_double_pendulum_are_its_closed_form_positions_and_velocities() {
+    let model = DoublePendulum::default();
+    let (a, b, ad, bd) = (0.3, -0.4, 1.0, 2.0);
+    let s = State::new(0.0, SVector::from([a, b]), SVector::from([ad, bd]));
+    let lets: DoublePendulumLets = model.lets(&s, &SVector::zeros());
+    let (x1, y1) = (a.sin(), -a.cos());
+    let p2 = SVector::<f64, 2>::new(x1 + 0.5 * b.sin(), y1 - 0.5 * b.cos());
+    let v2 = SVector::<f64, 2>::new(
+        a.cos() * ad + 0.5 * b.cos() * bd,
+        a.sin() * ad + 0.5 * b.sin() * bd,
+    );
+    assert!(close(lets.x1, x1) && close(lets.y1, y1), "{lets:?}");
+    assert!((lets.p2 - p2).norm() < 1e-14, "{}", lets.p2);
+    assert!((lets.v2 - v2).norm() < 1e-14, "{}", lets.v2);
+    let r1: SMatrix<f64, 3, 3> = lets.R1;
+    let rz =
+        SMatrix::<f64, 3, 3>::new(a.cos(), -a.sin(), 0.0, a.sin(), a.cos(), 0.0, 0.0, 0.0, 1.0);
+    assert!((r1 - rz).norm() < 1e-15, "{r1}");
+    assert_eq!(lets.k, 3.0);
+
+    // T, V and D, and L = T − V.
+    let u = SVector::zeros();
+    let t = 0.5 * (ad * ad) + 0.5 * 2.0 * v2.norm_squared();
+    let v = 9.81 * y1 + 2.0 * 9.81 * p2.y;
+    assert!(close(model.kinetic_energy(&s, &u), t));
+    assert!(close(model.potential_energy(&s, &u), v));
+    assert!(close(model.dissipation(&s, &u), 0.3 / 2.0 * ad * ad));
+    assert!(close(model.lagrangian(&s, &u), t - v));
+    // The energy function of a natural system is T + V.
+    assert!(close(model.energy(&s, &u), t + v));
+}
+
+#[test]
+fn lets_of_a_model_with_inputs_and_a_velocity_level_let() {
+    let model = SliderPendulum::default();
+    let (x, theta, xd, thetad) = (0.2, 0.7, -0.3, 1.5);
+    let s = State::new(0.0, SVector::from([x, theta]), SVector::from([xd, thetad]));
+    let u = SVector::from([4.0]);
+    let lets = model.lets(&s, &u);
+    let bob = SVector::<f64, 2>::new(x + 0.8 * theta.sin(), -0.8 * theta.cos());
+    let bob_velocity =
+        SVector::<f64, 2>::new(xd + 0.8 * theta.cos() * thetad, 0.8 * theta.sin() * thetad);
+    assert!((lets.bob - bob).norm() < 1e-15, "{}", lets.bob);
+    assert!(close(lets.speed, bob_velocity.norm()), "{}", lets.speed);
+    // No potential-free or dissipation statements: D is 0.
+    assert_eq!(model.dissipation(&s, &u), 0.0);
+    let t = 2.0 / 2.0 * xd * xd + 0.5 / 2.0 * bob_velocity.norm_squared();
+    assert!(close(model.kinetic_energy(&s, &u), t));
+    assert!(close(model.potential_energy(&s, &u), 0.5 * 9.81 * bob.y));
+}
+
+lagrangian! {
+    struct Free {
+        coordinates: x;
+        kinetic = dot(x)^2 / 2;
+    }
+}
+
+#[test]
+fn a_model_without_lets_or_potential() {
+    let s = State::new(0.0, SVector::from([1.0]), SVector::from([3.0]));
+    let u = SVector::zeros();
+    assert_eq!(Free.lets(&s, &u), FreeLets {});
+    assert_eq!(Free.kinetic_energy(&s, &u), 4.5);
+    assert_eq!(Free.potential_energy(&s, &u), 0.0);
+}
