@@ -54,13 +54,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let motion =
         Simulation::new(&model, start).run_at(&DormandPrince::new(1e-10, 1e-12), &frames)?;
     let angles = |i: usize| motion.states().iter().map(move |s| (s.t, s.q[i]));
+    // The lower bob's position, read from the model's own `let`s (not typed a second time).
     let tip = motion.states().iter().map(|s| {
-        let DoublePendulum { l1, l2, .. } = model;
-        let DoublePendulumCoordinates { theta1, theta2 } = s.q.into();
-        (
-            l1 * theta1.sin() + l2 * theta2.sin(),
-            -l1 * theta1.cos() - l2 * theta2.cos(),
-        )
+        let DoublePendulumLets { x2, y2, .. } = model.lets(s, &SVector::zeros());
+        (x2, y2)
     });
 
     // The long runs, one per integrator. RK4 and the variational integrator take the same
