@@ -85,7 +85,7 @@ lagrangian! {
 
 lagrangian! {
     #[cfg(all())]
-    #[derive(Hash)]
+    #[derive(Debug, Clone, Hash)] // Debug and Clone: the macro leaves them to the user's derive
     struct Shown {
         coordinates: z;
         kinetic = dot(z)^2 / 2;

@@ -36,7 +36,9 @@ fn start(t: f64, x: f64, v: f64) -> State<1> {
     State::new(t, SVector::from([x]), SVector::from([v]))
 }
 
-fn time_error<const N: usize>(result: Result<impl Sized, SimulationError<N>>) -> bool {
+fn time_error<const N: usize, const M: usize>(
+    result: Result<impl Sized, SimulationError<N, M>>,
+) -> bool {
     matches!(
         result.map(|_| ()).unwrap_err().reason,
         StepError::Dynamics(DynamicsError::NonFiniteState {
@@ -262,4 +264,171 @@ fn projection_reports_overflow_as_overflow() {
         matches!(error, DynamicsError::NonFiniteResult { .. }),
         "{error}"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Found by the second probe
+// ---------------------------------------------------------------------------------------
+
+lagrangian! {
+    struct Free { coordinates: x; kinetic = dot(x)^2 / 2; }
+}
+
+#[test]
+fn fixed_steps_integrate_over_the_time_their_label_advances() {
+    // At t = 10¹⁷ the spacing of f64 is 16: a step of 10 advances the clock by 16, and the
+    // state must move by 16 too (it moved by 10 and was labelled +16).
+    let t0 = 1e17;
+    let s = State::new(t0, SVector::from([0.0]), SVector::from([1.0]));
+    for result in [
+        Simulation::new(&Free, s).run(&Rk4 { step: 10.0 }, t0 + 160.0),
+        Simulation::new(&Free, s).run(&Variational::new(10.0), t0 + 160.0),
+        Simulation::new(&Free, s).run(&DormandPrince::default(), t0 + 160.0),
+    ] {
+        let end = *result.unwrap().last();
+        assert_eq!(end.t, t0 + 160.0);
+        assert!((end.q[0] - 160.0).abs() < 1e-9, "{end:?}");
+    }
+}
+
+#[test]
+fn dormand_prince_starts_with_extreme_tolerances() {
+    let model = Oscillator::default();
+    let run = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .run(&DormandPrince::new(1e-8, 1e-100), 1.0)
+        .unwrap();
+    assert!(
+        (run.last().q[0] - 2f64.cos()).abs() < 1e-6,
+        "{:?}",
+        run.last()
+    );
+    // An absolute tolerance of 1e-300 alone cannot be met; the error says so instead of
+    // blaming the time.
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .run(&DormandPrince::new(0.0, 1e-300), 1.0)
+        .unwrap_err();
+    assert!(
+        matches!(error.reason, StepError::StepSizeUnderflow { .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_control_law_that_fails_at_a_sample_fails_the_run() {
+    // The variational integrator evaluates the law at midpoints only; the driver reads it
+    // again at each sample and must not record NaN inputs (and a NaN energy) silently.
+    let model = Oscillator::default();
+    let law = |t: f64, _: &State<1>| SVector::from([if t >= 1.0 { f64::NAN } else { 0.0 }]);
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .inputs(law)
+        .run(&Variational::new(0.1), 1.0)
+        .unwrap_err();
+    assert_eq!(
+        error.reason,
+        StepError::Dynamics(DynamicsError::NonFiniteState {
+            part: StatePart::Input,
+            name: "tau"
+        })
+    );
+    assert!(error.trajectory.energies().iter().all(|h| h.is_finite()));
+}
+
+#[test]
+fn energy_drift_is_nan_when_an_energy_is() {
+    let mut trajectory = lagrange_runtime::simulate::Trajectory::new(&["x"], &[]);
+    for h in [1.0, f64::NAN, 1.5] {
+        trajectory.push(start(0.0, 0.0, 0.0), SVector::zeros(), h);
+    }
+    assert!(trajectory.energy_drift().is_nan());
+}
+
+#[test]
+fn a_stopped_run_records_its_last_state_once_and_its_start_always() {
+    let model = Oscillator::default();
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .max_steps(5)
+        .run_at(&Rk4 { step: 0.1 }, &[0.5, 1.0])
+        .unwrap_err();
+    let times: Vec<f64> = error.trajectory.times().collect();
+    assert_eq!(times, [0.5]);
+    // A model whose first evaluation fails: the start is still in the trajectory.
+    lagrangian! {
+        struct Singular { coordinates: x, y; kinetic = (dot(x) + dot(y))^2 / 2; }
+    }
+    let s = State::new(0.0, SVector::from([0.0, 0.0]), SVector::from([1.0, -1.0]));
+    for error in [
+        Simulation::new(&Singular, s)
+            .run(&DormandPrince::default(), 1.0)
+            .unwrap_err(),
+        Simulation::new(&Singular, s)
+            .run_at(&DormandPrince::default(), &[1.0])
+            .unwrap_err(),
+    ] {
+        assert!(
+            matches!(error.reason, StepError::Dynamics(_)),
+            "{}",
+            error.reason
+        );
+        assert_eq!(error.trajectory.states(), [s]);
+    }
+}
+
+/// An integrator that breaks the contract of `Integrator::step`: it steps past `t_max`.
+struct Overshoot;
+
+impl<T, const N: usize, const M: usize> lagrange_runtime::simulate::Integrator<T, N, M>
+    for Overshoot
+{
+    type Memory = ();
+    fn start(
+        &self,
+        _: &T,
+        _: &State<N>,
+        _: &mut lagrange_runtime::simulate::Inputs<'_, N, M>,
+    ) -> Result<(), StepError> {
+        Ok(())
+    }
+    fn step(
+        &self,
+        _: &T,
+        _: &mut (),
+        s: &State<N>,
+        _: &mut lagrange_runtime::simulate::Inputs<'_, N, M>,
+        _t_max: f64,
+    ) -> Result<State<N>, StepError> {
+        Ok(State::new(s.t + 0.6, s.q, s.qd))
+    }
+}
+
+#[test]
+fn an_integrator_that_steps_past_an_output_time_is_an_error() {
+    let error = Simulation::new(&Free, start(0.0, 0.0, 1.0))
+        .run_at(&Overshoot, &[0.5, 1.0])
+        .unwrap_err();
+    assert!(
+        matches!(error.reason, StepError::InvalidSettings(why) if why.contains("past the output time")),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_cancelled_run_keeps_its_trajectory() {
+    let model = Oscillator::default();
+    let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
+        .progress(|p| {
+            if p.t >= 0.25 {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        })
+        .run_at(&Rk4 { step: 0.01 }, &[0.1, 1.0])
+        .unwrap_err();
+    assert_eq!(error.reason, StepError::Cancelled);
+    let times: Vec<f64> = error.trajectory.times().collect();
+    assert_eq!(times.len(), 2);
+    assert_eq!(times[0], 0.1);
+    assert!((times[1] - 0.25).abs() < 1e-12 && times[1] == error.time);
+    let last = error.trajectory.last();
+    assert!((last.q[0] - (2.0 * last.t).cos()).abs() < 1e-8);
 }

@@ -194,12 +194,16 @@ fn hermite_interpolation_is_fourth_order_between_samples() {
     let (x0, v0, w) = (1.0, 0.5, 2.0);
     let amplitude = f64::hypot(x0, v0 / w);
     let errors = |spacing: f64| {
-        let mut trajectory = Trajectory::new(["x"]);
+        let mut trajectory = Trajectory::new(&["x"], &[]);
         let n = (4.0 / spacing).round() as usize;
         for i in 0..=n {
             let t = i as f64 * spacing;
             let (x, v) = oscillator_exact(t, x0, v0, w);
-            trajectory.push(State::new(t, SVector::from([x]), SVector::from([v])), 0.0);
+            trajectory.push(
+                State::new(t, SVector::from([x]), SVector::from([v])),
+                SVector::zeros(),
+                0.0,
+            );
         }
         let (mut ex, mut ev) = (0.0f64, 0.0f64);
         for i in 0..n {

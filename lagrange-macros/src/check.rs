@@ -9,7 +9,8 @@ use crate::func::{Arity, Func};
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::ext::IdentExt;
-use syn::Ident;
+use syn::punctuated::Punctuated;
+use syn::{Ident, Token};
 
 /// Names with a fixed meaning that cannot be declared.
 const RESERVED: [(&str, &str); 3] = [
@@ -79,6 +80,7 @@ pub fn check<'a>(model: &'a Model, errors: &mut Errors) -> Checked<'a> {
         energies: [None; 3],
     };
     cx.declare();
+    cx.check_derives();
     cx.check_statements();
     cx.check_required();
     Checked {
@@ -89,6 +91,37 @@ pub fn check<'a>(model: &'a Model, errors: &mut Errors) -> Checked<'a> {
         symbols: cx.symbols,
         let_statement: cx.let_statement,
     }
+}
+
+impl Checker<'_, '_> {
+    /// `#[derive(Default)]` would conflict with the generated `Default` (the declared
+    /// defaults) when every parameter has one. (`Debug`, `Clone`, `Copy` and `PartialEq`
+    /// may be derived: the macro then leaves them out of its own derive.)
+    fn check_derives(&mut self) {
+        if !self.parameters.iter().all(|p| p.default.is_some()) {
+            return;
+        }
+        for path in user_derives(self.model) {
+            if path.segments.last().is_some_and(|s| s.ident == "Default") {
+                self.errors.spanning(
+                    &path,
+                    "`Default` is already implemented with the declared defaults, as every parameter has one: remove it from the `derive`",
+                );
+            }
+        }
+    }
+}
+
+/// The traits the model's `#[derive(...)]` attributes name.
+pub fn user_derives(model: &Model) -> Vec<syn::Path> {
+    let parser = Punctuated::<syn::Path, Token![,]>::parse_terminated;
+    model
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .filter_map(|a| a.parse_args_with(parser).ok())
+        .flatten()
+        .collect()
 }
 
 struct Checker<'a, 'e> {

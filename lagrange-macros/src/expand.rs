@@ -224,8 +224,36 @@ fn values_fn(l: &Lowered, name: &Ident, ids: &[Option<Id>]) -> TokenStream {
 
 fn model_struct(model: &Model, parameters: &[Parameter]) -> TokenStream {
     let (name, vis) = (&model.name, &model.vis);
-    // `cfg` goes on every generated item (see `under_cfg`), the other attributes here.
-    let attrs = model.attrs.iter().filter(|a| !a.path().is_ident("cfg"));
+    // `cfg` goes on every generated item (see `under_cfg`), `derive` is rebuilt below, the
+    // other attributes go here.
+    let attrs = model
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("cfg") && !a.path().is_ident("derive"));
+    // The user's derives, without a `Default` that the macro generates (an error already
+    // reported); the macro derives the standard traits the user did not.
+    let all_defaults = parameters.iter().all(|p| p.default.is_some());
+    let derived = crate::check::user_derives(model);
+    let named = |path: &syn::Path, trait_name: &str| {
+        path.segments.last().is_some_and(|s| s.ident == trait_name)
+    };
+    let user: Vec<&syn::Path> = derived
+        .iter()
+        .filter(|p| !(all_defaults && named(p, "Default")))
+        .collect();
+    let standard = ["Debug", "Clone", "Copy", "PartialEq"]
+        .into_iter()
+        .filter(|t| !derived.iter().any(|p| named(p, t)))
+        .map(|t| {
+            let module = match t {
+                "Debug" => "fmt",
+                "Clone" => "clone",
+                "Copy" => "marker",
+                _ => "cmp",
+            };
+            let (module, t) = (format_ident!("{module}"), format_ident!("{t}"));
+            quote!(::core::#module::#t)
+        });
     let params: Vec<&Ident> = parameters.iter().map(|p| &p.name).collect();
     // Without parameters a unit struct, so that the model's name alone is a value.
     let body = if params.is_empty() {
@@ -261,8 +289,9 @@ fn model_struct(model: &Model, parameters: &[Parameter]) -> TokenStream {
             }
         });
     quote! {
+        // First, so that derive helper attributes (`#[serde(...)]`) come after it.
+        #[derive(#(#standard,)* #(#user),*)]
         #(#attrs)*
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
         #[allow(non_snake_case)]
         #vis struct #name #body
 

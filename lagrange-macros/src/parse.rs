@@ -485,7 +485,12 @@ fn parse_indices(input: ParseStream) -> syn::Result<(Vec<Index>, Span)> {
                 "an index is an integer literal from 0, as in `v[0]` or `A[1, 2]`",
             ));
         };
-        let value = lit.base10_parse::<usize>()?;
+        let Ok(value) = lit.base10_parse::<usize>() else {
+            return Err(syn::Error::new(
+                lit.span(),
+                format!("index {lit} is out of range: no vector or matrix is that large"),
+            ));
+        };
         indices.push(Index {
             value,
             span: lit.span(),

@@ -1548,5 +1548,5 @@ fn cfg_attributes_apply_to_every_generated_item() {
     // the trait impls: each under the `cfg`, and nothing else at the top level.
     assert!(items >= 8, "{items} items under cfg: {text}");
     assert!(text.starts_with(&cfg), "{text}");
-    assert_eq!(text.matches("derive (Hash)").count(), 1, "{text}");
+    assert_eq!(text.matches("Hash").count(), 1, "{text}");
 }

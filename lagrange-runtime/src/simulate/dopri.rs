@@ -44,6 +44,9 @@ impl Default for DormandPrince {
     }
 }
 
+/// A proposed step at most this fraction of max(|t|, 1) has underflowed.
+const UNDERFLOW: f64 = 16.0 * f64::EPSILON;
+
 /// What the method keeps between steps.
 #[derive(Debug, Clone, Copy)]
 pub struct Memory<const N: usize> {
@@ -159,6 +162,8 @@ impl DormandPrince {
         } else {
             0.01 * d0 / d1
         };
+        // Extreme tolerances overflow the norms: fall back to the small default.
+        let h0 = if h0.is_finite() && h0 > 0.0 { h0 } else { 1e-6 };
         let s1 = State::new(s.t + h0, s.q + k1.0 * h0, s.qd + k1.1 * h0);
         let k2 = slope(model, &s1, inputs)?;
         let d2 = self.norm(&(k2.0 - k1.0, k2.1 - k1.1), s, &zero, floor) / h0;
@@ -167,7 +172,16 @@ impl DormandPrince {
         } else {
             (0.01 / d1.max(d2)).powf(1.0 / 5.0)
         };
-        Ok((100.0 * h0).min(h1).min(self.max_step))
+        let h = (100.0 * h0).min(h1).min(self.max_step);
+        // A tolerance far below a component's size (atol = 1e-100 on a velocity starting
+        // at 0) gives a vanishing estimate: start instead from a step well above the
+        // time's precision, which the error control shortens or grows from there.
+        let floor = 1e3 * UNDERFLOW * s.t.abs().max(1.0);
+        Ok(if h >= floor {
+            h
+        } else {
+            floor.min(self.max_step)
+        })
     }
 }
 
@@ -210,7 +224,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
         loop {
             // Underflow is judged on the step the controller proposes; the step actually
             // taken may be much shorter only because it lands on an output time.
-            if memory.h <= 16.0 * f64::EPSILON * s.t.abs().max(1.0) {
+            if memory.h <= UNDERFLOW * s.t.abs().max(1.0) {
                 return Err(cause.unwrap_or(StepError::StepSizeUnderflow { step: memory.h }));
             }
             let (h, t_next) = super::rk4::clip(s.t, memory.h, t_max);
@@ -270,7 +284,9 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
                 0.9 * err.powf(-0.2)
             };
             if err <= 1.0 {
-                if h == memory.h || factor < 1.0 {
+                // A step shortened to land on an output time says nothing about how
+                // long the next may be, except when it asks for a shorter one.
+                if t_next != t_max || factor < 1.0 {
                     memory.h = (h * factor.clamp(0.2, 5.0)).min(self.max_step);
                 }
                 memory.k1 = Some((t_next, k[6]));

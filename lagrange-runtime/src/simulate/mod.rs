@@ -59,6 +59,7 @@ use crate::eval::check_finite;
 use crate::{Dynamics, DynamicsError, State};
 use nalgebra::SVector;
 use std::fmt;
+use std::ops::ControlFlow;
 
 /// A control law u(t, state), evaluated by the integrators wherever they evaluate the
 /// dynamics.
@@ -125,6 +126,8 @@ pub enum StepError {
         /// The budget.
         steps: usize,
     },
+    /// The progress hook returned [`ControlFlow::Break`].
+    Cancelled,
 }
 
 impl From<DynamicsError> for StepError {
@@ -142,7 +145,7 @@ impl fmt::Display for StepError {
                 residual,
             } => write!(
                 f,
-                "Newton's method did not converge in {iterations} iterations (residual {residual:e}); try a smaller step"
+                "Newton's method did not converge in {iterations} iterations (residual {residual:e}): the step may be too large for the model's fastest motion, or too small for the coordinates to resolve"
             ),
             StepError::StepSizeUnderflow { step } => write!(
                 f,
@@ -154,6 +157,7 @@ impl fmt::Display for StepError {
                 f,
                 "the step budget of {steps} steps ran out before the end time: take larger steps, or raise the budget with `Simulation::max_steps`"
             ),
+            StepError::Cancelled => write!(f, "cancelled by the progress hook"),
         }
     }
 }
@@ -172,16 +176,16 @@ impl std::error::Error for StepError {
 /// Its `Debug` form (what `fn main() -> Result<…>` prints) summarizes the trajectory
 /// instead of listing every state.
 #[derive(Clone)]
-pub struct SimulationError<const N: usize> {
+pub struct SimulationError<const N: usize, const M: usize = 0> {
     /// Time of the last state reached.
     pub time: f64,
     /// What went wrong.
     pub reason: StepError,
-    /// The trajectory up to `time`.
-    pub trajectory: Trajectory<N>,
+    /// The trajectory up to `time` (boxed: errors stay small to pass around).
+    pub trajectory: Box<Trajectory<N, M>>,
 }
 
-impl<const N: usize> fmt::Debug for SimulationError<N> {
+impl<const N: usize, const M: usize> fmt::Debug for SimulationError<N, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SimulationError")
             .field("time", &self.time)
@@ -194,7 +198,7 @@ impl<const N: usize> fmt::Debug for SimulationError<N> {
     }
 }
 
-impl<const N: usize> fmt::Display for SimulationError<N> {
+impl<const N: usize, const M: usize> fmt::Display for SimulationError<N, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -204,7 +208,7 @@ impl<const N: usize> fmt::Display for SimulationError<N> {
     }
 }
 
-impl<const N: usize> std::error::Error for SimulationError<N> {
+impl<const N: usize, const M: usize> std::error::Error for SimulationError<N, M> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.reason)
     }
@@ -249,8 +253,27 @@ pub struct Simulation<'a, T, const N: usize, const M: usize> {
     model: &'a T,
     initial: State<N>,
     inputs: Box<Inputs<'a, N, M>>,
-    progress: Option<Box<dyn FnMut(Progress) + 'a>>,
+    progress: Option<Box<dyn FnMut(Progress) -> ControlFlow<()> + 'a>>,
     max_steps: usize,
+}
+
+/// What a progress hook returns: `()` to go on, or a [`ControlFlow`] whose `Break` cancels
+/// the run.
+pub trait HookFlow {
+    /// Whether the run goes on.
+    fn flow(self) -> ControlFlow<()>;
+}
+
+impl HookFlow for () {
+    fn flow(self) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+impl HookFlow for ControlFlow<()> {
+    fn flow(self) -> ControlFlow<()> {
+        self
+    }
 }
 
 impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N, M> {
@@ -281,9 +304,30 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         self
     }
 
-    /// Calls `hook` after every step, for progress bars and logs.
-    pub fn progress(mut self, hook: impl FnMut(Progress) + 'a) -> Self {
-        self.progress = Some(Box::new(hook));
+    /// Calls `hook` after every step, for progress bars and logs. A hook that returns
+    /// [`ControlFlow::Break`] cancels the run: it ends with [`StepError::Cancelled`] and
+    /// the trajectory up to the last step.
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// use lagrange_runtime::simulate::{Rk4, Simulation, StepError};
+    /// use std::ops::ControlFlow;
+    ///
+    /// lagrangian! {
+    ///     struct Fall { parameters: g = 9.81; coordinates: y; kinetic = dot(y)^2 / 2; potential = g * y; }
+    /// }
+    ///
+    /// let start = State::at_rest(SVector::from([10.0]));
+    /// let error = Simulation::new(&Fall::default(), start)
+    ///     .progress(|p| if p.steps == 100 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+    ///     .run(&Rk4 { step: 1e-3 }, 60.0)
+    ///     .unwrap_err();
+    /// assert_eq!(error.reason, StepError::Cancelled);
+    /// assert_eq!(error.trajectory.len(), 101); // the start and 100 steps
+    /// ```
+    pub fn progress<R: HookFlow>(mut self, mut hook: impl FnMut(Progress) -> R + 'a) -> Self {
+        self.progress = Some(Box::new(move |p| hook(p).flow()));
         self
     }
 
@@ -297,7 +341,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         self,
         integrator: &I,
         t_end: f64,
-    ) -> Result<Trajectory<N>, SimulationError<N>> {
+    ) -> Result<Trajectory<N, M>, SimulationError<N, M>> {
         self.drive(integrator, &[t_end], true)
     }
 
@@ -312,7 +356,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         self,
         integrator: &I,
         times: &[f64],
-    ) -> Result<Trajectory<N>, SimulationError<N>> {
+    ) -> Result<Trajectory<N, M>, SimulationError<N, M>> {
         self.drive(integrator, times, false)
     }
 
@@ -321,87 +365,123 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         integrator: &I,
         times: &[f64],
         every_step: bool,
-    ) -> Result<Trajectory<N>, SimulationError<N>> {
+    ) -> Result<Trajectory<N, M>, SimulationError<N, M>> {
         let mut s = self.initial;
-        let mut trajectory = Trajectory::new(T::COORDINATES);
-        let fail = |trajectory: Trajectory<N>, time, reason| SimulationError {
-            time,
-            reason,
-            trajectory,
-        };
-        // A NaN time would stop no loop, an infinite one would never advance.
-        let no_inputs = SVector::zeros();
-        if let Err(e) = check_finite(&s, &no_inputs, &T::COORDINATES, &T::INPUTS) {
-            return Err(fail(trajectory, s.t, e.into()));
+        let mut trajectory = Trajectory::new(const { &T::COORDINATES }, const { &T::INPUTS });
+        let result = self
+            .check(times)
+            .and_then(|()| self.steps(integrator, times, every_step, &mut s, &mut trajectory));
+        match result {
+            Ok(()) => Ok(trajectory),
+            Err(reason) => {
+                // The trajectory ends at the last state reached, also between output times
+                // (unless the control law fails there, or the start itself was invalid).
+                if !matches!(reason, StepError::InvalidSettings(_)) && is_finite(&s) {
+                    let _ = self.record_last(&mut trajectory, &s);
+                }
+                Err(SimulationError {
+                    time: s.t,
+                    reason,
+                    trajectory: Box::new(trajectory),
+                })
+            }
         }
+    }
+
+    /// The start must be finite (a NaN time would stop no loop, an infinite one would never
+    /// advance), the output times usable and the budget positive.
+    fn check(&self, times: &[f64]) -> Result<(), StepError> {
+        let s = &self.initial;
+        check_finite(s, &SVector::zeros(), &T::COORDINATES, &T::INPUTS)?;
         let ordered = times.windows(2).all(|w| w[0] <= w[1]);
         if times.is_empty() || !ordered || times.iter().any(|t| !t.is_finite() || *t < s.t) {
-            let why =
-                "output times must be given, finite, ascending and not before the initial time";
-            return Err(fail(trajectory, s.t, StepError::InvalidSettings(why)));
+            return Err(StepError::InvalidSettings(
+                "output times must be given, finite, ascending and not before the initial time",
+            ));
         }
         if self.max_steps == 0 {
-            let why = "the step budget (`Simulation::max_steps`) must be at least 1";
-            return Err(fail(trajectory, s.t, StepError::InvalidSettings(why)));
+            return Err(StepError::InvalidSettings(
+                "the step budget (`Simulation::max_steps`) must be at least 1",
+            ));
         }
-        let mut memory = match integrator.start(self.model, &s, &mut self.inputs) {
-            Ok(m) => m,
-            Err(e) => return Err(fail(trajectory, s.t, e)),
-        };
-        let t_end = times.last().copied().unwrap_or(s.t);
+        Ok(())
+    }
+
+    /// The run itself, from `s` (left at the last state reached) through `times`.
+    fn steps<I: Integrator<T, N, M>>(
+        &mut self,
+        integrator: &I,
+        times: &[f64],
+        every_step: bool,
+        s: &mut State<N>,
+        trajectory: &mut Trajectory<N, M>,
+    ) -> Result<(), StepError> {
+        // Invalid settings of the integrator leave the trajectory empty; any other failure
+        // of its start, the initial state alone (see `drive`).
+        let mut memory = integrator.start(self.model, s, &mut self.inputs)?;
+        if every_step {
+            self.record(trajectory, s)?;
+        }
         let mut progress = Progress {
             t: s.t,
             t_start: s.t,
-            t_end,
+            t_end: times.last().copied().unwrap_or(s.t),
             steps: 0,
         };
-        if every_step {
-            self.record(&mut trajectory, &s);
-        }
         for &t_out in times {
             while s.t < t_out {
-                let next = if progress.steps == self.max_steps {
-                    Err(StepError::StepBudgetExhausted {
+                if progress.steps == self.max_steps {
+                    return Err(StepError::StepBudgetExhausted {
                         steps: self.max_steps,
-                    })
-                } else {
-                    match integrator.step(self.model, &mut memory, &s, &mut self.inputs, t_out) {
-                        Ok(next) if is_finite(&next) => Ok(next),
-                        Ok(_) => Err(StepError::NonFiniteState),
-                        Err(e) => Err(e),
-                    }
-                };
-                s = match next {
-                    Ok(next) => next,
-                    Err(e) => {
-                        // The trajectory ends at the last state reached, also where it lies
-                        // between output times.
-                        if !every_step {
-                            self.record(&mut trajectory, &s);
-                        }
-                        return Err(fail(trajectory, s.t, e));
-                    }
-                };
+                    });
+                }
+                let next = integrator.step(self.model, &mut memory, s, &mut self.inputs, t_out)?;
+                if !is_finite(&next) {
+                    return Err(StepError::NonFiniteState);
+                }
+                if !(next.t > s.t && next.t <= t_out) {
+                    return Err(StepError::InvalidSettings(
+                        "an integrator's step must end after its start and not past the output time",
+                    ));
+                }
+                *s = next;
                 if every_step {
-                    self.record(&mut trajectory, &s);
+                    self.record(trajectory, s)?;
                 }
                 progress.t = s.t;
                 progress.steps += 1;
                 if let Some(hook) = self.progress.as_mut() {
-                    hook(progress);
+                    if hook(progress).is_break() {
+                        return Err(StepError::Cancelled);
+                    }
                 }
             }
             if !every_step {
                 // Steps land exactly on output times; a repeated time gets its own sample.
-                self.record(&mut trajectory, &s);
+                self.record(trajectory, s)?;
             }
         }
-        Ok(trajectory)
+        Ok(())
     }
 
-    fn record(&mut self, trajectory: &mut Trajectory<N>, s: &State<N>) {
+    /// Records `s` unless it is already the last sample.
+    fn record_last(
+        &mut self,
+        trajectory: &mut Trajectory<N, M>,
+        s: &State<N>,
+    ) -> Result<(), StepError> {
+        if trajectory.states().last().is_none_or(|last| last.t < s.t) {
+            self.record(trajectory, s)?;
+        }
+        Ok(())
+    }
+
+    /// Records `s` with the control law's inputs there, which must be finite.
+    fn record(&mut self, trajectory: &mut Trajectory<N, M>, s: &State<N>) -> Result<(), StepError> {
         let u = (self.inputs)(s.t, s);
-        trajectory.push(*s, self.model.energy(s, &u));
+        check_finite(s, &u, &T::COORDINATES, &T::INPUTS)?;
+        trajectory.push(*s, u, self.model.energy(s, &u));
+        Ok(())
     }
 }
 

@@ -64,23 +64,21 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
 
 /// The step to take from `t` toward `t_max` with step `h`, and the time it ends at:
 /// exactly `t_max` when the step reaches it (or would leave a sliver shorter than a
-/// hundredth of a step before it).
+/// hundredth of a step before it). The step returned is the gap between the two times as
+/// represented, so that a state is integrated over exactly the time its label advances
+/// (at t = 10¹⁷, t + 10 is t + 16).
 pub(crate) fn clip(t: f64, h: f64, t_max: f64) -> (f64, f64) {
-    let remaining = t_max - t;
-    if remaining <= h * 1.01 {
-        (remaining, t_max)
-    } else {
-        (h, t + h)
-    }
+    let t_next = if t_max - t <= h * 1.01 { t_max } else { t + h };
+    (t_next - t, t_next)
 }
 
 /// [`clip`] for a fixed-step method, which cannot shrink its step: a step too small to
 /// change the time (h below the spacing of floating-point numbers at t) is an error instead
 /// of an endless loop.
 pub(crate) fn fixed_step(t: f64, h: f64, t_max: f64) -> Result<(f64, f64), StepError> {
-    let (h, t_next) = clip(t, h, t_max);
+    let (gap, t_next) = clip(t, h, t_max);
     if t_next > t {
-        Ok((h, t_next))
+        Ok((gap, t_next))
     } else {
         Err(StepError::StepSizeUnderflow { step: h })
     }

@@ -1,35 +1,91 @@
 //! The record of a simulation.
 
 use crate::State;
+use nalgebra::SVector;
 use std::io::{self, Write};
 
-/// The states of a simulated motion, in time order, with the energy function h at each.
+/// The states of a simulated motion, in time order, with the inputs the control law gave
+/// and the energy function h at each.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Trajectory<const N: usize> {
-    coordinates: [&'static str; N],
+pub struct Trajectory<const N: usize, const M: usize = 0> {
+    coordinates: &'static [&'static str; N],
+    input_names: &'static [&'static str; M],
     states: Vec<State<N>>,
+    inputs: Vec<SVector<f64, M>>,
     energies: Vec<f64>,
 }
 
-impl<const N: usize> Trajectory<N> {
-    /// An empty trajectory of a model with these coordinate names.
-    pub fn new(coordinates: [&'static str; N]) -> Self {
+impl<const N: usize, const M: usize> Trajectory<N, M> {
+    /// An empty trajectory of a model with these coordinate and input names.
+    pub fn new(
+        coordinates: &'static [&'static str; N],
+        inputs: &'static [&'static str; M],
+    ) -> Self {
         Trajectory {
             coordinates,
+            input_names: inputs,
             states: Vec::new(),
+            inputs: Vec::new(),
             energies: Vec::new(),
         }
     }
 
-    /// Appends a sample.
-    pub fn push(&mut self, state: State<N>, energy: f64) {
+    /// Appends a sample: the state, the inputs there and the energy function.
+    pub fn push(&mut self, state: State<N>, u: SVector<f64, M>, energy: f64) {
         self.states.push(state);
+        self.inputs.push(u);
         self.energies.push(energy);
     }
 
+    /// The input names, in input order.
+    pub fn input_names(&self) -> &'static [&'static str; M] {
+        self.input_names
+    }
+
+    /// The inputs u at each sample: what the control law returned there.
+    pub fn inputs(&self) -> &[SVector<f64, M>] {
+        &self.inputs
+    }
+
+    /// One value per sample by column name: `t`, a coordinate `x`, its velocity `dot(x)`,
+    /// an input, or `energy` (the names of [`write_csv`](Self::write_csv)'s header).
+    /// `None` for any other name.
+    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
+        let of = |f: &dyn Fn(usize) -> f64| Some((0..self.len()).map(f).collect());
+        let coordinate = |n: &str| self.coordinates.iter().position(|&c| c == n);
+        if name == "t" {
+            return of(&|k| self.states[k].t);
+        }
+        if name == "energy" {
+            return of(&|k| self.energies[k]);
+        }
+        if let Some(i) = coordinate(name) {
+            return of(&|k| self.states[k].q[i]);
+        }
+        if let Some(i) = name
+            .strip_prefix("dot(")
+            .and_then(|n| n.strip_suffix(')'))
+            .and_then(coordinate)
+        {
+            return of(&|k| self.states[k].qd[i]);
+        }
+        let j = self.input_names.iter().position(|&u| u == name)?;
+        of(&|k| self.inputs[k][j])
+    }
+
+    /// `f` of every sample (state and inputs), in order: for example the model's `let`s
+    /// along the whole trajectory, `trajectory.map(|s, u| model.lets(s, u))`.
+    pub fn map<R>(&self, mut f: impl FnMut(&State<N>, &SVector<f64, M>) -> R) -> Vec<R> {
+        self.states
+            .iter()
+            .zip(&self.inputs)
+            .map(|(s, u)| f(s, u))
+            .collect()
+    }
+
     /// The coordinate names, in state order.
-    pub fn coordinates(&self) -> &[&'static str; N] {
-        &self.coordinates
+    pub fn coordinates(&self) -> &'static [&'static str; N] {
+        self.coordinates
     }
 
     /// The recorded states.
@@ -71,10 +127,11 @@ impl<const N: usize> Trajectory<N> {
     /// conservative, time-independent model.
     pub fn energy_drift(&self) -> f64 {
         let h0 = self.energies.first().copied().unwrap_or(0.0);
+        // NaN when any energy is NaN (`f64::max` would skip it).
         self.energies
             .iter()
             .map(|h| (h - h0).abs())
-            .fold(0.0, f64::max)
+            .fold(0.0, |a, b| if b.is_nan() || b > a { b } else { a })
     }
 
     /// The state at time `t` by cubic Hermite interpolation between the samples around it
@@ -116,7 +173,7 @@ impl<const N: usize> Trajectory<N> {
         Some(State::new(t, q, qd))
     }
 
-    /// Writes the trajectory as CSV: a header `t,<coordinates>,dot(<coordinates>),energy`,
+    /// Writes the trajectory as CSV: a header `t,<coordinates>,dot(<coordinates>),<inputs>,energy`,
     /// then one line per sample.
     ///
     /// # Errors
@@ -125,27 +182,80 @@ impl<const N: usize> Trajectory<N> {
     /// # Example
     /// ```
     /// use lagrange_runtime::{simulate::Trajectory, State, SVector};
-    /// let mut tr = Trajectory::new(["x"]);
-    /// tr.push(State::new(0.0, SVector::from([1.0]), SVector::from([0.5])), 2.0);
+    /// let mut tr = Trajectory::new(&["x"], &["f"]);
+    /// tr.push(State::new(0.0, SVector::from([1.0]), SVector::from([0.5])), SVector::from([3.0]), 2.0);
     /// let mut out = Vec::new();
     /// tr.write_csv(&mut out).unwrap();
-    /// assert_eq!(String::from_utf8(out).unwrap(), "t,x,dot(x),energy\n0,1,0.5,2\n");
+    /// assert_eq!(String::from_utf8(out).unwrap(), "t,x,dot(x),f,energy\n0,1,0.5,3,2\n");
     /// ```
-    pub fn write_csv<W: Write>(&self, mut out: W) -> io::Result<()> {
+    pub fn write_csv<W: Write>(&self, out: W) -> io::Result<()> {
+        self.write_csv_with(out, &[])
+    }
+
+    /// [`write_csv`](Self::write_csv) with extra named columns after `energy`, one value
+    /// per sample each: `let`s of the model, say, from [`map`](Self::map).
+    ///
+    /// # Errors
+    /// Any error of the writer; [`io::ErrorKind::InvalidInput`] for a column whose length
+    /// is not the number of samples, or whose name holds a comma, a quote or a line break.
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::{simulate::Trajectory, State, SVector};
+    /// let mut tr = Trajectory::new(&["x"], &[]);
+    /// tr.push(State::new(0.0, SVector::from([1.0]), SVector::from([0.5])), SVector::zeros(), 2.0);
+    /// let height = tr.map(|s, _| 2.0 * s.q[0]);
+    /// let mut out = Vec::new();
+    /// tr.write_csv_with(&mut out, &[("height", &height)]).unwrap();
+    /// assert_eq!(String::from_utf8(out).unwrap(), "t,x,dot(x),energy,height\n0,1,0.5,2,2\n");
+    /// ```
+    pub fn write_csv_with<W: Write>(&self, mut out: W, extra: &[(&str, &[f64])]) -> io::Result<()> {
+        for (name, values) in extra {
+            let invalid = |why: String| Err(io::Error::new(io::ErrorKind::InvalidInput, why));
+            if values.len() != self.len() {
+                return invalid(format!(
+                    "CSV column `{name}` has {} values for {} samples",
+                    values.len(),
+                    self.len()
+                ));
+            }
+            if name.contains([',', '"', '\n', '\r']) {
+                return invalid(format!(
+                    "CSV column name `{name}` holds a separator or quote"
+                ));
+            }
+        }
         write!(out, "t")?;
-        for name in &self.coordinates {
+        for name in self.coordinates {
             write!(out, ",{name}")?;
         }
-        for name in &self.coordinates {
+        for name in self.coordinates {
             write!(out, ",dot({name})")?;
         }
-        writeln!(out, ",energy")?;
-        for (s, h) in self.states.iter().zip(&self.energies) {
+        for name in self.input_names {
+            write!(out, ",{name}")?;
+        }
+        write!(out, ",energy")?;
+        for (name, _) in extra {
+            write!(out, ",{name}")?;
+        }
+        writeln!(out)?;
+        for (k, ((s, u), h)) in self
+            .states
+            .iter()
+            .zip(&self.inputs)
+            .zip(&self.energies)
+            .enumerate()
+        {
             write!(out, "{}", s.t)?;
-            for x in s.q.iter().chain(s.qd.iter()) {
+            for x in s.q.iter().chain(s.qd.iter()).chain(u.iter()) {
                 write!(out, ",{x}")?;
             }
-            writeln!(out, ",{h}")?;
+            write!(out, ",{h}")?;
+            for (_, values) in extra {
+                write!(out, ",{}", values[k])?;
+            }
+            writeln!(out)?;
         }
         out.flush()
     }
