@@ -809,14 +809,19 @@ impl<'l> Gen<'l> {
     /// The statements computing every needed node, then `tail`.
     fn body(&mut self, tail: TokenStream) -> TokenStream {
         self.mark();
-        let mut statements = Vec::new();
+        // Every local is declared by one `let` and assigned once below: a `let` per local
+        // would nest one lexical scope in the next, as deep as the model is large, which
+        // LLVM's debug-info pass recurses through until it overflows its stack.
+        let (mut names, mut types, mut statements) = (Vec::new(), Vec::new(), Vec::new());
         for id in 0..self.l.nodes.len() {
             if self.l.nodes[id].op.literal().is_some() {
                 continue;
             }
             if self.tangent[id] {
                 let (name, code) = (tangent_local(id), self.code(id, true));
-                statements.push(quote!(let #name = #code;));
+                statements.push(quote!(#name = #code;));
+                names.push(name);
+                types.push(quote!(_));
             }
             if self.primal[id] {
                 let name = primal_local(id);
@@ -826,11 +831,17 @@ impl<'l> Gen<'l> {
                 } else {
                     self.code(id, false)
                 };
-                let ty = (self.kind[id] == Kind::Const).then(|| quote!(: f64));
-                statements.push(quote!(let #name #ty = #code;));
+                statements.push(quote!(#name = #code;));
+                names.push(name);
+                types.push(if self.kind[id] == Kind::Const {
+                    quote!(f64)
+                } else {
+                    quote!(_)
+                });
             }
         }
         quote! {
+            let (#(#names,)*): (#(#types,)*);
             #(#statements)*
             #tail
         }

@@ -286,22 +286,35 @@ fn velocity(i: usize) -> Ident {
     internal(&format!("__qd{i}"))
 }
 
-/// Emits the statements, node by node.
+/// Emits the statements, node by node: assignments to locals that are all declared by one
+/// `let` at the top of the function. A `let` per value would nest one lexical scope in the
+/// next, thousands deep in a large model, and LLVM's debug-info pass recurses through
+/// them until it overflows its stack (a crash of rustc with debug info on).
 struct Emit {
     statements: Vec<TokenStream>,
+    declared: Vec<Ident>,
     counter: usize,
 }
 
 impl Emit {
     fn fresh(&mut self) -> Ident {
         self.counter += 1;
-        internal(&format!("__j{}", self.counter))
+        let name = internal(&format!("__j{}", self.counter));
+        self.declared.push(name.clone());
+        name
     }
 
     fn bind(&mut self, code: TokenStream) -> Val {
         let name = self.fresh();
-        self.statements.push(quote!(let #name: f64 = #code;));
+        self.statements.push(quote!(#name = #code;));
         Val::Id(name)
+    }
+
+    /// The one declaration of every local, uninitialized: `let (a, b, …): (f64, f64, …);`.
+    fn declaration(&self) -> TokenStream {
+        let names = &self.declared;
+        let types = names.iter().map(|_| quote!(f64));
+        quote!(let (#(#names,)*): (#(#types,)*);)
     }
 
     /// A sum of terms, each a product of factors; `None` when there are no terms. A single
@@ -367,6 +380,7 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
 
     let mut e = Emit {
         statements: Vec::new(),
+        declared: Vec::new(),
         counter: 0,
     };
     let [t, x] = ["t", "x"].map(internal);
@@ -427,6 +441,7 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     let (ui, qi, vi) = (0..l.inputs.len(), 0..n, 0..n);
     let m = l.inputs.len();
     let statements = &e.statements;
+    let declaration = e.declaration();
     // A small model's equations are inlined into their callers: the result then stays
     // in registers, and what a caller does not use (the momenta, say) is never computed.
     // Larger ones stay one function, compiled once (an `#[inline]` function is compiled
@@ -444,6 +459,7 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
             #( let #inputs: f64 = #x.u[#ui]; )*
             #( let #coords: f64 = #x.q[#qi]; )*
             #( let #velocities: f64 = #x.qd[#vi]; )*
+            #declaration
             #(#statements)*
             #p::eval::Equations {
                 mass: <#p::SMatrix<f64, #n, #n> as #p::From<[[f64; #n]; #n]>>::from([#(#columns),*]),
@@ -567,8 +583,7 @@ fn node(
                 }
             };
             let [v, f1, f2] = [e.fresh(), e.fresh(), e.fresh()];
-            e.statements
-                .push(quote!(let [#v, #f1, #f2]: [f64; 3] = #call;));
+            e.statements.push(quote!([#v, #f1, #f2] = #call;));
             let (f1, f2) = (Val::Id(f1), Val::Id(f2));
             let ca = &comps[a];
             for m in need {
@@ -595,7 +610,7 @@ fn node(
             };
             let names: [Ident; 6] = std::array::from_fn(|_| e.fresh());
             e.statements
-                .push(quote!(let [#(#names),*]: [f64; 6] = #p::jet::#name(#va, #vb);));
+                .push(quote!([#(#names),*] = #p::jet::#name(#va, #vb);));
             let [v, fa, fb, faa, fab, fbb] = names.map(Val::Id);
             let (ca, cb) = (&comps[a], &comps[b]);
             for m in need {

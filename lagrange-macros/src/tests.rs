@@ -1453,9 +1453,10 @@ fn equations_code(tokens: TokenStream, limit: usize) -> Option<String> {
     crate::fast::equations_fn(&lowered, limit).map(|code| code.to_string())
 }
 
-/// The number of `let` statements of the generated code.
+/// The number of statements of the generated code that compute a value (a `let` of an
+/// input, or an assignment to one of the locals declared together).
 fn statements(code: &str) -> usize {
-    code.matches("let ").count()
+    code.matches(" = ").count()
 }
 
 #[test]
