@@ -35,10 +35,50 @@
 //! symmetrized. sign(H) is the limit of Newton's iteration Z ← (Z/c + c Z⁻¹)/2 from Z = H,
 //! with the determinant scaling c = |det Z|^(1/2n) that makes it converge in a few tens of
 //! steps even for eigenvalues of very different magnitudes; it converges quadratically.
-//! The sign function is not backward stable on its own, so, as is customary, up to three
-//! Newton (Kleinman) steps then polish P while they shrink the residual: each solves the
+//! The sign function is not backward stable on its own, so, as is customary, up to six
+//! Newton (Kleinman) steps then polish P while they halve the residual: each solves the
 //! Lyapunov equation (A − GP)ᵀΔ + Δ(A − GP) + Res(P) = 0, again with a sign iteration
-//! (Roberts). The result is checked: A − G P must be stable.
+//! (Roberts). The residual is measured entry by entry against the size of its terms, with
+//! G = FᵀF (F = L⁻¹Bᵀ, R = LLᵀ) and PGP formed as (FP)ᵀ(FP), so that these steps also fix
+//! the small entries of a P whose entries span many orders of magnitude; the size of entry
+//! (i, j) counts as at least the geometric mean of the sizes of the diagonal entries i and
+//! j, since an entry of P that is zero (two decoupled subsystems) or tiny next to Pᵢᵢ and
+//! Pⱼⱼ is only ever computed to rounding errors of the size of those. The result is
+//! checked: A − G P must be stable and that residual below 10⁻⁸.
+//!
+//! # Scaling
+//!
+//! Before the sign iteration the problem is scaled by powers of two, which is exact in
+//! floating point, and the solution is scaled back; so the magnitudes of A, B, Q and R
+//! themselves do not matter, only whether P and K, and the ratios that the problem depends
+//! on, fit in double precision. The transformations, each an exact identity of the CARE:
+//!
+//! - weights: Q → αQ, R → αR give P → αP, K unchanged;
+//! - input: u = β ũ, that is B → Bβ, R → Rβ², give P unchanged, K → K/β;
+//! - states: x = D x̃ for a diagonal D, that is A → D⁻¹AD, B → D⁻¹B, Q → DQD, give
+//!   P → DPD, K → KD (a uniform D = c I trades G against Q: G → G/c², Q → c²Q);
+//! - time: t = τ t̃ multiplies A, G and Q, hence H, by τ; P and K are unchanged.
+//!
+//! B, R and Q are first split into a power of two and a matrix of size about 1, and
+//! G = BR⁻¹Bᵀ is kept in that form (it may be far out of range when P is not). A uniform
+//! state scaling then brings P to about 1 by the scalar estimate
+//! p = (α + √(α² + ‖G‖‖Q‖)) / ‖G‖, α the largest real part of an eigenvalue of A (or 0): for
+//! a stable A the geometric mean √(‖Q‖/‖G‖) of the common practice (Kenney, Laub and Wette)
+//! and 2α/‖G‖ for an unstable A with a weak input. A diagonal state scaling balances the
+//! Hamiltonian, with the symplectic similarity diag(D, D⁻¹) (Benner), and the time scaling
+//! brings its largest entry to about 1. After a solve, when the diagonal of the scaled P is
+//! far from 1 the states are rescaled by it and the problem solved again, a few times at
+//! most: the large entries of P come out right even when the small ones do not, and a P
+//! with a unit diagonal makes the stable subspace [I; P] well conditioned.
+//!
+//! What scaling cannot remove is reported as [`ControlError::BadlyScaled`]: P or K out of
+//! the range of f64, or closed-loop time scales too far apart to resolve in double
+//! precision. The latter happens with a Q very large or an R very small next to A (cheap
+//! control) and fewer inputs than states: some closed-loop modes become as fast as
+//! √(‖G‖‖Q‖) while others stay as slow as A, and the slow part of P is then lost in
+//! rounding. Such a failure is told from a problem without a stabilizing solution by
+//! solving the same problem with Q scaled down to ‖G‖‖Q‖ ≈ ‖A‖², which changes neither
+//! stabilizability nor detectability.
 //!
 //! References: R. Byers, "Solving the algebraic Riccati equation with the matrix sign
 //! function", Linear Algebra Appl. 85 (1987) 267–279; J. D. Roberts, "Linear model
@@ -47,19 +87,23 @@
 //! generalization of the matrix-sign-function solution for algebraic Riccati equations",
 //! Int. J. Control 44 (1986) 823–832; D. L. Kleinman, "On an iterative technique for
 //! Riccati equation computations", IEEE Trans. Autom. Control 13 (1968) 114–115;
-//! N. J. Higham, "Functions of Matrices" (SIAM 2008), ch. 5.
+//! N. J. Higham, "Functions of Matrices" (SIAM 2008), ch. 5; C. Kenney, A. J. Laub and
+//! M. Wette, "A stability-enhancing scaling procedure for Schur-Riccati solvers", Systems
+//! Control Lett. 12 (1989); P. Benner, "Symplectic balancing of Hamiltonian matrices",
+//! SIAM J. Sci. Comput. 22 (2001).
 //!
 //! # Requirements
 //!
-//! - Q symmetric positive semidefinite (the symmetry is checked), R symmetric positive
-//!   definite (checked).
+//! - Q symmetric positive semidefinite (checked: an eigenvalue below −100 n ε ‖Q‖₂ is
+//!   an error, so that the rounding errors of a Q formed as CᵀC pass), R symmetric
+//!   positive definite (checked by its Cholesky factorization).
 //! - (A, B) stabilizable: every unstable mode of A can be moved by the input.
 //! - (Q, A) detectable: every mode of A that Q does not see is stable.
 //!
 //! Under these conditions the stabilizing solution exists, is unique, symmetric and
 //! positive semidefinite. A violation shows as a Hamiltonian eigenvalue on the imaginary
 //! axis (a mode on the axis that is uncontrollable or unobserved) or as a sign matrix from
-//! which no P can be recovered (an unstable mode that the input cannot reach).
+//! which no stabilizing P can be recovered (an unstable mode that the input cannot reach).
 //!
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
@@ -101,19 +145,31 @@ pub enum ControlError {
         /// Which one: `"Q"` or `"R"`.
         matrix: &'static str,
     },
+    /// Q is not positive semidefinite: some state would earn a reward rather than cost, so
+    /// the cost has no minimum, and a solution of the Riccati equation would not be the
+    /// optimal cost. Q counts as semidefinite when its smallest eigenvalue is at least
+    /// −100 n ε ‖Q‖₂ (‖Q‖₂ its largest eigenvalue magnitude, ε the machine epsilon), which
+    /// lets through the rounding errors of a semidefinite Q formed in floating point, such
+    /// as CᵀC.
+    QNotPositiveSemidefinite {
+        /// The smallest eigenvalue of (the symmetric part of) Q.
+        min_eigenvalue: f64,
+    },
     /// R is not positive definite: some input combination would cost nothing, and the
     /// optimal gain would be infinite.
     RNotPositiveDefinite,
-    /// The Hamiltonian matrix has an eigenvalue on the imaginary axis (or numerically
-    /// indistinguishable from it): a mode of A on the axis is uncontrollable by B or unseen
-    /// by Q, so no stabilizing solution exists.
+    /// The Hamiltonian matrix has an eigenvalue on the imaginary axis (or, after scaling,
+    /// numerically indistinguishable from it): a mode of A on the axis is uncontrollable by
+    /// B or unseen by Q, so no stabilizing solution exists.
     ImaginaryAxisEigenvalue {
         /// The eigenvalue of the Hamiltonian closest to the imaginary axis.
         eigenvalue: Complex<f64>,
     },
     /// The sign-function iteration did not converge although no eigenvalue of the
-    /// Hamiltonian was found on the imaginary axis (a badly conditioned problem: try
-    /// scaling the states and inputs to similar magnitudes).
+    /// Hamiltonian was found on the imaginary axis: a badly conditioned problem (for
+    /// instance, eigenvalues of the Hamiltonian very close to the axis). The problem has
+    /// already been scaled (see [Scaling](self#scaling)), so rescaling the states and
+    /// inputs by hand does not help.
     NoConvergence {
         /// Iterations made.
         iterations: usize,
@@ -123,6 +179,20 @@ pub enum ControlError {
     /// There is no stabilizing solution: (A, B) is not stabilizable (an unstable mode of A
     /// that the input cannot move), or the problem is too badly conditioned to tell.
     NoStabilizingSolution,
+    /// The problem is too badly scaled for double precision, even after the automatic
+    /// scaling (see [Scaling](self#scaling)); the magnitudes, not the controllability, are
+    /// the cause. Either a quantity is out of the range of f64: the solution P or the gain
+    /// K overflows, R is so nearly singular that R⁻¹Bᵀ overflows, or one of A, BR⁻¹Bᵀ and Q
+    /// is so much smaller than the others that it underflows and the problem without it
+    /// has no solution. Or (`matrix` is `"P"`) the closed loop has time scales too far
+    /// apart to resolve, typically a Q very large or an R very small next to A with fewer
+    /// inputs than states: the problem with a smaller Q would be solved, but this one's P
+    /// cannot be computed to better than 10⁻⁸ relative residual.
+    BadlyScaled {
+        /// The quantity out of range or unresolved: `"P"`, `"K"`, `"R"`, `"A"`,
+        /// `"BR⁻¹Bᵀ"` or `"Q"`.
+        matrix: &'static str,
+    },
 }
 
 impl fmt::Display for ControlError {
@@ -144,6 +214,10 @@ impl fmt::Display for ControlError {
             ),
             Self::NonFinite { matrix } => write!(f, "{matrix} holds a NaN or an infinity"),
             Self::NotSymmetric { matrix } => write!(f, "{matrix} must be symmetric"),
+            Self::QNotPositiveSemidefinite { min_eigenvalue } => write!(
+                f,
+                "Q must be positive semidefinite, but it has the eigenvalue {min_eigenvalue:e}"
+            ),
             Self::RNotPositiveDefinite => write!(f, "R must be positive definite"),
             Self::ImaginaryAxisEigenvalue { eigenvalue } => write!(
                 f,
@@ -154,11 +228,16 @@ impl fmt::Display for ControlError {
             Self::NoConvergence { iterations, change } => write!(
                 f,
                 "the matrix sign iteration did not converge in {iterations} iterations \
-                 (last relative change {change:e}); try scaling states and inputs"
+                 (last relative change {change:e}): the problem is too badly conditioned"
             ),
             Self::NoStabilizingSolution => write!(
                 f,
                 "the Riccati equation has no stabilizing solution: (A, B) is not stabilizable"
+            ),
+            Self::BadlyScaled { matrix } => write!(
+                f,
+                "the problem is too badly scaled for double precision: {matrix} is out of \
+                 range or unresolved even after scaling"
             ),
         }
     }
@@ -171,11 +250,20 @@ impl std::error::Error for ControlError {}
 ///
 /// A is n × n, B n × m, Q n × n symmetric positive semidefinite, R m × m symmetric positive
 /// definite; (A, B) must be stabilizable and (Q, A) detectable. The method (the matrix sign
-/// function of the Hamiltonian) and its references are in the [module docs](self).
+/// function of the Hamiltonian) and its references are in the [module docs](self). The
+/// problem is first scaled by powers of two, exactly (see [Scaling](self#scaling)), so the
+/// magnitudes of A, B, Q and R do not matter in themselves: what scaling cannot remove (P
+/// or K out of the range of f64, closed-loop time scales too far apart for double
+/// precision) is reported as [`BadlyScaled`].
 ///
 /// # Errors
-/// [`ControlError`] for wrongly shaped, non-finite or asymmetric matrices, an R that is
-/// not positive definite, and problems without a stabilizing solution.
+/// [`ControlError`] for wrongly shaped, non-finite or asymmetric matrices, a Q with a
+/// clearly negative eigenvalue ([`QNotPositiveSemidefinite`]), an R that is not positive
+/// definite, problems without a stabilizing solution, and problems that are too badly
+/// scaled for double precision even after the scaling ([`BadlyScaled`]).
+///
+/// [`QNotPositiveSemidefinite`]: ControlError::QNotPositiveSemidefinite
+/// [`BadlyScaled`]: ControlError::BadlyScaled
 ///
 /// # Example
 /// ```
@@ -197,34 +285,18 @@ pub fn care(
     q: &DMatrix<f64>,
     r: &DMatrix<f64>,
 ) -> Result<DMatrix<f64>, ControlError> {
-    check(a, b, q, r)?;
-    let g = symmetric_part(&(b * r_inverse_times(r, &b.transpose())?));
-    let n = a.nrows();
-    if n == 0 {
-        return Ok(DMatrix::zeros(0, 0));
-    }
-    let mut h = DMatrix::zeros(2 * n, 2 * n);
-    h.view_mut((0, 0), (n, n)).copy_from(a);
-    h.view_mut((0, n), (n, n)).copy_from(&-&g);
-    h.view_mut((n, 0), (n, n)).copy_from(&-q);
-    h.view_mut((n, n), (n, n)).copy_from(&-a.transpose());
-    let w = sign(h)?;
-    let p = refine(a, &g, q, stable_subspace_solution(&w, n)?);
-    if is_stable(&(a - &g * &p)) {
-        Ok(p)
-    } else {
-        Err(ControlError::NoStabilizingSolution)
-    }
+    solve(a, b, q, r)?.p()
 }
 
 /// The linear-quadratic regulator: the gain K = R⁻¹BᵀP of the state feedback u = −K x
 /// that minimises ∫ (xᵀQ x + uᵀR u) dt for ẋ = A x + B u, and the solution P of the
 /// Riccati equation (the optimal cost from x₀ is x₀ᵀP x₀). A − B K is stable.
 ///
-/// The requirements and the method are those of [`care`].
+/// The requirements, the scaling and the method are those of [`care`].
 ///
 /// # Errors
-/// As [`care`].
+/// As [`care`], and [`ControlError::BadlyScaled`] also when K does not fit in double
+/// precision.
 ///
 /// # Example
 /// ```
@@ -244,9 +316,231 @@ pub fn lqr(
     q: &DMatrix<f64>,
     r: &DMatrix<f64>,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
-    let p = care(a, b, q, r)?;
-    let k = r_inverse_times(r, &(b.transpose() * &p))?;
-    Ok((k, p))
+    let solution = solve(a, b, q, r)?;
+    Ok((solution.k()?, solution.p()?))
+}
+
+/// The solution of the scaled Riccati equation and what undoes the scaling.
+struct Solution {
+    /// P̂ = 2^shift D P D with D = diag(2^δ₁, …, 2^δₙ).
+    p: DMatrix<f64>,
+    shift: i32,
+    delta: Vec<i32>,
+    /// R⁻¹Bᵀ = 2^gain_exponent · gain_factor.
+    gain_factor: DMatrix<f64>,
+    gain_exponent: i32,
+}
+
+impl Solution {
+    /// P = 2^−shift D⁻¹ P̂ D⁻¹, entry by entry (exact unless it overflows or underflows).
+    fn p(&self) -> Result<DMatrix<f64>, ControlError> {
+        let n = self.p.nrows();
+        let p = DMatrix::from_fn(n, n, |i, j| {
+            times_pow2(self.p[(i, j)], -self.shift - self.delta[i] - self.delta[j])
+        });
+        all_finite(p, "P")
+    }
+
+    /// K = R⁻¹BᵀP, each term of the product scaled once by its full power of two.
+    fn k(&self) -> Result<DMatrix<f64>, ControlError> {
+        let (m, n) = self.gain_factor.shape();
+        let k = DMatrix::from_fn(m, n, |row, j| {
+            (0..n)
+                .map(|i| {
+                    times_pow2(
+                        self.gain_factor[(row, i)] * self.p[(i, j)],
+                        self.gain_exponent - self.shift - self.delta[i] - self.delta[j],
+                    )
+                })
+                .sum()
+        });
+        all_finite(k, "K")
+    }
+}
+
+/// `x`, or [`ControlError::BadlyScaled`] naming it when it overflowed.
+fn all_finite(x: DMatrix<f64>, matrix: &'static str) -> Result<DMatrix<f64>, ControlError> {
+    if x.iter().all(|v| v.is_finite()) {
+        Ok(x)
+    } else {
+        Err(ControlError::BadlyScaled { matrix })
+    }
+}
+
+/// Checks, scales (see the module docs), and solves the scaled problem.
+fn solve(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    r: &DMatrix<f64>,
+) -> Result<Solution, ControlError> {
+    check(a, b, q, r)?;
+    let (q0, eq) = normalized(q);
+    check_semidefinite(&q0, eq)?;
+    let (b0, eb) = normalized(b);
+    // R = 2^er R₀ with an even er, so that G = BR⁻¹Bᵀ = 2^(2 ef) F₀ᵀF₀ below has an even
+    // exponent too and F₀ can be scaled with G.
+    let er = exponent(r.amax()) & !1;
+    let r0 = r.map(|v| times_pow2(v, -er));
+    let cholesky = symmetric_part(&r0)
+        .cholesky()
+        .ok_or(ControlError::RNotPositiveDefinite)?;
+    // G = 2^(2 eb − er) FᵀF with F = L⁻¹B₀ᵀ (R₀ = LLᵀ), kept as a power of two times a
+    // matrix of moderate size: G itself may be out of the range of f64, and PGP is formed
+    // as (FP)ᵀ(FP), which does not lose the small entries of a graded P to cancellation.
+    let f = cholesky
+        .l()
+        .solve_lower_triangular(&b0.transpose())
+        .ok_or(ControlError::RNotPositiveDefinite)?;
+    let gain_factor = cholesky.solve(&b0.transpose());
+    if !f.iter().chain(gain_factor.iter()).all(|v| v.is_finite()) {
+        // R is positive definite but so close to singular that R⁻¹Bᵀ overflows.
+        return Err(ControlError::BadlyScaled { matrix: "R" });
+    }
+    let (f0, ef) = normalized(&f);
+    let n = a.nrows();
+    let mut solution = Solution {
+        p: DMatrix::zeros(n, n),
+        shift: 0,
+        delta: vec![0; n],
+        gain_factor,
+        gain_exponent: eb - er,
+    };
+    if n == 0 {
+        return Ok(solution);
+    }
+    let blocks = Blocks {
+        a,
+        f0: &f0,
+        ef: eb - er / 2 + ef,
+        q0: &q0,
+        eq,
+    };
+    match blocks.solve() {
+        Ok((p, shift, delta)) => {
+            (solution.p, solution.shift, solution.delta) = (p, shift, delta);
+            Ok(solution)
+        }
+        Err(error @ ControlError::BadlyScaled { matrix }) if matrix != "P" => Err(error),
+        Err(error) => {
+            // Stabilizability and the modes on the axis do not depend on the size of Q
+            // next to R, but the time scales do: with g q ≫ ‖A‖² (a large Q, a small R)
+            // the closed loop has modes as fast as √(g q) beside modes as slow as ‖A‖. If
+            // the same problem with Q scaled down to g q ≈ ‖A‖² has a solution, the
+            // failure was the scaling.
+            let (a_norm, g_norm) = (a.amax(), f0.amax());
+            let taming = 2 * exponent(a_norm) - 2 * blocks.ef - eq;
+            if a_norm == 0.0 || g_norm == 0.0 || q0.amax() == 0.0 || taming > -TAMING {
+                return Err(error);
+            }
+            let tamed = Blocks {
+                eq: eq + taming,
+                ..blocks
+            };
+            match tamed.solve() {
+                Ok(_) => Err(ControlError::BadlyScaled { matrix: "P" }),
+                Err(tamed_error) => Err(tamed_error),
+            }
+        }
+    }
+}
+
+/// How many binary orders of magnitude g q must exceed ‖A‖² before a failure is put down
+/// to the scaling (checked by solving the problem with a smaller Q).
+const TAMING: i32 = 20;
+
+/// Solves allowed, each but the first with the states rescaled by the diagonal of the
+/// previous solution (one rescaling is usually enough).
+const RESCALING_PASSES: usize = 5;
+
+/// The largest [`relative_residual`] accepted of a solution: far above rounding (a solution
+/// refined by Newton steps is within a few ε), far below anything useful.
+const RESIDUAL_TOLERANCE: f64 = 1e-8;
+
+/// The blocks of a scaled Hamiltonian, with G = FᵀF.
+struct Scaled {
+    a: DMatrix<f64>,
+    f: DMatrix<f64>,
+    g: DMatrix<f64>,
+    q: DMatrix<f64>,
+}
+
+/// A − GP, formed as A − Fᵀ(FP).
+fn closed_loop(s: &Scaled, p: &DMatrix<f64>) -> DMatrix<f64> {
+    &s.a - s.f.transpose() * (&s.f * p)
+}
+
+/// AᵀP + PA − PGP + Q, with PGP = (FP)ᵀ(FP).
+fn riccati_residual(s: &Scaled, p: &DMatrix<f64>) -> DMatrix<f64> {
+    let pa = p * &s.a;
+    let fp = &s.f * p;
+    symmetric_part(&(&pa + pa.transpose() - fp.transpose() * fp + &s.q))
+}
+
+/// The largest ratio, entry by entry, of the residual AᵀP + PA − PGP + Q to the size of its
+/// terms, T = |P||A| + |A|ᵀ|P| + |FP|ᵀ|FP| + |Q|, where the size of entry (i, j) is at
+/// least √(Tᵢᵢ Tⱼⱼ), the size of the terms of its row and column. Entry by entry rather than
+/// in norm, because the small entries of a graded P are fixed by equations whose terms are
+/// all small; and with PGP as (FP)ᵀ(FP), because |P||G||P| can be far larger than the terms
+/// that cancel. But not below √(Tᵢᵢ Tⱼⱼ): an entry whose terms are all much smaller, such as
+/// one of the zero entries of P that couple two decoupled subsystems (the axes of a
+/// hovering quadrotor), holds rounding errors of P of size ε √(Pᵢᵢ Pⱼⱼ) — what any
+/// normwise stable method leaves in them — and its residual is as large as its own terms,
+/// however good P. Invariant under the diagonal scalings of the problem, as T → DTD.
+fn relative_residual(s: &Scaled, p: &DMatrix<f64>) -> f64 {
+    let residual = riccati_residual(s, p);
+    let pa = p.abs() * s.a.abs();
+    let fp = (&s.f * p).abs();
+    let terms = &pa + pa.transpose() + fp.transpose() * fp + s.q.abs();
+    let diagonal: Vec<f64> = terms.diagonal().iter().map(|t| t.sqrt()).collect();
+    residual
+        .iter()
+        .zip(terms.iter())
+        .enumerate()
+        .map(|(index, (r, t))| {
+            // Column-major: entry (index % n, index / n).
+            let (i, j) = (index % terms.nrows(), index / terms.nrows());
+            if *r == 0.0 {
+                0.0
+            } else {
+                r.abs() / t.max(diagonal[i] * diagonal[j])
+            }
+        })
+        .fold(0.0, |worst, ratio| {
+            if ratio.is_nan() {
+                f64::INFINITY
+            } else {
+                worst.max(ratio)
+            }
+        })
+}
+
+/// A solution of a scaled Riccati equation and how good it is.
+struct Attempt {
+    p: DMatrix<f64>,
+    /// Its [`relative_residual`].
+    residual: f64,
+    /// Whether A − GP is stable.
+    stable: bool,
+}
+
+/// The solution of a scaled Riccati equation by the sign function of its Hamiltonian,
+/// refined by Newton steps; an error when the sign function does not converge or no P can
+/// be recovered from it.
+fn attempt(s: &Scaled) -> Result<Attempt, ControlError> {
+    let n = s.a.nrows();
+    let mut h = DMatrix::zeros(2 * n, 2 * n);
+    h.view_mut((0, 0), (n, n)).copy_from(&s.a);
+    h.view_mut((0, n), (n, n)).copy_from(&-&s.g);
+    h.view_mut((n, 0), (n, n)).copy_from(&-&s.q);
+    h.view_mut((n, n), (n, n)).copy_from(&-s.a.transpose());
+    let w = sign(h)?;
+    let p = refine(s, stable_subspace_solution(&w, n)?);
+    Ok(Attempt {
+        residual: relative_residual(s, &p),
+        stable: is_stable(&closed_loop(s, &p)),
+        p,
+    })
 }
 
 /// Shapes, finiteness and symmetry of the four matrices.
@@ -287,16 +581,312 @@ fn check(
     Ok(())
 }
 
-/// R⁻¹ X by a Cholesky factorization, which also checks that R is positive definite.
-fn r_inverse_times(r: &DMatrix<f64>, x: &DMatrix<f64>) -> Result<DMatrix<f64>, ControlError> {
-    let cholesky = symmetric_part(r)
-        .cholesky()
-        .ok_or(ControlError::RNotPositiveDefinite)?;
-    Ok(cholesky.solve(x))
+/// How far below zero, in units of n ε ‖Q‖₂, the smallest eigenvalue of Q may lie and Q
+/// still count as positive semidefinite: the eigenvalues of a semidefinite Q formed in
+/// floating point (CᵀC, say) and those computed by the eigensolver err by a few n ε ‖Q‖₂.
+const SEMIDEFINITE_TOLERANCE: f64 = 100.0;
+
+/// Whether Q = 2^eq Q₀ is positive semidefinite up to rounding (see
+/// [`SEMIDEFINITE_TOLERANCE`]), by the eigenvalues of its symmetric part.
+fn check_semidefinite(q0: &DMatrix<f64>, eq: i32) -> Result<(), ControlError> {
+    let n = q0.nrows();
+    if n == 0 {
+        return Ok(());
+    }
+    let eigenvalues = symmetric_part(q0).symmetric_eigenvalues();
+    let smallest = eigenvalues.min();
+    let norm = eigenvalues.amax();
+    if smallest < -SEMIDEFINITE_TOLERANCE * n as f64 * f64::EPSILON * norm {
+        return Err(ControlError::QNotPositiveSemidefinite {
+            min_eigenvalue: times_pow2(smallest, eq),
+        });
+    }
+    Ok(())
 }
 
 fn symmetric_part(x: &DMatrix<f64>) -> DMatrix<f64> {
     (x + x.transpose()) * 0.5
+}
+
+/// The exponent e of 2^e ≤ x < 2^(e+1) for a positive x (up to rounding, which does not
+/// matter here), and 0 for 0.
+fn exponent(x: f64) -> i32 {
+    if x > 0.0 {
+        x.log2().floor() as i32
+    } else {
+        0
+    }
+}
+
+/// x · 2^k, exact unless the result overflows or underflows, for any k (in steps that each
+/// stay within the exponent range of f64).
+fn times_pow2(mut x: f64, mut k: i32) -> f64 {
+    const STEP: i32 = 1000;
+    while k > STEP && x != 0.0 && x.is_finite() {
+        x *= 2f64.powi(STEP);
+        k -= STEP;
+    }
+    while k < -STEP && x != 0.0 && x.is_finite() {
+        x *= 2f64.powi(-STEP);
+        k += STEP;
+    }
+    if k.abs() > STEP {
+        // x is zero or infinite.
+        return x;
+    }
+    x * 2f64.powi(k)
+}
+
+/// (x₀, e) with x = 2^e x₀ and the largest entry of x₀ in [1, 2).
+fn normalized(x: &DMatrix<f64>) -> (DMatrix<f64>, i32) {
+    let e = exponent(x.amax());
+    (x.map(|v| times_pow2(v, -e)), e)
+}
+
+/// The blocks of the Hamiltonian: A, G = 2^(2 ef) F₀ᵀF₀ and Q = 2^eq Q₀, with F₀ and Q₀
+/// of size about 1.
+struct Blocks<'a> {
+    a: &'a DMatrix<f64>,
+    f0: &'a DMatrix<f64>,
+    ef: i32,
+    q0: &'a DMatrix<f64>,
+    eq: i32,
+}
+
+impl Blocks<'_> {
+    /// The uniform part of the state scaling: the exponent `shift` that brings
+    /// P̂ = 2^shift P to about 1, by the scalar estimate p = (α + √(α² + g q)) / g with α ≥ 0
+    /// the largest real part of an eigenvalue of A (or 0), g = ‖G‖ and q = ‖Q‖: for a stable
+    /// or marginal A the geometric mean √(q/g), which balances 2^−shift G against 2^shift Q,
+    /// for an unstable A and a weak input about 2α/g. When G = 0 (a Lyapunov equation),
+    /// q / 2‖A‖.
+    fn magnitude(&self) -> i32 {
+        let (a0, ea) = normalized(self.a);
+        let eg = 2 * self.ef;
+        let (g_zero, q_zero) = (self.f0.amax() == 0.0, self.q0.amax() == 0.0);
+        // α = 2^ea α₀.
+        let alpha0 = Schur::try_new(a0.clone(), f64::EPSILON, 10_000)
+            .and_then(|schur| {
+                schur
+                    .complex_eigenvalues()
+                    .iter()
+                    .map(|e| e.re)
+                    .reduce(f64::max)
+            })
+            .unwrap_or(0.0);
+        let log_p = match (g_zero, q_zero) {
+            (false, false) if alpha0 > 0.0 => {
+                (ea + exponent(alpha0) - eg + 1).max((self.eq - eg).div_euclid(2))
+            }
+            (false, false) => (self.eq - eg).div_euclid(2),
+            (false, true) if alpha0 > 0.0 => ea + exponent(alpha0) - eg + 1,
+            (true, false) if a0.amax() > 0.0 => self.eq - ea - 1,
+            _ => 0,
+        };
+        -log_p
+    }
+
+    /// The blocks scaled by the state scaling S = 2^(shift/2) diag(2^δ) and the time
+    /// scaling 2^time: 2^time S⁻¹AS, 2^(time/2) F S⁻¹ (so Ĝ = 2^time S⁻¹GS⁻¹) and
+    /// 2^time SQS, each entry multiplied once by its power of two. `time` is adjusted so
+    /// that the largest entry is about 1 (and time − shift stays even).
+    fn scaled(&self, shift: i32, time: &mut i32, delta: &[i32]) -> Result<Scaled, ControlError> {
+        let (m, n) = self.f0.shape();
+        let build = |time: i32| {
+            let half = (time - shift) / 2;
+            let f = DMatrix::from_fn(m, n, |k, j| {
+                times_pow2(self.f0[(k, j)], self.ef + half - delta[j])
+            });
+            Scaled {
+                a: DMatrix::from_fn(n, n, |i, j| {
+                    times_pow2(self.a[(i, j)], time + delta[j] - delta[i])
+                }),
+                g: symmetric_part(&f.tr_mul(&f)),
+                f,
+                q: DMatrix::from_fn(n, n, |i, j| {
+                    times_pow2(
+                        self.q0[(i, j)],
+                        self.eq + time + shift + delta[i] + delta[j],
+                    )
+                }),
+            }
+        };
+        let even = |time: i32| time - (time - shift).rem_euclid(2);
+        *time = even(*time);
+        let mut scaled = build(*time);
+        for _ in 0..4 {
+            let largest = [&scaled.a, &scaled.g, &scaled.q]
+                .iter()
+                .map(|x| x.amax())
+                .fold(0.0, f64::max);
+            let e = if largest.is_finite() {
+                exponent(largest)
+            } else {
+                1000
+            };
+            if largest == 0.0 || e.abs() <= 1 {
+                break;
+            }
+            *time = even(*time - e);
+            scaled = build(*time);
+        }
+        for (matrix, x) in [("A", &scaled.a), ("BR⁻¹Bᵀ", &scaled.g), ("Q", &scaled.q)] {
+            if !x.iter().all(|v| v.is_finite()) {
+                return Err(ControlError::BadlyScaled { matrix });
+            }
+        }
+        Ok(scaled)
+    }
+
+    /// The solution P̂ of the scaled problem with the exponents `shift` and δ of its state
+    /// scaling: balancing, then solves while P̂'s diagonal is far from 1, rescaling the
+    /// states by it before the next. A P̂ whose entries differ much in size (the stable
+    /// subspace, the range of [I; P̂], nearly containing a coordinate vector) is what limits
+    /// the accuracy of the sign function, and its large entries are right even when its
+    /// small ones are not.
+    fn solve(&self) -> Result<(DMatrix<f64>, i32, Vec<i32>), ControlError> {
+        let n = self.a.nrows();
+        let shift = self.magnitude();
+        let mut time = 0;
+        let mut delta = {
+            let mut scaled = self.scaled(shift, &mut time, &vec![0; n])?;
+            balance(&mut scaled.a, &mut scaled.g, &mut scaled.q)
+        };
+        for pass in 0..RESCALING_PASSES {
+            let scaled = self.scaled(shift, &mut time, &delta)?;
+            let attempt = match attempt(&scaled) {
+                Ok(attempt) => attempt,
+                // After a rescaling, the failure is the problem's scaling.
+                Err(_) if pass > 0 => return Err(ControlError::BadlyScaled { matrix: "P" }),
+                Err(error) => return Err(self.explain(&scaled, error, time)),
+            };
+            // The state scaling that would give P̂ a unit diagonal.
+            let correction: Vec<i32> = attempt
+                .p
+                .diagonal()
+                .iter()
+                .map(|&d| {
+                    if d > 0.0 {
+                        -(d.log2() / 2.0).round() as i32
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let settled = correction.iter().all(|e| e.abs() <= 2) || pass + 1 == RESCALING_PASSES;
+            if !settled {
+                for (d, e) in delta.iter_mut().zip(&correction) {
+                    *d += e;
+                }
+                continue;
+            }
+            return if attempt.stable && attempt.residual <= RESIDUAL_TOLERANCE {
+                Ok((attempt.p, shift, delta))
+            } else if pass == 0 && !attempt.stable {
+                Err(ControlError::NoStabilizingSolution)
+            } else {
+                // An unstable closed loop after a rescaling, or a residual far above
+                // rounding: the parts of P fixed by the slow time scales are lost in the
+                // fast ones.
+                Err(ControlError::BadlyScaled { matrix: "P" })
+            };
+        }
+        unreachable!("the last pass returns")
+    }
+
+    /// The error to report for a failure of the scaled problem `s`: [`BadlyScaled`] if one
+    /// of its blocks is not zero but underflowed (so that the problem solved was not the
+    /// one posed), else the failure, with an eigenvalue scaled back to the time of H.
+    ///
+    /// [`BadlyScaled`]: ControlError::BadlyScaled
+    fn explain(&self, s: &Scaled, error: ControlError, time: i32) -> ControlError {
+        let lost = [
+            ("A", self.a, &s.a),
+            ("BR⁻¹Bᵀ", self.f0, &s.g),
+            ("Q", self.q0, &s.q),
+        ]
+        .into_iter()
+        .find(|(_, x, x_s)| x.amax() > 0.0 && x_s.amax() < f64::MIN_POSITIVE);
+        match (lost, error) {
+            (Some((matrix, _, _)), _) => ControlError::BadlyScaled { matrix },
+            (None, ControlError::ImaginaryAxisEigenvalue { eigenvalue }) => {
+                ControlError::ImaginaryAxisEigenvalue {
+                    eigenvalue: Complex::new(
+                        times_pow2(eigenvalue.re, -time),
+                        times_pow2(eigenvalue.im, -time),
+                    ),
+                }
+            }
+            (None, error) => error,
+        }
+    }
+}
+
+/// Sweeps allowed to the balancing; it usually settles in a few, badly scaled problems
+/// take some tens.
+const BALANCING_SWEEPS: usize = 200;
+
+/// Symplectic balancing of the Hamiltonian [[A, −G], [−Q, −Aᵀ]] (Benner): exponents δ
+/// of the state scaling D = diag(2^δ), the similarity by diag(D, D⁻¹) that maps A, G, Q to
+/// D⁻¹AD, D⁻¹GD⁻¹, DQD, chosen in the manner of Parlett and Reinsch: one state at a time,
+/// the power of two that minimises the sum of the magnitudes of the entries it changes,
+/// taken when that sum drops by 5 %. The blocks are scaled in place.
+fn balance(a: &mut DMatrix<f64>, g: &mut DMatrix<f64>, q: &mut DMatrix<f64>) -> Vec<i32> {
+    let n = a.nrows();
+    let mut delta = vec![0; n];
+    for _ in 0..BALANCING_SWEEPS {
+        let mut changed = false;
+        for j in 0..n {
+            let column = |x: &DMatrix<f64>| -> f64 {
+                (0..n).filter(|&i| i != j).map(|i| x[(i, j)].abs()).sum()
+            };
+            let row = |x: &DMatrix<f64>| -> f64 {
+                (0..n).filter(|&i| i != j).map(|i| x[(j, i)].abs()).sum()
+            };
+            // Entries of H multiplied by 2^k: column j of A (twice in H, in A and in −Aᵀ)
+            // and of Q (off the diagonal twice, in column j and row n + j), Q_jj by 4^k;
+            // divided by 2^k: row j of A and of G likewise, G_jj by 4^k.
+            let up = [2.0 * (column(a) + column(q)), q[(j, j)].abs()];
+            let down = [2.0 * (row(a) + row(g)), g[(j, j)].abs()];
+            let (total_up, total_down) = (up[0] + up[1], down[0] + down[1]);
+            if total_up == 0.0 || total_down == 0.0 {
+                continue;
+            }
+            let cost = |k: i32| {
+                times_pow2(up[0], k)
+                    + times_pow2(up[1], 2 * k)
+                    + times_pow2(down[0], -k)
+                    + times_pow2(down[1], -2 * k)
+            };
+            // Near the minimum of the convex cost, then to it.
+            let mut k = ((total_down.log2() - total_up.log2()) / 2.0).round() as i32;
+            while cost(k + 1) < cost(k) {
+                k += 1;
+            }
+            while cost(k - 1) < cost(k) {
+                k -= 1;
+            }
+            if k == 0 || cost(k) >= 0.95 * cost(0) {
+                continue;
+            }
+            for i in (0..n).filter(|&i| i != j) {
+                a[(i, j)] = times_pow2(a[(i, j)], k);
+                a[(j, i)] = times_pow2(a[(j, i)], -k);
+                for (x, sign) in [(&mut *q, 1), (&mut *g, -1)] {
+                    x[(i, j)] = times_pow2(x[(i, j)], sign * k);
+                    x[(j, i)] = times_pow2(x[(j, i)], sign * k);
+                }
+            }
+            q[(j, j)] = times_pow2(q[(j, j)], 2 * k);
+            g[(j, j)] = times_pow2(g[(j, j)], -2 * k);
+            delta[j] += k;
+            changed = true;
+        }
+        if !changed {
+            break;
+        }
+    }
+    delta
 }
 
 /// Iterations allowed to the sign function; with determinant scaling it needs about 10
@@ -390,44 +980,27 @@ fn stable_subspace_solution(w: &DMatrix<f64>, n: usize) -> Result<DMatrix<f64>, 
     Ok(symmetric_part(&p))
 }
 
-/// AᵀP + PA − PGP + Q.
-fn riccati_residual(
-    a: &DMatrix<f64>,
-    g: &DMatrix<f64>,
-    q: &DMatrix<f64>,
-    p: &DMatrix<f64>,
-) -> DMatrix<f64> {
-    let pa = p * a;
-    symmetric_part(&(&pa + pa.transpose() - p * g * p + q))
-}
-
 /// Newton steps on the Riccati equation from `p` (Kleinman's iteration, started from the
 /// sign function's solution): with A_c = A − G P, the correction Δ solves the Lyapunov
 /// equation A_cᵀΔ + ΔA_c + Res(P) = 0. Each step squares the error of an accurate
-/// enough P; they are kept while they shrink the residual.
-fn refine(
-    a: &DMatrix<f64>,
-    g: &DMatrix<f64>,
-    q: &DMatrix<f64>,
-    mut p: DMatrix<f64>,
-) -> DMatrix<f64> {
-    const STEPS: usize = 3;
-    let mut residual = riccati_residual(a, g, q, &p);
+/// enough P; they are kept while they halve the [`relative_residual`], which also
+/// recovers the small entries of a graded P that the sign function got wrong.
+fn refine(s: &Scaled, mut p: DMatrix<f64>) -> DMatrix<f64> {
+    const STEPS: usize = 6;
+    let mut size = relative_residual(s, &p);
     for _ in 0..STEPS {
-        let size = residual.amax();
-        if size == 0.0 {
+        if size <= f64::EPSILON {
             break;
         }
-        let Some(delta) = lyapunov(&(a - g * &p), &residual) else {
+        let Some(delta) = lyapunov(&closed_loop(s, &p), &riccati_residual(s, &p)) else {
             break;
         };
         let next = symmetric_part(&(&p + delta));
-        let next_residual = riccati_residual(a, g, q, &next);
-        let shrunk = next_residual.amax() < 0.5 * size;
-        if !shrunk {
+        let next_size = relative_residual(s, &next);
+        if next_size >= 0.5 * size || next_size.is_nan() {
             break;
         }
-        (p, residual) = (next, next_residual);
+        (p, size) = (next, next_size);
     }
     p
 }
@@ -574,6 +1147,115 @@ mod tests {
         }
     }
 
+    /// The quadrotor of `examples/quadrotor.rs` linearized at hover: states (x, y, z, yaw,
+    /// pitch, roll) and their rates, inputs (thrust, mx, my, mz). A is nilpotent (a 12-fold
+    /// eigenvalue 0), the gravity couples the tilts to the horizontal accelerations.
+    fn quadrotor() -> [DMatrix<f64>; 4] {
+        let mut a = DMatrix::zeros(12, 12);
+        for i in 0..6 {
+            a[(i, 6 + i)] = 1.0;
+        }
+        a[(6, 4)] = 9.81;
+        a[(7, 5)] = -9.81;
+        let mut b = DMatrix::zeros(12, 4);
+        b[(8, 0)] = 0.8333333333333334;
+        b[(9, 3)] = 47.619047619047606;
+        b[(10, 2)] = 76.9230769230769;
+        b[(11, 1)] = 90.90909090909092;
+        let diag = |v: &[f64]| DMatrix::from_diagonal(&nalgebra::DVector::from_row_slice(v));
+        let q = diag(&[
+            1.0, 1.0, 1.0, 4.0, 11.0, 11.0, 1.0, 1.0, 1.0, 0.25, 0.25, 0.25,
+        ]);
+        let r = diag(&[0.25, 400.0, 400.0, 400.0]);
+        [a, b, q, r]
+    }
+
+    /// Ok, a small residual relative to the terms of the equation, P symmetric positive
+    /// definite and A − BK stable.
+    fn assert_good_design(
+        what: &str,
+        a: &DMatrix<f64>,
+        b: &DMatrix<f64>,
+        q: &DMatrix<f64>,
+        r: &DMatrix<f64>,
+    ) {
+        let (k, p) = lqr(a, b, q, r).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        let g = b * r.clone().try_inverse().unwrap() * b.transpose();
+        let residual = a.transpose() * &p + &p * a - &p * g * &p + q;
+        assert!(
+            residual.amax() < 1e-10 * q.amax(),
+            "{what}: residual {residual:e}"
+        );
+        assert!(relative_residual(a, b, q, r, &p) < 1e-12, "{what}");
+        assert_eq!(p, p.transpose(), "{what}");
+        assert!(p.symmetric_eigenvalues().min() > 0.0, "{what}: P = {p}");
+        let closed = (a - b * &k).complex_eigenvalues();
+        assert!(closed.iter().all(|e| e.re < 0.0), "{what}: {closed}");
+    }
+
+    #[test]
+    fn quadrotor_at_hover() {
+        let [a, b, q, r] = quadrotor();
+        assert_good_design("quadrotor", &a, &b, &q, &r);
+    }
+
+    #[test]
+    fn decoupled_nilpotent_and_marginal_systems() {
+        // Three double integrators ẍᵢ = bᵢ uᵢ with their own scales, Q = diag(qᵢ, qᵢ),
+        // R = diag(rᵢ), with the states ordered as `linearize` gives them, positions then
+        // velocities: A nilpotent, and P and K block diagonal after a permutation, their
+        // entries between the blocks exactly zero.
+        let blocks = [(1.0, 1.0, 1.0), (4.0, 0.01, 100.0), (0.25, 30.0, 1e-3)];
+        let mut a = DMatrix::zeros(6, 6);
+        let mut b = DMatrix::zeros(6, 3);
+        let mut q = DMatrix::zeros(6, 6);
+        let mut r = DMatrix::zeros(3, 3);
+        for (i, &(qi, ri, bi)) in blocks.iter().enumerate() {
+            a[(i, 3 + i)] = 1.0;
+            b[(3 + i, i)] = bi;
+            q[(i, i)] = qi;
+            q[(3 + i, 3 + i)] = qi;
+            r[(i, i)] = ri;
+        }
+        assert_good_design("double integrators", &a, &b, &q, &r);
+        let (k, p) = lqr(&a, &b, &q, &r).unwrap();
+        for (i, &(qi, ri, bi)) in blocks.iter().enumerate() {
+            let (want_p, want_k) = double_integrator_closed_form(qi, ri, bi);
+            let block = m(
+                2,
+                2,
+                &[p[(i, i)], p[(i, 3 + i)], p[(3 + i, i)], p[(3 + i, 3 + i)]],
+            );
+            assert!(entrywise_error(&block, &want_p) < 1e-12, "P = {p:e}");
+            let gain = m(1, 2, &[k[(i, i)], k[(i, 3 + i)]]);
+            assert!(entrywise_error(&gain, &want_k) < 1e-12, "K = {k:e}");
+        }
+        // Between the blocks, rounding errors only.
+        for i in 0..6 {
+            for j in (0..6).filter(|j| j % 3 != i % 3) {
+                let size = (p[(i, i)] * p[(j, j)]).sqrt();
+                assert!(p[(i, j)].abs() < 1e-12 * size, "P = {p:e}");
+            }
+        }
+        // A triple integrator driven by one input beside an undamped oscillator and a
+        // double integrator driven by two: eigenvalues 0 (fivefold) and ±2i.
+        let mut a = DMatrix::zeros(7, 7);
+        a[(0, 1)] = 1.0;
+        a[(1, 2)] = 1.0;
+        a[(3, 4)] = 2.0;
+        a[(4, 3)] = -2.0;
+        a[(5, 6)] = 1.0;
+        let mut b = DMatrix::zeros(7, 2);
+        b[(2, 0)] = 5.0;
+        b[(4, 1)] = 0.5;
+        b[(6, 1)] = 20.0;
+        let q = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![
+            10.0, 1.0, 0.1, 1.0, 1.0, 100.0, 0.01,
+        ]));
+        let r = m(2, 2, &[0.5, 0.0, 0.0, 2.0]);
+        assert_good_design("integrator chains and an oscillator", &a, &b, &q, &r);
+    }
+
     #[test]
     fn stiff_spectrum() {
         // Eigenvalues from 1e-3 to 1e3: the determinant scaling keeps the iteration short.
@@ -669,6 +1351,299 @@ mod tests {
     }
 
     #[test]
+    fn indefinite_q_is_rejected() {
+        // With Q = −1/2 the "solution" would be P = −1 + 1/√2 < 0: no longer a cost.
+        let (a, b, r) = (m(1, 1, &[-1.0]), m(1, 1, &[1.0]), m(1, 1, &[1.0]));
+        assert_eq!(
+            care(&a, &b, &m(1, 1, &[-0.5]), &r),
+            Err(ControlError::QNotPositiveSemidefinite {
+                min_eigenvalue: -0.5
+            })
+        );
+        // Eigenvalues 3 and −1, on the double integrator, through lqr.
+        let a = m(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+        let b = m(2, 1, &[0.0, 1.0]);
+        let q = m(2, 2, &[1.0, 2.0, 2.0, 1.0]);
+        let err = lqr(&a, &b, &q, &r);
+        let Err(ControlError::QNotPositiveSemidefinite { min_eigenvalue }) = err else {
+            panic!("{err:?}");
+        };
+        assert!((min_eigenvalue + 1.0).abs() < 1e-14, "{min_eigenvalue}");
+        // Huge or tiny magnitudes do not change the verdict or the reported eigenvalue.
+        let err = care(&a, &b, &(&q * 1e300), &r);
+        let Err(ControlError::QNotPositiveSemidefinite { min_eigenvalue }) = err else {
+            panic!("{err:?}");
+        };
+        assert!(
+            (min_eigenvalue / 1e300 + 1.0).abs() < 1e-14,
+            "{min_eigenvalue}"
+        );
+        // Beyond the tolerance (100 n ε ‖Q‖ ≈ 4.4e-14 here), however slightly.
+        assert_eq!(
+            care(&a, &b, &m(2, 2, &[1.0, 0.0, 0.0, -1e-12]), &r),
+            Err(ControlError::QNotPositiveSemidefinite {
+                min_eigenvalue: -1e-12
+            })
+        );
+    }
+
+    #[test]
+    fn semidefinite_q_with_rounding_noise_is_accepted() {
+        // Q = CᵀC of rank 1: its computed eigenvalues include a negative one at rounding
+        // level, which must not be taken for indefiniteness.
+        let [a, b, _, r] = four_states(1, 2);
+        let mut x = uniform(1);
+        let c = DMatrix::from_fn(1, 4, |_, _| x());
+        let q = c.transpose() * &c;
+        let smallest = q.symmetric_eigenvalues().min();
+        assert!(smallest < 0.0 && smallest > -1e-15, "{smallest}");
+        let (k, p) = lqr(&a, &b, &q, &r).unwrap();
+        assert!(relative_residual(&a, &b, &q, &r, &p) < 1e-12);
+        assert!(p.symmetric_eigenvalues().min() > 0.0, "P = {p}");
+        let closed = (&a - &b * &k).complex_eigenvalues();
+        assert!(closed.iter().all(|e| e.re < 0.0), "{closed}");
+        // An eigenvalue below zero but within the tolerance is accepted too.
+        let a = m(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+        let b = m(2, 1, &[0.0, 1.0]);
+        let q = m(2, 2, &[1.0, 0.0, 0.0, -1e-15]);
+        let p = care(&a, &b, &q, &m(1, 1, &[1.0])).unwrap();
+        // Nearly P for Q = diag(1, 0): [[√2, 1], [1, √2]].
+        let s2 = 2f64.sqrt();
+        assert!(
+            (&p - m(2, 2, &[s2, 1.0, 1.0, s2])).amax() < 1e-14,
+            "P = {p}"
+        );
+    }
+
+    /// P and K of the double integrator ẋ₁ = x₂, ẋ₂ = b u with Q = q I, R = r: the CARE's
+    /// entries read q = p₁₂² b²/r, p₁₁ = p₁₂ p₂₂ b²/r, 2 p₁₂ + q = p₂₂² b²/r, so with
+    /// s = √(q r)/b: p₁₂ = s, p₂₂ = (√r/b) √(q + 2s), p₁₁ = √q √(q + 2s), and
+    /// K = (b/r) [p₁₂, p₂₂] = [√(q/r), √((q + 2s)/r)]. Written so that no intermediate
+    /// leaves the range of f64 when P and K do not.
+    fn double_integrator_closed_form(q: f64, r: f64, b: f64) -> (DMatrix<f64>, DMatrix<f64>) {
+        let s = q.sqrt() * r.sqrt() / b;
+        let t = (q + 2.0 * s).sqrt();
+        let p = m(2, 2, &[q.sqrt() * t, s, s, r.sqrt() / b * t]);
+        let k = m(1, 2, &[q.sqrt() / r.sqrt(), t / r.sqrt()]);
+        (p, k)
+    }
+
+    /// The largest entry-by-entry relative difference.
+    fn entrywise_error(x: &DMatrix<f64>, want: &DMatrix<f64>) -> f64 {
+        x.iter()
+            .zip(want.iter())
+            .map(|(x, w)| ((x - w) / w).abs())
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn badly_scaled_double_integrators_match_the_closed_form() {
+        let a = m(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+        for (q, r, b) in [
+            (1.0, 1.0, 1.0),
+            // The three from the report: a cheap input, a heavy Q, a weak actuator.
+            (1.0, 1e-30, 1.0),
+            (1e200, 1.0, 1.0),
+            (1.0, 1.0, 1e-150),
+            // Time scales 1 and 10²⁵ apart in the closed loop; P graded by 10²⁵.
+            (1e50, 1.0, 1.0),
+            // BR⁻¹Bᵀ = 1e-400 is not a double, but P (up to 1.4e300) and K are.
+            (1.0, 1.0, 1e-200),
+            (1e-200, 1.0, 1.0),
+            (1.0, 1e-300, 1.0),
+            (1.0, 1e300, 1.0),
+            (3e-7, 2e5, 7e40),
+        ] {
+            let (want_p, want_k) = double_integrator_closed_form(q, r, b);
+            let (k, p) = lqr(
+                &a,
+                &m(2, 1, &[0.0, b]),
+                &(DMatrix::identity(2, 2) * q),
+                &m(1, 1, &[r]),
+            )
+            .unwrap_or_else(|e| panic!("q = {q:e}, r = {r:e}, b = {b:e}: {e}"));
+            assert!(
+                entrywise_error(&p, &want_p) < 1e-13 && entrywise_error(&k, &want_k) < 1e-13,
+                "q = {q:e}, r = {r:e}, b = {b:e}: P = {p:e} want {want_p:e}, K = {k:e} want {want_k:e}"
+            );
+            assert_eq!(p, p.transpose());
+        }
+    }
+
+    #[test]
+    fn badly_scaled_scalars_match_the_closed_form() {
+        // ṗ-free scalar CARE 2ap − p²b²/r + q = 0: p = (a + √(a² + b²q/r)) r/b².
+        for (a, b, q, r) in [
+            (1.0, 1e-150, 1.0, 1.0),
+            (-3.0, 1e-170, 1e-100, 1.0),
+            (2.0, 1.0, 1e250, 1e-50),
+            (0.5, 1e100, 1e-200, 1e150),
+        ] {
+            let (k, p) = lqr(
+                &m(1, 1, &[a]),
+                &m(1, 1, &[b]),
+                &m(1, 1, &[q]),
+                &m(1, 1, &[r]),
+            )
+            .unwrap_or_else(|e| panic!("a = {a}, b = {b:e}, q = {q:e}, r = {r:e}: {e}"));
+            let x = b * q.sqrt() / r.sqrt();
+            let root = a.hypot(x);
+            // For a < 0 the root cancels: use a + √(a² + x²) = x²/(√(a² + x²) − a), and
+            // x² r/b² = q.
+            let want = if a >= 0.0 {
+                (a + root) * (r / b) / b
+            } else {
+                q / (root - a)
+            };
+            assert!(
+                ((p[(0, 0)] - want) / want).abs() < 1e-13,
+                "a = {a}, b = {b:e}: P = {p}, want {want:e}"
+            );
+            let want_k = want * (b / r);
+            assert!(((k[(0, 0)] - want_k) / want_k).abs() < 1e-13, "K = {k}");
+        }
+    }
+
+    #[test]
+    fn scaling_the_weights_or_the_input_is_exact() {
+        let [a, b, q, r] = four_states(1, 2);
+        let (k, p) = lqr(&a, &b, &q, &r).unwrap();
+        // P(αQ, αR) = αP and K(αQ, αR) = K; with α a power of two, to the last bit.
+        let alpha = 2f64.powi(-100);
+        let (k2, p2) = lqr(&a, &b, &(&q * alpha), &(&r * alpha)).unwrap();
+        assert_eq!(p2, &p * alpha);
+        assert_eq!(k2, k);
+        // u = β ũ: B → Bβ, R → Rβ² leave P and scale K by 1/β.
+        let beta = 2f64.powi(40);
+        let (k3, p3) = lqr(&a, &(&b * beta), &q, &(&r * (beta * beta))).unwrap();
+        assert_eq!(p3, p);
+        assert_eq!(k3, &k / beta);
+        // With α not a power of two, to rounding.
+        let (k4, p4) = lqr(&a, &b, &(&q * 1e-30), &(&r * 1e-30)).unwrap();
+        assert!(entrywise_error(&(p4 * 1e30), &p) < 1e-13);
+        assert!(entrywise_error(&k4, &k) < 1e-13);
+        // x = D x̃: Ã = D⁻¹AD, B̃ = D⁻¹B, Q̃ = DQD give P̃ = DPD, K̃ = KD.
+        let d = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![1e8, 1.0, 1e-8, 3.0]));
+        let d_inv = d.clone().try_inverse().unwrap();
+        let (k5, p5) = lqr(&(&d_inv * &a * &d), &(&d_inv * &b), &(&d * &q * &d), &r).unwrap();
+        assert!(entrywise_error(&p5, &(&d * &p * &d)) < 1e-12);
+        assert!(entrywise_error(&k5, &(&k * &d)) < 1e-12);
+    }
+
+    /// AᵀP + PA + Q − KᵀRK relative to the size of AᵀP and Q: the residual with PGP as
+    /// KᵀRK, which does not cancel away P's small entries when K is large.
+    fn gain_residual(
+        a: &DMatrix<f64>,
+        q: &DMatrix<f64>,
+        r: &DMatrix<f64>,
+        k: &DMatrix<f64>,
+        p: &DMatrix<f64>,
+    ) -> f64 {
+        let residual = a.transpose() * p + p * a + q - k.transpose() * r * k;
+        residual.amax() / ((a.transpose() * p).amax() + q.amax())
+    }
+
+    #[test]
+    fn badly_scaled_four_state_systems_are_solved_or_said_to_be() {
+        for seed in 1..=5 {
+            let [a, b, q, r] = four_states(seed, 1 + seed as usize % 3);
+            // Solvable at any scale: weak inputs (P up to 1e301), tiny Q, heavy R.
+            for (b, q, r) in [
+                (&b * 1e-150, q.clone(), r.clone()),
+                (b.clone(), &q * 1e-200, r.clone()),
+                (b.clone(), q.clone(), &r * 1e200),
+                (b.clone(), &q * 1e10, r.clone()),
+            ] {
+                let (k, p) = lqr(&a, &b, &q, &r).unwrap();
+                assert!(gain_residual(&a, &q, &r, &k, &p) < 1e-10, "seed {seed}");
+                assert_eq!(p, p.transpose());
+            }
+            // Cheap control with fewer inputs than states: closed-loop modes as fast as
+            // √(‖Q‖/‖R‖) beside modes as slow as ‖A‖. Either solved, or reported as a
+            // matter of scaling, never as an uncontrollable or unobserved mode.
+            for (q, r) in [
+                (&q * 1e20, r.clone()),
+                (q.clone(), &r * 1e-30),
+                (&q * 1e200, r.clone()),
+            ] {
+                match lqr(&a, &b, &q, &r) {
+                    Ok((k, p)) => assert!(gain_residual(&a, &q, &r, &k, &p) < 1e-10),
+                    Err(e) => assert_eq!(e, ControlError::BadlyScaled { matrix: "P" }),
+                }
+            }
+        }
+        // With as many inputs as states nothing is slow: solved.
+        let [a, b, q, r] = four_states(3, 4);
+        let (k, p) = lqr(&a, &b, &q, &(&r * 1e-30)).unwrap();
+        assert!(gain_residual(&a, &q, &(&r * 1e-30), &k, &p) < 1e-12);
+        let (k2, p2) = lqr(&a, &b, &(&q * 1e30), &r).unwrap();
+        assert!(entrywise_error(&(p * 1e30), &p2) < 1e-12);
+        assert!(entrywise_error(&k, &k2) < 1e-12);
+    }
+
+    #[test]
+    fn out_of_range_solutions_are_badly_scaled() {
+        // ẋ = x + 1e-200 u: P = 2e400 > f64::MAX.
+        let (a, b, q, r) = (
+            m(1, 1, &[1.0]),
+            m(1, 1, &[1e-200]),
+            m(1, 1, &[1.0]),
+            m(1, 1, &[1.0]),
+        );
+        assert_eq!(
+            care(&a, &b, &q, &r),
+            Err(ControlError::BadlyScaled { matrix: "P" })
+        );
+        // P = √(q r) = 0.1 fits, K = √(q/r) = 1e309 does not.
+        let (a, q, r) = (m(1, 1, &[0.0]), m(1, 1, &[1e308]), m(1, 1, &[1e-310]));
+        let p = care(&a, &m(1, 1, &[1.0]), &q, &r).unwrap();
+        assert!((p[(0, 0)] - 0.1).abs() < 1e-14, "P = {p}");
+        assert_eq!(
+            lqr(&a, &m(1, 1, &[1.0]), &q, &r),
+            Err(ControlError::BadlyScaled { matrix: "K" })
+        );
+        // The double integrator with b = 1e-300: p₂₂ ≈ 1.4e450.
+        let a = m(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+        let err = care(
+            &a,
+            &m(2, 1, &[0.0, 1e-300]),
+            &DMatrix::identity(2, 2),
+            &m(1, 1, &[1.0]),
+        );
+        assert_eq!(err, Err(ControlError::BadlyScaled { matrix: "P" }));
+    }
+
+    #[test]
+    fn unstabilizable_stays_unstabilizable_at_any_scale() {
+        for (q, r) in [(1.0, 1.0), (1e200, 1.0), (1.0, 1e-30), (1e-100, 1e100)] {
+            let err = care(
+                &m(1, 1, &[1.0]),
+                &m(1, 1, &[0.0]),
+                &m(1, 1, &[q]),
+                &m(1, 1, &[r]),
+            );
+            assert_eq!(
+                err,
+                Err(ControlError::NoStabilizingSolution),
+                "q = {q:e}, r = {r:e}"
+            );
+            // The unstable mode is out of reach of the input, however cheap or strong.
+            let a = m(2, 2, &[1.0, 0.0, 0.0, -1.0]);
+            let err = care(
+                &a,
+                &m(2, 1, &[0.0, 1.0]),
+                &(DMatrix::identity(2, 2) * q),
+                &m(1, 1, &[r]),
+            );
+            assert_eq!(
+                err,
+                Err(ControlError::NoStabilizingSolution),
+                "q = {q:e}, r = {r:e}"
+            );
+        }
+    }
+
+    #[test]
     fn errors_read_well() {
         let e = ControlError::DimensionMismatch {
             matrix: "B",
@@ -682,5 +1657,15 @@ mod tests {
         assert!(ControlError::NoStabilizingSolution
             .to_string()
             .contains("not stabilizable"));
+        let e = ControlError::QNotPositiveSemidefinite {
+            min_eigenvalue: -0.5,
+        };
+        assert_eq!(
+            e.to_string(),
+            "Q must be positive semidefinite, but it has the eigenvalue -5e-1"
+        );
+        let e = ControlError::BadlyScaled { matrix: "P" };
+        assert!(e.to_string().contains("badly scaled"), "{e}");
+        assert!(!e.to_string().contains("stabilizable"), "{e}");
     }
 }
