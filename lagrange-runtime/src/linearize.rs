@@ -141,6 +141,10 @@ fn jacobian<const N: usize, const K: usize>(
 /// constraints φ(q*, t) = 0 are solved with it (Gauss–Newton on both): F alone is
 /// singular across the constraints.
 ///
+/// The equilibrium found is the one Newton converges to from `guess`, usually the nearest,
+/// **stable or not**: from a guess near the top, a pendulum's equilibrium is the inverted
+/// one. Judge stability from the eigenvalues of the [`linearize`]d model there.
+///
 /// # Errors
 /// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
 /// nearby, or a singular Jacobian: a neutral direction such as a free translation), and the
