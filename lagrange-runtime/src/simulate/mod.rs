@@ -40,6 +40,7 @@
 //! ```
 
 mod dopri;
+mod events;
 mod projected;
 mod rattle;
 mod rk4;
@@ -47,6 +48,7 @@ mod trajectory;
 mod variational;
 
 pub use dopri::DormandPrince;
+pub use events::{Crossing, Direction, Event};
 pub use projected::Projected;
 #[doc(hidden)]
 pub use rattle::rattle_step;
@@ -255,6 +257,7 @@ pub struct Simulation<'a, T, const N: usize, const M: usize> {
     inputs: Box<Inputs<'a, N, M>>,
     progress: Option<Box<dyn FnMut(Progress) -> ControlFlow<()> + 'a>>,
     max_steps: usize,
+    events: Vec<Event<'a, N>>,
 }
 
 /// What a progress hook returns: `()` to go on, or a [`ControlFlow`] whose `Break` cancels
@@ -285,7 +288,36 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             inputs: Box::new(|_, _| SVector::zeros()),
             progress: None,
             max_steps: DEFAULT_MAX_STEPS,
+            events: Vec::new(),
         }
+    }
+
+    /// Watches `event` during the run: a stopping event ends it at the located crossing, a
+    /// recording one adds its crossings to the trajectory. Events are checked in the
+    /// order they are added; at one step the earliest crossing wins.
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// use lagrange_runtime::simulate::{Event, Rk4, Simulation};
+    ///
+    /// lagrangian! {
+    ///     struct Fall { parameters: g = 9.81; coordinates: y; kinetic = dot(y)^2 / 2; potential = g * y; }
+    /// }
+    ///
+    /// // Dropped from 2 m: it reaches the floor at t = √(2·2/g).
+    /// let run = Simulation::new(&Fall::default(), State::at_rest(SVector::from([2.0])))
+    ///     .event(Event::stop("floor", |_t, s| s.q[0]).falling())
+    ///     .run(&Rk4 { step: 0.1 }, 10.0)
+    ///     .unwrap();
+    /// let floor = run.stopped_by().unwrap();
+    /// assert_eq!(floor.event, "floor");
+    /// assert!((floor.state.t - (4.0 / 9.81f64).sqrt()).abs() < 1e-12);
+    /// assert_eq!(run.last(), &floor.state);
+    /// ```
+    pub fn event(mut self, event: Event<'a, N>) -> Self {
+        self.events.push(event);
+        self
     }
 
     /// Sets the step budget: the run fails with [`StepError::StepBudgetExhausted`] (keeping
@@ -347,7 +379,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
 
     /// Integrates through the given times (ascending, not before the initial time),
     /// recording a sample exactly at each, one per entry even where a time repeats. Steps
-    /// are shortened to land on them.
+    /// are shortened to land on them. A stopping [`Event`] ends the run with one more
+    /// sample, at its crossing.
     ///
     /// # Errors
     /// A [`SimulationError`] with the samples recorded before the failed step, followed by
@@ -428,6 +461,12 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             t_end: times.last().copied().unwrap_or(s.t),
             steps: 0,
         };
+        // The last nonzero value of each event function: a zero at the start is no crossing.
+        let mut signs: Vec<f64> = self
+            .events
+            .iter_mut()
+            .map(|e| (e.function)(s.t, s))
+            .collect();
         for &t_out in times {
             while s.t < t_out {
                 if progress.steps == self.max_steps {
@@ -435,7 +474,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                         steps: self.max_steps,
                     });
                 }
-                let next = integrator.step(self.model, &mut memory, s, &mut self.inputs, t_out)?;
+                let mut next =
+                    integrator.step(self.model, &mut memory, s, &mut self.inputs, t_out)?;
                 if !is_finite(&next) {
                     return Err(StepError::NonFiniteState);
                 }
@@ -444,7 +484,13 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                         "an integrator's step must end after its start and not past the output time",
                     ));
                 }
+                let stop = self.events_in_step(s, &mut next, &mut signs, trajectory)?;
                 *s = next;
+                if let Some(crossing) = stop {
+                    self.record(trajectory, s)?;
+                    trajectory.stop_at(crossing);
+                    return Ok(());
+                }
                 if every_step {
                     self.record(trajectory, s)?;
                 }
@@ -462,6 +508,67 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             }
         }
         Ok(())
+    }
+
+    /// The crossings of the events in the step from `a` to `b`, in time order: recording
+    /// ones go to the trajectory, and the first stopping one (if any) moves `b` back to its
+    /// state and is returned.
+    fn events_in_step(
+        &mut self,
+        a: &State<N>,
+        b: &mut State<N>,
+        signs: &mut [f64],
+        trajectory: &mut Trajectory<N, M>,
+    ) -> Result<Option<Crossing<N>>, StepError> {
+        if self.events.is_empty() {
+            return Ok(None);
+        }
+        let values: Vec<f64> = self
+            .events
+            .iter_mut()
+            .map(|e| (e.function)(b.t, b))
+            .collect();
+        let mut dense = None;
+        let mut found: Vec<(Crossing<N>, bool)> = Vec::new();
+        for (k, event) in self.events.iter_mut().enumerate() {
+            let (before, after) = (signs[k], values[k]);
+            if before != 0.0 && event.crosses(before, after) {
+                if dense.is_none() {
+                    let acc = |inputs: &mut Box<Inputs<'a, N, M>>, s: &State<N>| {
+                        let u = inputs(s.t, s);
+                        self.model.accelerations(s, &u)
+                    };
+                    dense = Some(events::Dense {
+                        a: *a,
+                        acc_a: acc(&mut self.inputs, a)?,
+                        b: *b,
+                        acc_b: acc(&mut self.inputs, b)?,
+                    });
+                }
+                let dense = dense.as_ref().expect("just built");
+                let state = dense.locate(&mut *event.function, before, after);
+                let crossing = Crossing {
+                    event: event.name,
+                    rising: before < 0.0,
+                    state,
+                };
+                found.push((crossing, event.terminal));
+            }
+        }
+        for (k, v) in values.into_iter().enumerate() {
+            if v != 0.0 && !v.is_nan() {
+                signs[k] = v;
+            }
+        }
+        found.sort_by(|x, y| x.0.state.t.total_cmp(&y.0.state.t));
+        for (crossing, terminal) in found {
+            if terminal {
+                *b = crossing.state;
+                return Ok(Some(crossing));
+            }
+            trajectory.push_crossing(crossing);
+        }
+        Ok(None)
     }
 
     /// Records `s` unless it is already the last sample.

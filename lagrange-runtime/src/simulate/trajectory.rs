@@ -1,5 +1,6 @@
 //! The record of a simulation.
 
+use super::events::Crossing;
 use crate::State;
 use nalgebra::SVector;
 use std::io::{self, Write};
@@ -13,6 +14,8 @@ pub struct Trajectory<const N: usize, const M: usize = 0> {
     states: Vec<State<N>>,
     inputs: Vec<SVector<f64, M>>,
     energies: Vec<f64>,
+    crossings: Vec<Crossing<N>>,
+    stopped_by: Option<Crossing<N>>,
 }
 
 impl<const N: usize, const M: usize> Trajectory<N, M> {
@@ -27,7 +30,29 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             states: Vec::new(),
             inputs: Vec::new(),
             energies: Vec::new(),
+            crossings: Vec::new(),
+            stopped_by: None,
         }
+    }
+
+    /// The crossings of the run's recording events ([`Event::record`](super::Event::record)),
+    /// in time order.
+    pub fn crossings(&self) -> &[Crossing<N>] {
+        &self.crossings
+    }
+
+    /// The crossing of the stopping event ([`Event::stop`](super::Event::stop)) that ended
+    /// the run, if one did; the trajectory's last sample is its state.
+    pub fn stopped_by(&self) -> Option<&Crossing<N>> {
+        self.stopped_by.as_ref()
+    }
+
+    pub(crate) fn push_crossing(&mut self, crossing: Crossing<N>) {
+        self.crossings.push(crossing);
+    }
+
+    pub(crate) fn stop_at(&mut self, crossing: Crossing<N>) {
+        self.stopped_by = Some(crossing);
     }
 
     /// Appends a sample: the state, the inputs there and the energy function.

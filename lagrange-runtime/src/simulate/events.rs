@@ -1,0 +1,195 @@
+//! Events: zero crossings of functions of (t, state), located between steps on a dense
+//! output of the motion.
+
+use crate::State;
+use nalgebra::SVector;
+
+/// An event function g(t, state).
+type Function<'a, const N: usize> = dyn FnMut(f64, &State<N>) -> f64 + 'a;
+
+/// Which sign changes of an event function count as crossings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// From negative to zero or positive.
+    Rising,
+    /// From positive to zero or negative.
+    Falling,
+    /// Both.
+    Either,
+}
+
+/// A function g(t, state) whose zero crossings a simulation watches: it either stops the
+/// run there ([`Event::stop`]) or records the crossing and goes on ([`Event::record`], for
+/// Poincaré sections and counting).
+///
+/// After every step the function is evaluated at the new state; where its sign has changed
+/// (in the event's [`Direction`]), the crossing time is located by root finding on a
+/// quintic Hermite interpolant of the step (positions, velocities and accelerations at both
+/// ends), so its accuracy does not depend on where the step happened to end. A function
+/// that is exactly zero at the start of a run does not count as crossing there, so a run
+/// restarted from the state of a stopping event (after an impact law, say) goes on.
+pub struct Event<'a, const N: usize> {
+    pub(crate) name: &'static str,
+    pub(crate) function: Box<Function<'a, N>>,
+    pub(crate) direction: Direction,
+    pub(crate) terminal: bool,
+}
+
+impl<'a, const N: usize> Event<'a, N> {
+    /// An event that ends the run at the first crossing of `function`; the trajectory ends
+    /// at the located state and [`Trajectory::stopped_by`](super::Trajectory::stopped_by)
+    /// names the event.
+    pub fn stop(name: &'static str, function: impl FnMut(f64, &State<N>) -> f64 + 'a) -> Self {
+        Event {
+            name,
+            function: Box::new(function),
+            direction: Direction::Either,
+            terminal: true,
+        }
+    }
+
+    /// An event that records every crossing of `function`
+    /// ([`Trajectory::crossings`](super::Trajectory::crossings)) and lets the run go on.
+    pub fn record(name: &'static str, function: impl FnMut(f64, &State<N>) -> f64 + 'a) -> Self {
+        Event {
+            terminal: false,
+            ..Event::stop(name, function)
+        }
+    }
+
+    /// Counts only crossings from negative to positive.
+    #[must_use]
+    pub fn rising(mut self) -> Self {
+        self.direction = Direction::Rising;
+        self
+    }
+
+    /// Counts only crossings from positive to negative.
+    #[must_use]
+    pub fn falling(mut self) -> Self {
+        self.direction = Direction::Falling;
+        self
+    }
+
+    /// Whether a change from `before` (nonzero) to `after` is a crossing of this event.
+    pub(crate) fn crosses(&self, before: f64, after: f64) -> bool {
+        let rising = before < 0.0 && after >= 0.0;
+        let falling = before > 0.0 && after <= 0.0;
+        match self.direction {
+            Direction::Rising => rising,
+            Direction::Falling => falling,
+            Direction::Either => rising || falling,
+        }
+    }
+}
+
+/// A located zero crossing of an event function.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Crossing<const N: usize> {
+    /// The event's name.
+    pub event: &'static str,
+    /// Whether the function went from negative to positive.
+    pub rising: bool,
+    /// The state at the crossing (its time is the crossing time).
+    pub state: State<N>,
+}
+
+/// One step of the motion as a quintic Hermite interpolant: (q, q̇, q̈) at both ends.
+pub(crate) struct Dense<const N: usize> {
+    pub(crate) a: State<N>,
+    pub(crate) acc_a: SVector<f64, N>,
+    pub(crate) b: State<N>,
+    pub(crate) acc_b: SVector<f64, N>,
+}
+
+impl<const N: usize> Dense<N> {
+    /// The interpolated state at `t` in [a.t, b.t]: positions to order h⁶, velocities h⁵.
+    pub(crate) fn at(&self, t: f64) -> State<N> {
+        let (a, b) = (&self.a, &self.b);
+        let h = b.t - a.t;
+        if t <= a.t {
+            return *a;
+        }
+        if t >= b.t {
+            return *b;
+        }
+        let x = (t - a.t) / h;
+        let (x2, x3, x4, x5) = (x * x, x * x * x, x * x * x * x, x * x * x * x * x);
+        // Values and derivatives (in x) of the six basis polynomials: value, slope and
+        // curvature at x = 0, then at x = 1.
+        let v = [
+            1.0 - 10.0 * x3 + 15.0 * x4 - 6.0 * x5,
+            x - 6.0 * x3 + 8.0 * x4 - 3.0 * x5,
+            0.5 * (x2 - 3.0 * x3 + 3.0 * x4 - x5),
+            10.0 * x3 - 15.0 * x4 + 6.0 * x5,
+            -4.0 * x3 + 7.0 * x4 - 3.0 * x5,
+            0.5 * (x3 - 2.0 * x4 + x5),
+        ];
+        let d = [
+            -30.0 * x2 + 60.0 * x3 - 30.0 * x4,
+            1.0 - 18.0 * x2 + 32.0 * x3 - 15.0 * x4,
+            0.5 * (2.0 * x - 9.0 * x2 + 12.0 * x3 - 5.0 * x4),
+            30.0 * x2 - 60.0 * x3 + 30.0 * x4,
+            -12.0 * x2 + 28.0 * x3 - 15.0 * x4,
+            0.5 * (3.0 * x2 - 8.0 * x3 + 5.0 * x4),
+        ];
+        let combine = |w: &[f64; 6]| {
+            a.q * w[0]
+                + a.qd * (h * w[1])
+                + self.acc_a * (h * h * w[2])
+                + b.q * w[3]
+                + b.qd * (h * w[4])
+                + self.acc_b * (h * h * w[5])
+        };
+        State::new(t, combine(&v), combine(&d) / h)
+    }
+
+    /// The crossing of `g` between the ends, where `g` has the nonzero value `ga` before
+    /// and `gb` (of the other sign, or zero) at the end: the Illinois variant of regula
+    /// falsi, to the precision of the time.
+    pub(crate) fn locate(
+        &self,
+        g: &mut dyn FnMut(f64, &State<N>) -> f64,
+        ga: f64,
+        gb: f64,
+    ) -> State<N> {
+        let (mut t0, mut t1, mut g0, mut g1) = (self.a.t, self.b.t, ga, gb);
+        if g1 == 0.0 {
+            return self.b;
+        }
+        let mut side = 0;
+        for _ in 0..200 {
+            let width = t1 - t0;
+            if width <= 4.0 * f64::EPSILON * t0.abs().max(t1.abs()).max(1.0) {
+                break;
+            }
+            let mut t = t1 - g1 * width / (g1 - g0);
+            if !(t > t0 && t < t1) {
+                t = 0.5 * (t0 + t1);
+            }
+            let gt = g(t, &self.at(t));
+            if gt == 0.0 || gt.is_nan() {
+                return self.at(t);
+            }
+            if (gt > 0.0) == (g1 > 0.0) {
+                // The new point replaces the end on its side; halving the other end's
+                // value when the same side moves twice keeps convergence superlinear.
+                t1 = t;
+                g1 = gt;
+                if side == 1 {
+                    g0 *= 0.5;
+                }
+                side = 1;
+            } else {
+                t0 = t;
+                g0 = gt;
+                if side == -1 {
+                    g1 *= 0.5;
+                }
+                side = -1;
+            }
+        }
+        // The end past the crossing: the function there has the sign it crossed to.
+        self.at(t1)
+    }
+}

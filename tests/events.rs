@@ -1,0 +1,205 @@
+//! Events: zero crossings located on the dense output, against closed forms (a falling
+//! body with every integrator, a pendulum's period from the complete elliptic integral, a
+//! bouncing ball restarted after each impact), direction filtering, and the inputs a
+//! control law gave recorded along the trajectory.
+
+use lagrange_runtime::prelude::*;
+use lagrange_runtime::simulate::{
+    DormandPrince, Event, Projected, Rattle, Rk4, Simulation, Trajectory, Variational,
+};
+
+const G: f64 = 9.81;
+
+lagrangian! {
+    /// A body falling in y.
+    struct Fall {
+        parameters: m = 1.0, g = 9.81;
+        coordinates: y;
+        kinetic = m/2 * dot(y)^2;
+        potential = m * g * y;
+    }
+}
+
+lagrangian! {
+    /// The same body as a bead on a vertical wire x = 0 in the plane (a constraint).
+    struct Bead {
+        parameters: m = 1.0, g = 9.81;
+        coordinates: x, y;
+        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+        potential = m * g * y;
+        constraint wire = x;
+    }
+}
+
+lagrangian! {
+    struct Pendulum {
+        parameters: l = 1.0, g = 9.81;
+        coordinates: theta;
+        kinetic = l^2/2 * dot(theta)^2;
+        potential = -g * l * cos(theta);
+    }
+}
+
+/// Dropped from 2 m at rest: the floor at t = √(2·2/g), with every integrator and steps
+/// that do not land on it.
+#[test]
+fn a_falling_body_reaches_the_floor_at_the_closed_form_time() {
+    let exact = (4.0 / G).sqrt();
+    let floor = || Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling();
+    let start = State::at_rest(SVector::from([2.0]));
+    let runs: Vec<Trajectory<1>> = vec![
+        Simulation::new(&Fall::default(), start)
+            .event(floor())
+            .run(&Rk4 { step: 0.07 }, 5.0)
+            .unwrap(),
+        Simulation::new(&Fall::default(), start)
+            .event(floor())
+            .run(&DormandPrince::default(), 5.0)
+            .unwrap(),
+        Simulation::new(&Fall::default(), start)
+            .event(floor())
+            .run(&Variational::new(0.07), 5.0)
+            .unwrap(),
+        Simulation::new(&Fall::default(), start)
+            .event(floor())
+            .run_at(&Rk4 { step: 0.07 }, &[1.0, 5.0])
+            .unwrap(),
+    ];
+    for run in &runs {
+        let hit = run.stopped_by().expect("stopped by the floor");
+        assert!((hit.state.t - exact).abs() < 1e-10, "{hit:?}");
+        assert!(hit.state.q[0].abs() < 1e-12, "{hit:?}");
+        assert!((hit.state.qd[0] + G * exact).abs() < 1e-9, "{hit:?}");
+        assert_eq!(run.last(), &hit.state);
+        assert!(!hit.rising);
+    }
+    // Constrained: the bead on its wire, with RATTLE and with projected RK4.
+    let start = State::at_rest(SVector::from([0.0, 2.0]));
+    let floor = || Event::stop("floor", |_t, s: &State<2>| s.q[1]);
+    for run in [
+        Simulation::new(&Bead::default(), start)
+            .event(floor())
+            .run(&Rattle::new(0.07), 5.0)
+            .unwrap(),
+        Simulation::new(&Bead::default(), start)
+            .event(floor())
+            .run(&Projected::new(Rk4 { step: 0.07 }), 5.0)
+            .unwrap(),
+    ] {
+        let hit = run.stopped_by().unwrap();
+        assert!((hit.state.t - exact).abs() < 1e-10, "{hit:?}");
+    }
+}
+
+/// The arithmetic–geometric mean, for the complete elliptic integral K(k) = π / (2 AGM(1, √(1 − k²))).
+fn agm(mut a: f64, mut b: f64) -> f64 {
+    while (a - b).abs() > 1e-15 * a {
+        (a, b) = ((a + b) / 2.0, (a * b).sqrt());
+    }
+    a
+}
+
+/// Released at θ₀ = 2 rad, the pendulum's period is T = 2π / (ω₀ AGM(1, cos(θ₀/2))).
+/// Recorded upward crossings of θ = 0 are one period apart; downward ones are filtered out.
+#[test]
+fn a_pendulums_crossings_give_its_period() {
+    let theta0: f64 = 2.0;
+    let period = 2.0 * std::f64::consts::PI / (G.sqrt() * agm(1.0, (theta0 / 2.0).cos()));
+    let start = State::at_rest(SVector::from([theta0]));
+    let run = Simulation::new(&Pendulum::default(), start)
+        .event(Event::record("upward", |_t, s: &State<1>| s.q[0]).rising())
+        .event(Event::record("either", |_t, s: &State<1>| s.q[0]))
+        .run(&DormandPrince::new(1e-12, 1e-14), 5.5 * period)
+        .unwrap();
+    assert!(run.stopped_by().is_none());
+    let upward: Vec<f64> = run
+        .crossings()
+        .iter()
+        .filter(|c| c.event == "upward")
+        .map(|c| c.state.t)
+        .collect();
+    assert_eq!(upward.len(), 5, "{upward:?}");
+    assert!(run
+        .crossings()
+        .iter()
+        .filter(|c| c.event == "upward")
+        .all(|c| c.rising && c.state.qd[0] > 0.0));
+    // The first upward crossing is at three quarters of a period, the rest a period apart.
+    assert!((upward[0] - 0.75 * period).abs() < 1e-9, "{upward:?}");
+    for w in upward.windows(2) {
+        assert!(
+            (w[1] - w[0] - period).abs() < 1e-9,
+            "{} {period}",
+            w[1] - w[0]
+        );
+    }
+    // Without a direction: both ways, eleven crossings in 5.5 periods, alternating.
+    let either: Vec<bool> = run
+        .crossings()
+        .iter()
+        .filter(|c| c.event == "either")
+        .map(|c| c.rising)
+        .collect();
+    assert_eq!(either.len(), 11);
+    assert!(either.windows(2).all(|w| w[0] != w[1]));
+    // Crossings are in time order.
+    assert!(run
+        .crossings()
+        .windows(2)
+        .all(|w| w[0].state.t <= w[1].state.t));
+}
+
+/// A ball dropped from h bounces with restitution e: impact k (from 0) comes at
+/// t₀ + 2 v₀ (e + … + e^k) / g, with t₀ = √(2h/g) and v₀ = g t₀. Each run stops at the
+/// floor, the impact law reverses the velocity, and a new run starts from there.
+#[test]
+fn a_bouncing_ball_restarts_after_each_impact() {
+    let (h, e) = (1.5, 0.8);
+    let model = Fall::default();
+    let mut s = State::at_rest(SVector::from([h]));
+    let t0 = (2.0 * h / G).sqrt();
+    let v0 = G * t0;
+    let mut expected = t0;
+    for k in 0..6 {
+        let run = Simulation::new(&model, s)
+            .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
+            .run(&DormandPrince::default(), 100.0)
+            .unwrap();
+        let hit = run.stopped_by().unwrap();
+        assert!((hit.state.t - expected).abs() < 1e-9, "impact {k}: {hit:?}");
+        s = hit.state;
+        s.qd[0] *= -e; // the impact law
+        expected += 2.0 * v0 * e.powi(k + 1) / G;
+    }
+}
+
+lagrangian! {
+    struct Pushed {
+        parameters: m = 2.0;
+        coordinates: x;
+        inputs: f;
+        kinetic = m/2 * dot(x)^2;
+        force f on x;
+    }
+}
+
+#[test]
+fn the_inputs_of_the_control_law_are_recorded_at_every_sample() {
+    let law = |t: f64, s: &State<1>| SVector::from([(3.0 * t).sin() - 0.5 * s.qd[0]]);
+    let run = Simulation::new(&Pushed::default(), State::at_rest(SVector::from([0.0])))
+        .inputs(law)
+        .run(&DormandPrince::default(), 2.0)
+        .unwrap();
+    assert_eq!(run.inputs().len(), run.len());
+    assert!(run.len() > 5);
+    for (s, u) in run.states().iter().zip(run.inputs()) {
+        assert_eq!(*u, law(s.t, s));
+    }
+    assert_eq!(run.column("f").unwrap(), run.map(|s, _| law(s.t, s)[0]));
+    assert_eq!(run.column("dot(x)").unwrap(), run.map(|s, _| s.qd[0]));
+    assert!(run.column("y").is_none());
+    let mut csv = Vec::new();
+    run.write_csv(&mut csv).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    assert!(text.starts_with("t,x,dot(x),f,energy\n"), "{text}");
+}
