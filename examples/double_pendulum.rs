@@ -12,10 +12,10 @@
 
 mod common;
 
-use common::{figure, progress_bar, Panel};
+use common::{figure, plot_path, progress_bar, Panel, SeriesLabelPosition};
+use lagrange_runtime::plot::{animate, snapshot, Animation};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Integrator, Rk4, Simulation, Variational};
-use plotters::prelude::SeriesLabelPosition;
 use std::cell::Cell;
 use std::error::Error;
 use std::time::Instant;
@@ -98,6 +98,26 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     println!("(f evals: evaluations of the accelerations; the variational integrator solves");
     println!(" its implicit step by Newton's method on the discrete Lagrangian instead)");
+
+    // The first 10 s as an animated GIF: the two links from the model's `let`s.
+    let links = |s: &State<2>| {
+        let DoublePendulumLets { x1, y1, x2, y2 } = model.lets(s, &SVector::zeros());
+        vec![vec![(0.0, 0.0), (x1, y1), (x2, y2)]]
+    };
+    let first_10_s = Simulation::new(&model, start)
+        .run_at(&DormandPrince::new(1e-10, 1e-12), &frames[..=1000])?;
+    let settings = Animation {
+        size: (420, 420),
+        fps: 20,
+        bounds: Some((-2.2..2.2, -2.2..2.2)),
+        title: "double pendulum".into(),
+        ..Animation::default()
+    };
+    let gif = plot_path("double_pendulum.gif");
+    animate(&first_10_s, &gif, &settings, links)?;
+    println!("animation written to {}", gif.display());
+    let frame = plot_path("double_pendulum_frame.png");
+    snapshot(&first_10_s.states()[250], &frame, &settings, links)?;
 
     figure("double_pendulum", (1400, 1100), |root| {
         let (top, bottom) = root.split_vertically(560);

@@ -18,13 +18,12 @@
 
 mod common;
 
-use common::{figure, Panel};
+use common::{figure, Panel, SeriesLabelPosition};
 use lagrange_runtime::control::lqr;
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::nalgebra::{DMatrix, DVector};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Simulation};
-use plotters::prelude::SeriesLabelPosition;
 
 lagrangian! {
     /// Quadrotor: a rigid body with z-y-x Euler angles, thrust along its body z axis and

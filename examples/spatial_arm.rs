@@ -17,10 +17,9 @@
 
 mod common;
 
-use common::{figure, Panel};
+use common::{figure, Panel, SeriesLabelPosition};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Simulation};
-use plotters::prelude::SeriesLabelPosition;
 
 lagrangian! {
     /// Two-link spatial arm: a yaw joint about the vertical, a pitch joint, rigid links.

@@ -18,6 +18,8 @@ pub mod jet;
 mod linalg;
 pub mod linearize;
 pub mod model;
+#[cfg(feature = "plot")]
+pub mod plot;
 pub mod simulate;
 mod state;
 

@@ -1,0 +1,595 @@
+//! Figures of trajectories (feature `plot`): labelled line plots written as PNG files
+//! ([`figure`], [`Panel`]), a quick look at a trajectory ([`quick_look`]) and animations of
+//! a mechanism as GIF files ([`animate`]). Drawn with [`plotters`] (re-exported), text in the
+//! DejaVu Sans font shipped with the crate, so nothing beyond the Rust toolchain is needed.
+//!
+//! # Example
+//! ```
+//! use lagrange_runtime::prelude::*;
+//! use lagrange_runtime::plot::{animate, quick_look, Animation};
+//! use lagrange_runtime::simulate::{Rk4, Simulation};
+//!
+//! lagrangian! {
+//!     struct Pendulum {
+//!         parameters: l = 1.0, g = 9.81;
+//!         coordinates: theta;
+//!         let bob = [l * sin(theta), -l * cos(theta)];
+//!         kinetic = l^2/2 * dot(theta)^2;
+//!         potential = -g * l * cos(theta);
+//!     }
+//! }
+//!
+//! let model = Pendulum::default();
+//! let run = Simulation::new(&model, State::at_rest(SVector::from([1.0])))
+//!     .run(&Rk4 { step: 0.01 }, 2.0)
+//!     .unwrap();
+//! let dir = std::env::temp_dir().join("lagrange-plot-doc");
+//! quick_look(&run, dir.join("pendulum.png")).unwrap();
+//! // The rod from the pivot to the bob, read from the model's `let`.
+//! let rod = |s: &State<1>| {
+//!     let bob = model.lets(s, &SVector::zeros()).bob;
+//!     vec![vec![(0.0, 0.0), (bob.x, bob.y)]]
+//! };
+//! animate(&run, dir.join("pendulum.gif"), &Animation::default(), rod).unwrap();
+//! ```
+
+use crate::simulate::Trajectory;
+use crate::State;
+pub use plotters;
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::drawing::DrawingAreaErrorKind;
+pub use plotters::prelude::SeriesLabelPosition;
+use plotters::prelude::*;
+use std::error::Error;
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The drawing area of a figure, or of one panel of it.
+pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+
+/// What the functions of this module return.
+pub type Result<T> = std::result::Result<T, PlotError>;
+
+/// Why a figure or an animation could not be made, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlotError(String);
+
+impl fmt::Display for PlotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Error for PlotError {}
+
+impl From<String> for PlotError {
+    fn from(message: String) -> Self {
+        PlotError(message)
+    }
+}
+
+impl From<&str> for PlotError {
+    fn from(message: &str) -> Self {
+        PlotError(message.into())
+    }
+}
+
+impl<E: Error + Send + Sync> From<DrawingAreaErrorKind<E>> for PlotError {
+    fn from(e: DrawingAreaErrorKind<E>) -> Self {
+        PlotError(format!("drawing failed: {e}"))
+    }
+}
+
+/// Colours of the series, in order (the "tab10" palette: distinguishable, print well).
+const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+/// Draws a PNG figure of `size` pixels (width, height) to `path`, creating its directory.
+/// `draw` fills the white drawing area, typically by splitting it into [`Panel`]s.
+///
+/// # Errors
+/// An empty size, a file that cannot be written, or an error of `draw`.
+pub fn figure(
+    path: impl AsRef<Path>,
+    size: (u32, u32),
+    draw: impl FnOnce(&Area) -> Result<()>,
+) -> Result<()> {
+    let path = path.as_ref();
+    prepare(path, size)?;
+    let root = BitMapBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE)?;
+    draw(&root)?;
+    root.present()
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(())
+}
+
+/// Registers the font and creates the directory of `path`; rejects an empty size.
+fn prepare(path: &Path, size: (u32, u32)) -> Result<()> {
+    if size.0 == 0 || size.1 == 0 {
+        return Err(format!("a figure of {}×{} pixels is empty", size.0, size.1).into());
+    }
+    register_font()?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the directory {}: {e}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// The text of the plots uses DejaVu Sans, shipped with the crate, so that no system font
+/// library is needed. It is registered once per process.
+fn register_font() -> Result<()> {
+    static REGISTERED: OnceLock<std::result::Result<(), &str>> = OnceLock::new();
+    let bytes = include_bytes!("../assets/DejaVuSans.ttf");
+    let registered = *REGISTERED.get_or_init(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
+            .map_err(|_| "the shipped DejaVuSans.ttf is not a valid font")
+    });
+    registered.map_err(PlotError::from)
+}
+
+/// How a series is drawn.
+enum Style {
+    Line,
+    Points,
+}
+
+/// One labelled data series of a panel.
+struct Series {
+    label: String,
+    points: Vec<(f64, f64)>,
+    style: Style,
+}
+
+/// One panel of a figure: a title, titled axes and labelled series, built step by step
+/// and drawn with [`Panel::draw`].
+pub struct Panel {
+    title: String,
+    x_desc: String,
+    y_desc: String,
+    series: Vec<Series>,
+    x_range: Option<Range<f64>>,
+    y_range: Option<Range<f64>>,
+    log_y: bool,
+    legend: SeriesLabelPosition,
+}
+
+impl Panel {
+    /// An empty panel with a title and the descriptions of its x and y axes.
+    #[must_use]
+    pub fn new(title: &str, x_desc: &str, y_desc: &str) -> Self {
+        Panel {
+            title: title.into(),
+            x_desc: x_desc.into(),
+            y_desc: y_desc.into(),
+            series: Vec::new(),
+            x_range: None,
+            y_range: None,
+            log_y: false,
+            legend: SeriesLabelPosition::UpperRight,
+        }
+    }
+
+    /// Adds a series drawn as a line.
+    #[must_use]
+    pub fn line(self, label: &str, points: impl IntoIterator<Item = (f64, f64)>) -> Self {
+        self.add(label, points, Style::Line)
+    }
+
+    /// Adds a series drawn as dots.
+    #[must_use]
+    pub fn points(self, label: &str, points: impl IntoIterator<Item = (f64, f64)>) -> Self {
+        self.add(label, points, Style::Points)
+    }
+
+    fn add(
+        mut self,
+        label: &str,
+        points: impl IntoIterator<Item = (f64, f64)>,
+        style: Style,
+    ) -> Self {
+        self.series.push(Series {
+            label: label.into(),
+            points: points.into_iter().collect(),
+            style,
+        });
+        self
+    }
+
+    /// Fixes the x range instead of fitting it to the data.
+    #[must_use]
+    pub fn x_range(mut self, range: Range<f64>) -> Self {
+        self.x_range = Some(range);
+        self
+    }
+
+    /// Fixes the y range instead of fitting it to the data.
+    #[must_use]
+    pub fn y_range(mut self, range: Range<f64>) -> Self {
+        self.y_range = Some(range);
+        self
+    }
+
+    /// A logarithmic y axis; points with y ≤ 0 are left out.
+    #[must_use]
+    pub fn log_y(mut self) -> Self {
+        self.log_y = true;
+        self
+    }
+
+    /// Where the legend goes (upper right by default).
+    #[must_use]
+    pub fn legend(mut self, position: SeriesLabelPosition) -> Self {
+        self.legend = position;
+        self
+    }
+
+    /// Draws the panel into `area`. A fitted linear y range leaves room for the legend
+    /// above or below the data.
+    pub fn draw(mut self, area: &Area) -> Result<()> {
+        if self.log_y {
+            for series in &mut self.series {
+                series.points.retain(|&(_, y)| y > 0.0);
+            }
+        }
+        let all = || self.series.iter().flat_map(|s| s.points.iter());
+        let x = self.x_range.clone();
+        let x = x.unwrap_or_else(|| span(all().map(|p| p.0), (0.0, 0.0)));
+        let mut builder = ChartBuilder::on(area);
+        builder
+            .caption(&self.title, ("sans-serif", 24))
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(78);
+        let x_span = x.end - x.start;
+        let x_format = move |v: &f64| tick(*v, x_span);
+        if self.log_y {
+            let y = self.y_range.clone();
+            let y = y.unwrap_or_else(|| decades(all().map(|p| p.1)));
+            let chart = builder.build_cartesian_2d(x, y.log_scale())?;
+            self.fill(chart, &x_format, &|v: &f64| format!("{v:.0e}"))
+        } else {
+            let rows = self.series.iter().filter(|s| !s.label.is_empty()).count() as f64;
+            let room = 0.05 + 0.1 * rows;
+            let pad = match self.legend {
+                SeriesLabelPosition::UpperLeft
+                | SeriesLabelPosition::UpperMiddle
+                | SeriesLabelPosition::UpperRight => (0.05, room),
+                SeriesLabelPosition::LowerLeft
+                | SeriesLabelPosition::LowerMiddle
+                | SeriesLabelPosition::LowerRight => (room, 0.05),
+                _ => (0.05, 0.05),
+            };
+            let y = self.y_range.clone();
+            let y = y.unwrap_or_else(|| span(all().map(|p| p.1), pad));
+            let y_span = y.end - y.start;
+            let chart = builder.build_cartesian_2d(x, y)?;
+            self.fill(chart, &x_format, &|v: &f64| tick(*v, y_span))
+        }
+    }
+
+    /// Mesh, series and legend of a chart whose y axis is linear or logarithmic.
+    fn fill<'a, 'b: 'a, Y>(
+        &self,
+        mut chart: ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
+        x_format: &dyn Fn(&f64) -> String,
+        y_format: &dyn Fn(&f64) -> String,
+    ) -> Result<()>
+    where
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        chart
+            .configure_mesh()
+            .x_desc(self.x_desc.as_str())
+            .y_desc(self.y_desc.as_str())
+            .x_label_formatter(x_format)
+            .y_label_formatter(y_format)
+            .label_style(("sans-serif", 16))
+            .axis_desc_style(("sans-serif", 19))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(200, 200, 200))
+            .draw()?;
+        for (
+            i,
+            Series {
+                label,
+                points,
+                style,
+            },
+        ) in self.series.iter().enumerate()
+        {
+            let color = COLORS[i % COLORS.len()];
+            let drawn = match style {
+                Style::Line => chart.draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    color.stroke_width(line_width(points.len())),
+                ))?,
+                Style::Points => {
+                    chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?
+                }
+            };
+            if !label.is_empty() {
+                let drawn = drawn.label(label.as_str());
+                match style {
+                    Style::Line => drawn.legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 24, y)], color.stroke_width(3))
+                    }),
+                    Style::Points => {
+                        drawn.legend(move |(x, y)| Circle::new((x + 12, y), 4, color.filled()))
+                    }
+                };
+            }
+        }
+        if self.series.iter().any(|s| !s.label.is_empty()) {
+            chart
+                .configure_series_labels()
+                .position(self.legend.clone())
+                .label_font(("sans-serif", 17))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.5))
+                .draw()?;
+        }
+        Ok(())
+    }
+}
+
+/// Lines of few points are drawn 2 px wide; long ones 1 px (anti-aliased), because
+/// plotters draws wide lines segment by segment, which looks ragged for short segments.
+fn line_width(points: usize) -> u32 {
+    if points < 600 {
+        2
+    } else {
+        1
+    }
+}
+
+/// The range of `values`, widened by `pad.0` of its length below and `pad.1` above (and
+/// never empty).
+fn span(values: impl Iterator<Item = f64>, pad: (f64, f64)) -> Range<f64> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    match (lo.is_finite(), hi > lo) {
+        (false, _) => 0.0..1.0,
+        (true, false) => lo - 1.0..lo + 1.0,
+        (true, true) => lo - pad.0 * (hi - lo)..hi + pad.1 * (hi - lo),
+    }
+}
+
+/// The whole decades holding the positive `values`.
+fn decades(values: impl Iterator<Item = f64>) -> Range<f64> {
+    let r = span(values.filter(|v| *v > 0.0).map(f64::log10), (0.0, 0.0));
+    10f64.powf(r.start.floor())..10f64.powf(r.end.ceil())
+}
+
+/// A tick label with as many decimals as an axis spanning `span` needs, without the
+/// binary noise of floating point (0.30000000000000004, 1.4e-17 for zero).
+fn tick(v: f64, span: f64) -> String {
+    let decimals = (3.0 - span.log10().floor()).max(0.0) as usize;
+    let text = format!("{v:.decimals$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &text
+    };
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.into()
+    }
+}
+
+/// A quick look at a trajectory, as a PNG of 1200×900 pixels at `path`: the coordinates
+/// against time, and the change of the energy function h − h₀ (a conservative,
+/// time-independent model keeps it at zero up to the integrator's error).
+///
+/// # Errors
+/// An empty trajectory, or a file that cannot be written.
+pub fn quick_look<const N: usize, const M: usize>(
+    trajectory: &Trajectory<N, M>,
+    path: impl AsRef<Path>,
+) -> Result<()> {
+    if trajectory.is_empty() {
+        return Err("an empty trajectory has nothing to plot".into());
+    }
+    let h0 = trajectory.energies()[0];
+    figure(path, (1200, 900), |root| {
+        let (top, bottom) = root.split_vertically(560);
+        let mut coordinates = Panel::new("Coordinates", "t", "q");
+        for (i, name) in trajectory.coordinates().iter().enumerate() {
+            coordinates = coordinates.line(name, trajectory.states().iter().map(|s| (s.t, s.q[i])));
+        }
+        coordinates.draw(&top)?;
+        Panel::new("Energy function: h − h₀", "t", "h − h₀")
+            .line(
+                "",
+                trajectory
+                    .states()
+                    .iter()
+                    .zip(trajectory.energies())
+                    .map(|(s, h)| (s.t, h - h0)),
+            )
+            .draw(&bottom)
+    })
+}
+
+/// The polylines of a mechanism in the plane, each a list of points (x, y).
+pub type Lines = Vec<Vec<(f64, f64)>>;
+
+/// How an animation is drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Animation {
+    /// Width and height in pixels.
+    pub size: (u32, u32),
+    /// Frames per second of the GIF (of the simulated time).
+    pub fps: u32,
+    /// Simulated seconds per second of the animation (1 is real time).
+    pub speed: f64,
+    /// The plotted region in x and y; fitted to every frame's points when `None`, with
+    /// equal scales on both axes.
+    pub bounds: Option<(Range<f64>, Range<f64>)>,
+    /// A caption above the mechanism; the time is appended.
+    pub title: String,
+}
+
+impl Default for Animation {
+    /// 600×600 pixels, 25 frames per second, real time, fitted bounds, no title.
+    fn default() -> Self {
+        Animation {
+            size: (600, 600),
+            fps: 25,
+            speed: 1.0,
+            bounds: None,
+            title: String::new(),
+        }
+    }
+}
+
+/// An animated GIF of a planar mechanism (or a projection of a spatial one) along
+/// `trajectory`, at `path`. For each frame, `mechanism` gives the state's polylines in the
+/// plane: links drawn as lines from point to point, with a dot at each point. Frames are
+/// spaced `speed / fps` simulated seconds apart, each state interpolated from the
+/// trajectory's samples ([`Trajectory::at`]).
+///
+/// # Errors
+/// An empty or single-instant trajectory, invalid settings, non-finite points, or a file
+/// that cannot be written.
+pub fn animate<const N: usize, const M: usize>(
+    trajectory: &Trajectory<N, M>,
+    path: impl AsRef<Path>,
+    settings: &Animation,
+    mut mechanism: impl FnMut(&State<N>) -> Lines,
+) -> Result<()> {
+    let path = path.as_ref();
+    if !(settings.fps > 0 && settings.speed.is_finite() && settings.speed > 0.0) {
+        return Err("an animation needs a positive frame rate and speed".into());
+    }
+    let (Some(first), Some(last)) = (trajectory.states().first(), trajectory.states().last())
+    else {
+        return Err("an empty trajectory has nothing to animate".into());
+    };
+    let dt = settings.speed / f64::from(settings.fps);
+    let count = ((last.t - first.t) / dt).floor() as usize + 1;
+    if count > 100_000 {
+        return Err(format!("{count} frames: lower the frame rate or raise the speed").into());
+    }
+    let frames: Vec<(f64, Lines)> = (0..count)
+        .map(|k| {
+            let t = (first.t + k as f64 * dt).min(last.t);
+            let s = trajectory.at(t).unwrap_or(*last);
+            (t, mechanism(&s))
+        })
+        .collect();
+    let points = || frames.iter().flat_map(|(_, lines)| lines.iter().flatten());
+    if points().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
+        return Err("the mechanism has a non-finite point".into());
+    }
+    let (x, y) = match &settings.bounds {
+        Some((x, y)) if x.end > x.start && y.end > y.start => (x.clone(), y.clone()),
+        Some(_) => return Err("animation bounds must be non-empty ranges".into()),
+        None => square(
+            span(points().map(|p| p.0), (0.08, 0.08)),
+            span(points().map(|p| p.1), (0.08, 0.08)),
+            settings.size,
+        ),
+    };
+    prepare(path, settings.size)?;
+    let delay = (1000 / settings.fps).max(1);
+    let root = BitMapBackend::gif(path, settings.size, delay)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?
+        .into_drawing_area();
+    for (t, lines) in &frames {
+        draw_frame(&root, *t, lines, (&x, &y), settings)?;
+        root.present()
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// One frame of an [`animate`] animation as a PNG at `path`: the mechanism at `state`
+/// (for a README or a report; `settings.fps` and `speed` are not used).
+///
+/// # Errors
+/// As [`animate`].
+pub fn snapshot<const N: usize>(
+    state: &State<N>,
+    path: impl AsRef<Path>,
+    settings: &Animation,
+    mechanism: impl FnOnce(&State<N>) -> Lines,
+) -> Result<()> {
+    let lines = mechanism(state);
+    let points = || lines.iter().flatten();
+    if points().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
+        return Err("the mechanism has a non-finite point".into());
+    }
+    let (x, y) = match &settings.bounds {
+        Some((x, y)) if x.end > x.start && y.end > y.start => (x.clone(), y.clone()),
+        Some(_) => return Err("animation bounds must be non-empty ranges".into()),
+        None => square(
+            span(points().map(|p| p.0), (0.08, 0.08)),
+            span(points().map(|p| p.1), (0.08, 0.08)),
+            settings.size,
+        ),
+    };
+    figure(path, settings.size, |root| {
+        draw_frame(root, state.t, &lines, (&x, &y), settings)
+    })
+}
+
+/// The mechanism's `lines` at time `t` in the region `bounds`, on a white `area`.
+fn draw_frame<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: f64,
+    lines: &[Vec<(f64, f64)>],
+    bounds: (&Range<f64>, &Range<f64>),
+    settings: &Animation,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let caption = if settings.title.is_empty() {
+        format!("t = {t:.2}")
+    } else {
+        format!("{}   t = {t:.2}", settings.title)
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 20))
+        .margin(10)
+        .build_cartesian_2d(bounds.0.clone(), bounds.1.clone())?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_axes()
+        .draw()?;
+    for (i, line) in lines.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart.draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(3)))?;
+        chart.draw_series(line.iter().map(|&p| Circle::new(p, 5, color.filled())))?;
+    }
+    Ok(())
+}
+
+/// `x` and `y` widened so that one unit has the same length on both axes of `size`.
+fn square(x: Range<f64>, y: Range<f64>, size: (u32, u32)) -> (Range<f64>, Range<f64>) {
+    let (w, h) = (f64::from(size.0), f64::from(size.1));
+    let scale = ((x.end - x.start) / w).max((y.end - y.start) / h);
+    let widen = |r: Range<f64>, pixels: f64| {
+        let (mid, half) = ((r.start + r.end) / 2.0, scale * pixels / 2.0);
+        mid - half..mid + half
+    };
+    (widen(x, w), widen(y, h))
+}

@@ -1,0 +1,109 @@
+//! The `plot` feature (enabled for the workspace's tests): a quick look at a trajectory is a
+//! valid PNG of the promised size, an animation a valid GIF of the asked size with one
+//! frame per 1/fps of simulated time, and bad input is an error, not a panic.
+
+use lagrange_runtime::plot::{animate, quick_look, snapshot, Animation};
+use lagrange_runtime::prelude::*;
+use lagrange_runtime::simulate::{Rk4, Simulation, Trajectory};
+use std::path::PathBuf;
+
+lagrangian! {
+    struct Pendulum {
+        parameters: l = 1.0, g = 9.81;
+        coordinates: theta;
+        let bob = [l * sin(theta), -l * cos(theta)];
+        kinetic = l^2/2 * dot(theta)^2;
+        potential = -g * l * cos(theta);
+    }
+}
+
+fn dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lagrange-plot-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run() -> Trajectory<1> {
+    Simulation::new(&Pendulum::default(), State::at_rest(SVector::from([1.0])))
+        .run(&Rk4 { step: 0.01 }, 2.0)
+        .unwrap()
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+#[test]
+fn a_quick_look_is_a_png_of_1200_by_900() {
+    let path = dir("quick").join("look.png");
+    quick_look(&run(), &path).unwrap();
+    assert_eq!(png_size(&std::fs::read(&path).unwrap()), (1200, 900));
+}
+
+#[test]
+fn an_animation_is_a_gif_with_a_frame_per_step_of_time() {
+    let model = Pendulum::default();
+    let rod = |s: &State<1>| {
+        let bob = model.lets(s, &SVector::zeros()).bob;
+        vec![vec![(0.0, 0.0), (bob.x, bob.y)]]
+    };
+    let path = dir("anim").join("pendulum.gif");
+    let settings = Animation {
+        size: (200, 160),
+        fps: 10,
+        ..Animation::default()
+    };
+    animate(&run(), &path, &settings, rod).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[..6], b"GIF89a");
+    let le = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
+    assert_eq!((le(6), le(8)), (200, 160));
+    // 2 s at 10 frames per second: frames at 0, 0.1, …, 2.0. Each frame has one graphic
+    // control extension (0x21 0xF9 0x04).
+    let frames = bytes
+        .windows(3)
+        .filter(|w| w == &[0x21, 0xF9, 0x04])
+        .count();
+    assert_eq!(frames, 21);
+    // One frame as a PNG.
+    let frame = dir("anim").join("frame.png");
+    snapshot(&run().states()[50], &frame, &settings, rod).unwrap();
+    assert_eq!(png_size(&std::fs::read(&frame).unwrap()), (200, 160));
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let path = dir("bad").join("x.gif");
+    let empty = Trajectory::<1>::new(&["theta"], &[]);
+    assert!(quick_look(&empty, &path).is_err());
+    let rod = |_: &State<1>| vec![vec![(0.0, 0.0), (1.0, 1.0)]];
+    assert!(animate(&empty, &path, &Animation::default(), rod).is_err());
+    for settings in [
+        Animation {
+            fps: 0,
+            ..Animation::default()
+        },
+        Animation {
+            speed: f64::NAN,
+            ..Animation::default()
+        },
+        Animation {
+            size: (0, 10),
+            ..Animation::default()
+        },
+        Animation {
+            bounds: Some((1.0..0.0, 0.0..1.0)),
+            ..Animation::default()
+        },
+    ] {
+        let error = animate(&run(), &path, &settings, rod).unwrap_err();
+        assert!(!error.to_string().is_empty());
+    }
+    let nan = |_: &State<1>| vec![vec![(f64::NAN, 0.0)]];
+    let error = animate(&run(), &path, &Animation::default(), nan).unwrap_err();
+    assert!(error.to_string().contains("non-finite"), "{error}");
+}
