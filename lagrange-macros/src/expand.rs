@@ -129,11 +129,13 @@ fn lets_struct(model: &Model, lets: &[Let]) -> TokenStream {
         "The `let`s of [`{name}`] by name, typed by their shapes: what [`{name}::lets`] returns."
     );
     quote! {
-        #[doc = #doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
-        #[allow(non_snake_case)]
-        #vis struct #ty {
-            #( #[doc = #docs] pub #fields: #types, )*
+        ::lagrange_runtime::__serde_item! {
+            #[doc = #doc]
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
+            #[allow(non_snake_case)]
+            #vis struct #ty {
+                #( #[doc = #docs] pub #fields: #types, )*
+            }
         }
     }
 }
@@ -325,11 +327,13 @@ fn named_vector(model: &Model, suffix: &str, names: &[Ident], what: &str) -> Tok
     );
     let field_docs = names.iter().map(|n| format!("`{n}`"));
     quote! {
-        #[doc = #doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::default::Default)]
-        #[allow(non_snake_case)]
-        #vis struct #ty {
-            #( #[doc = #field_docs] pub #names: f64, )*
+        ::lagrange_runtime::__serde_item! {
+            #[doc = #doc]
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::default::Default)]
+            #[allow(non_snake_case)]
+            #vis struct #ty {
+                #( #[doc = #field_docs] pub #names: f64, )*
+            }
         }
 
         impl #p::From<#p::SVector<f64, #n>> for #ty {

@@ -14,6 +14,7 @@ use nalgebra::SVector;
 /// assert_eq!((rest.t, rest.qd[0]), (0.0, 0.0));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct State<const N: usize> {
     /// Time t.
     pub t: f64,

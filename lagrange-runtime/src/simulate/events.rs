@@ -84,10 +84,11 @@ impl<'a, const N: usize> Event<'a, N> {
 }
 
 /// A located zero crossing of an event function.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Crossing<const N: usize> {
     /// The event's name.
-    pub event: &'static str,
+    pub event: String,
     /// Whether the function went from negative to positive.
     pub rising: bool,
     /// The state at the crossing (its time is the crossing time).

@@ -400,7 +400,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         every_step: bool,
     ) -> Result<Trajectory<N, M>, SimulationError<N, M>> {
         let mut s = self.initial;
-        let mut trajectory = Trajectory::new(const { &T::COORDINATES }, const { &T::INPUTS });
+        let mut trajectory = Trajectory::new(&T::COORDINATES, &T::INPUTS);
         let result = self
             .check(times)
             .and_then(|()| self.steps(integrator, times, every_step, &mut s, &mut trajectory));
@@ -548,7 +548,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 let dense = dense.as_ref().expect("just built");
                 let state = dense.locate(&mut *event.function, before, after);
                 let crossing = Crossing {
-                    event: event.name,
+                    event: event.name.to_owned(),
                     rising: before < 0.0,
                     state,
                 };

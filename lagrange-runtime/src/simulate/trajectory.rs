@@ -7,10 +7,18 @@ use std::io::{self, Write};
 
 /// The states of a simulated motion, in time order, with the inputs the control law gave
 /// and the energy function h at each.
+///
+/// With the feature `serde` it serializes; deserializing checks that the names and the
+/// samples fit the model's sizes `N` and `M` and each other.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "Fields<N, M>")
+)]
 pub struct Trajectory<const N: usize, const M: usize = 0> {
-    coordinates: &'static [&'static str; N],
-    input_names: &'static [&'static str; M],
+    coordinates: Vec<String>,
+    input_names: Vec<String>,
     states: Vec<State<N>>,
     inputs: Vec<SVector<f64, M>>,
     energies: Vec<f64>,
@@ -20,13 +28,10 @@ pub struct Trajectory<const N: usize, const M: usize = 0> {
 
 impl<const N: usize, const M: usize> Trajectory<N, M> {
     /// An empty trajectory of a model with these coordinate and input names.
-    pub fn new(
-        coordinates: &'static [&'static str; N],
-        inputs: &'static [&'static str; M],
-    ) -> Self {
+    pub fn new(coordinates: &[&str; N], inputs: &[&str; M]) -> Self {
         Trajectory {
-            coordinates,
-            input_names: inputs,
+            coordinates: coordinates.iter().map(|&c| c.to_owned()).collect(),
+            input_names: inputs.iter().map(|&u| u.to_owned()).collect(),
             states: Vec::new(),
             inputs: Vec::new(),
             energies: Vec::new(),
@@ -63,8 +68,8 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     }
 
     /// The input names, in input order.
-    pub fn input_names(&self) -> &'static [&'static str; M] {
-        self.input_names
+    pub fn input_names(&self) -> &[String] {
+        &self.input_names
     }
 
     /// The inputs u at each sample: what the control law returned there.
@@ -77,7 +82,7 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     /// `None` for any other name.
     pub fn column(&self, name: &str) -> Option<Vec<f64>> {
         let of = |f: &dyn Fn(usize) -> f64| Some((0..self.len()).map(f).collect());
-        let coordinate = |n: &str| self.coordinates.iter().position(|&c| c == n);
+        let coordinate = |n: &str| self.coordinates.iter().position(|c| c == n);
         if name == "t" {
             return of(&|k| self.states[k].t);
         }
@@ -94,7 +99,7 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         {
             return of(&|k| self.states[k].qd[i]);
         }
-        let j = self.input_names.iter().position(|&u| u == name)?;
+        let j = self.input_names.iter().position(|u| u == name)?;
         of(&|k| self.inputs[k][j])
     }
 
@@ -109,8 +114,8 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     }
 
     /// The coordinate names, in state order.
-    pub fn coordinates(&self) -> &'static [&'static str; N] {
-        self.coordinates
+    pub fn coordinates(&self) -> &[String] {
+        &self.coordinates
     }
 
     /// The recorded states.
@@ -251,13 +256,13 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             }
         }
         write!(out, "t")?;
-        for name in self.coordinates {
+        for name in &self.coordinates {
             write!(out, ",{name}")?;
         }
-        for name in self.coordinates {
+        for name in &self.coordinates {
             write!(out, ",dot({name})")?;
         }
-        for name in self.input_names {
+        for name in &self.input_names {
             write!(out, ",{name}")?;
         }
         write!(out, ",energy")?;
@@ -283,5 +288,50 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             writeln!(out)?;
         }
         out.flush()
+    }
+}
+
+/// The fields of a [`Trajectory`] as serialized, checked when deserialized.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct Fields<const N: usize, const M: usize> {
+    coordinates: Vec<String>,
+    input_names: Vec<String>,
+    states: Vec<State<N>>,
+    inputs: Vec<SVector<f64, M>>,
+    energies: Vec<f64>,
+    crossings: Vec<Crossing<N>>,
+    stopped_by: Option<Crossing<N>>,
+}
+
+#[cfg(feature = "serde")]
+impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> {
+    type Error = String;
+
+    fn try_from(f: Fields<N, M>) -> Result<Self, String> {
+        if f.coordinates.len() != N || f.input_names.len() != M {
+            return Err(format!(
+                "a trajectory of {} coordinates and {} inputs, where {N} and {M} were expected",
+                f.coordinates.len(),
+                f.input_names.len()
+            ));
+        }
+        let n = f.states.len();
+        if f.inputs.len() != n || f.energies.len() != n {
+            return Err(format!(
+                "a trajectory of {n} states with {} inputs and {} energies",
+                f.inputs.len(),
+                f.energies.len()
+            ));
+        }
+        Ok(Trajectory {
+            coordinates: f.coordinates,
+            input_names: f.input_names,
+            states: f.states,
+            inputs: f.inputs,
+            energies: f.energies,
+            crossings: f.crossings,
+            stopped_by: f.stopped_by,
+        })
     }
 }
