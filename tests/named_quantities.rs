@@ -59,8 +59,9 @@ fn the_lets_of_a_double_pendulum_are_its_closed_form_positions_and_velocities() 
     assert!((r1 - rz).norm() < 1e-15, "{r1}");
     assert_eq!(lets.k, 3.0);
 
-    // T, V and D, and L = T − V.
+    // T, V and D, and L = T − V; the power of the damping is −2D (D quadratic in q̇).
     let u = SVector::zeros();
+    assert!(close(model.power(&s, &u), -0.3 * ad * ad));
     let t = 0.5 * (ad * ad) + 0.5 * 2.0 * v2.norm_squared();
     let v = 9.81 * y1 + 2.0 * 9.81 * p2.y;
     assert!(close(model.kinetic_energy(&s, &u), t));
@@ -83,7 +84,9 @@ fn lets_of_a_model_with_inputs_and_a_velocity_level_let() {
         SVector::<f64, 2>::new(xd + 0.8 * theta.cos() * thetad, 0.8 * theta.sin() * thetad);
     assert!((lets.bob - bob).norm() < 1e-15, "{}", lets.bob);
     assert!(close(lets.speed, bob_velocity.norm()), "{}", lets.speed);
-    // No potential-free or dissipation statements: D is 0.
+    // The power of the push on the cart: Q·q̇ = push · ẋ.
+    assert!(close(model.power(&s, &u), 4.0 * xd));
+    // No dissipation statement: D is 0.
     assert_eq!(model.dissipation(&s, &u), 0.0);
     let t = 2.0 / 2.0 * xd * xd + 0.5 / 2.0 * bob_velocity.norm_squared();
     assert!(close(model.kinetic_energy(&s, &u), t));
@@ -104,4 +107,41 @@ fn a_model_without_lets_or_potential() {
     assert_eq!(Free.lets(&s, &u), FreeLets {});
     assert_eq!(Free.kinetic_energy(&s, &u), 4.5);
     assert_eq!(Free.potential_energy(&s, &u), 0.0);
+}
+
+/// The lets along a trajectory in one call, a column by scalar name, and CSV columns.
+#[test]
+fn lets_along_a_trajectory_by_name() {
+    use lagrange_runtime::simulate::{Rk4, Simulation};
+    let model = DoublePendulum::default();
+    let start = State::at_rest(SVector::from([0.5, -0.3]));
+    let run = Simulation::new(&model, start)
+        .run(&Rk4 { step: 0.01 }, 0.5)
+        .unwrap();
+    let lets = model.lets_along(&run);
+    assert_eq!(lets.len(), run.len());
+    assert_eq!(
+        &DoublePendulumLets::SCALARS[..6],
+        ["x1", "y1", "p2[0]", "p2[1]", "v2[0]", "v2[1]"]
+    );
+    assert_eq!(DoublePendulumLets::SCALARS[6], "R1[0][0]");
+    assert_eq!(DoublePendulumLets::SCALARS.len(), 2 + 2 + 2 + 9 + 1);
+    let x1 = DoublePendulumLets::column(&lets, "x1").unwrap();
+    let p2y = DoublePendulumLets::column(&lets, "p2[1]").unwrap();
+    let r01 = DoublePendulumLets::column(&lets, "R1[0][1]").unwrap();
+    for ((s, (x1, p2y)), r01) in run.states().iter().zip(x1.iter().zip(&p2y)).zip(&r01) {
+        let (a, b) = (s.q[0], s.q[1]);
+        assert!(close(*x1, a.sin()));
+        assert!(close(*p2y, -a.cos() - 0.5 * b.cos()));
+        assert!(close(*r01, -a.sin())); // rot_z(a)[0, 1]
+    }
+    assert!(DoublePendulumLets::column(&lets, "p2").is_none());
+    let mut csv = Vec::new();
+    run.write_csv_with(&mut csv, &[("x1", &x1), ("p2[1]", &p2y)])
+        .unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    assert!(
+        text.starts_with("t,a,b,dot(a),dot(b),energy,x1,p2[1]\n"),
+        "{text}"
+    );
 }

@@ -128,6 +128,33 @@ fn lets_struct(model: &Model, lets: &[Let]) -> TokenStream {
     let doc = format!(
         "The `let`s of [`{name}`] by name, typed by their shapes: what [`{name}::lets`] returns."
     );
+    // Every scalar of the lets by name: `x1`, `p2[0]`, `R[0][1]` (no commas: the names are
+    // CSV column headers).
+    let (mut scalar_names, mut scalars) = (Vec::new(), Vec::new());
+    for l in lets {
+        let (plain, field) = (key(&l.name), &l.name);
+        match l.value.as_ref().map_or(Shape::Scalar, |v| v.shape) {
+            Shape::Scalar => {
+                scalar_names.push(plain);
+                scalars.push(quote!(self.#field));
+            }
+            Shape::Vector(n) => {
+                for i in 0..n {
+                    scalar_names.push(format!("{plain}[{i}]"));
+                    scalars.push(quote!(self.#field[#i]));
+                }
+            }
+            Shape::Matrix(r, c) => {
+                for i in 0..r {
+                    for j in 0..c {
+                        scalar_names.push(format!("{plain}[{i}][{j}]"));
+                        scalars.push(quote!(self.#field[(#i, #j)]));
+                    }
+                }
+            }
+        }
+    }
+    let k = scalars.len();
     quote! {
         ::lagrange_runtime::__serde_item! {
             #[doc = #doc]
@@ -135,6 +162,26 @@ fn lets_struct(model: &Model, lets: &[Let]) -> TokenStream {
             #[allow(non_snake_case)]
             #vis struct #ty {
                 #( #[doc = #docs] pub #fields: #types, )*
+            }
+        }
+
+        impl #ty {
+            /// The name of every scalar of the lets, in declaration order: `x` for a scalar,
+            /// `p[0]` for an element of a vector, `R[0][1]` for one of a matrix.
+            pub const SCALARS: [&'static str; #k] = [#(#scalar_names),*];
+
+            /// Every scalar of the lets, in the order of [`Self::SCALARS`].
+            #[must_use]
+            pub fn scalars(&self) -> [f64; #k] {
+                [#(#scalars),*]
+            }
+
+            /// The values of the scalar `name` (one of [`Self::SCALARS`]) along `lets`, for
+            /// example a CSV column; `None` for another name.
+            #[must_use]
+            pub fn column(lets: &[Self], name: &str) -> ::core::option::Option<::std::vec::Vec<f64>> {
+                let k = Self::SCALARS.iter().position(|n| *n == name)?;
+                ::core::option::Option::Some(lets.iter().map(|l| l.scalars()[k]).collect())
             }
         }
     }
@@ -186,6 +233,12 @@ fn lets_impl(l: &Lowered) -> TokenStream {
             pub fn lets(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
                 let #v = self.#eval_lets_name::<f64>(#args);
                 #ty { #(#fields),* }
+            }
+
+            /// The `let`s at every sample of `trajectory` (its states and recorded inputs).
+            #[must_use]
+            pub fn lets_along(&self, trajectory: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#ty> {
+                trajectory.map(|#s, #u| self.lets(#s, #u))
             }
 
             #eval_lets

@@ -99,6 +99,8 @@ fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
         impl #name {
             /// Not generated: the model has errors.
             pub fn lets(&self, #s, #u) -> #lets #stub
+            /// Not generated: the model has errors.
+            pub fn lets_along(&self, _t: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#lets> #stub
         }
         impl #p::Model<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = [#(#coordinates),*];

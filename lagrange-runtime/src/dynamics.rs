@@ -68,6 +68,13 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
     /// dissipation function.
     fn generalized_forces(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N>;
 
+    /// The power of the non-conservative forces, Q·q̇: what the `force` and `torque`
+    /// statements put into the motion minus what dissipation takes out. Along the motion
+    /// the energy function changes as dh/dt = Q·q̇ − ∂L/∂t.
+    fn power(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.generalized_forces(s, u).dot(&s.qd)
+    }
+
     /// The accelerations q̈ at this state and input.
     ///
     /// # Errors
