@@ -203,3 +203,34 @@ fn the_inputs_of_the_control_law_are_recorded_at_every_sample() {
     let text = String::from_utf8(csv).unwrap();
     assert!(text.starts_with("t,x,dot(x),f,energy\n"), "{text}");
 }
+
+/// A run that starts on the floor (the event function exactly 0) with a hop shorter than
+/// one step: the landing inside the first step is still found, at 2v/g.
+#[test]
+fn a_hop_shorter_than_a_step_is_found_from_a_zero_start() {
+    let v = 0.1;
+    let start = State::new(0.0, SVector::from([0.0]), SVector::from([v]));
+    for run in [
+        Simulation::new(&Fall::default(), start)
+            .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
+            .run(&Rk4 { step: 0.1 }, 1.0)
+            .unwrap(),
+        Simulation::new(&Fall::default(), start)
+            .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
+            .run(&Variational::new(0.1), 1.0)
+            .unwrap(),
+    ] {
+        let hit = run.stopped_by().expect("the landing");
+        assert!((hit.state.t - 2.0 * v / G).abs() < 1e-10, "{hit:?}");
+    }
+    // Leaving the floor downward is not a falling crossing of 0: the run goes on.
+    let down = State::new(0.0, SVector::from([0.0]), SVector::from([-v]));
+    let run = Simulation::new(&Fall::default(), down)
+        .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
+        .run(&Rk4 { step: 0.1 }, 1.0)
+        .unwrap();
+    assert!(
+        run.stopped_by().is_none(),
+        "leaving zero downward is no falling crossing"
+    );
+}

@@ -95,6 +95,12 @@ pub struct Crossing<const N: usize> {
     pub state: State<N>,
 }
 
+/// Where an event function that is zero at the start of a run first crosses in the run's
+/// first step: it is sampled at this many points of the step, the first nonzero sample
+/// giving the side it leaves zero to (a ball bouncing off the floor may rise and fall
+/// back within one step).
+pub(crate) const START_SAMPLES: usize = 16;
+
 /// One step of the motion as a quintic Hermite interpolant: (q, q̇, q̈) at both ends.
 pub(crate) struct Dense<const N: usize> {
     pub(crate) a: State<N>,
@@ -145,18 +151,17 @@ impl<const N: usize> Dense<N> {
         State::new(t, combine(&v), combine(&d) / h)
     }
 
-    /// The crossing of `g` between the ends, where `g` has the nonzero value `ga` before
-    /// and `gb` (of the other sign, or zero) at the end: the Illinois variant of regula
-    /// falsi, to the precision of the time.
+    /// The crossing of `g` in [t0, t1], where `g` has the nonzero value `g0` at t0 and `g1`
+    /// (of the other sign, or zero) at t1: the Illinois variant of regula falsi, to the
+    /// precision of the time.
     pub(crate) fn locate(
         &self,
-        g: &mut dyn FnMut(f64, &State<N>) -> f64,
-        ga: f64,
-        gb: f64,
+        g: &mut Function<'_, N>,
+        (mut t0, mut g0): (f64, f64),
+        (mut t1, mut g1): (f64, f64),
     ) -> State<N> {
-        let (mut t0, mut t1, mut g0, mut g1) = (self.a.t, self.b.t, ga, gb);
         if g1 == 0.0 {
-            return self.b;
+            return self.at(t1);
         }
         let mut side = 0;
         for _ in 0..200 {

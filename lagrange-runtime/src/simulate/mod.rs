@@ -532,24 +532,34 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         let mut found: Vec<(Crossing<N>, bool)> = Vec::new();
         for (k, event) in self.events.iter_mut().enumerate() {
             let (before, after) = (signs[k], values[k]);
-            if before != 0.0 && event.crosses(before, after) {
-                if dense.is_none() {
-                    let acc = |inputs: &mut Box<Inputs<'a, N, M>>, s: &State<N>| {
-                        let u = inputs(s.t, s);
-                        self.model.accelerations(s, &u)
-                    };
-                    dense = Some(events::Dense {
-                        a: *a,
-                        acc_a: acc(&mut self.inputs, a)?,
-                        b: *b,
-                        acc_b: acc(&mut self.inputs, b)?,
-                    });
-                }
-                let dense = dense.as_ref().expect("just built");
-                let state = dense.locate(&mut *event.function, before, after);
+            let crosses = before != 0.0 && event.crosses(before, after);
+            // A function zero at the start (sign 0) is sampled across the step instead.
+            if !(crosses || before == 0.0) {
+                continue;
+            }
+            if dense.is_none() {
+                let acc = |inputs: &mut Box<Inputs<'a, N, M>>, s: &State<N>| {
+                    let u = inputs(s.t, s);
+                    self.model.accelerations(s, &u)
+                };
+                dense = Some(events::Dense {
+                    a: *a,
+                    acc_a: acc(&mut self.inputs, a)?,
+                    b: *b,
+                    acc_b: acc(&mut self.inputs, b)?,
+                });
+            }
+            let dense = dense.as_ref().expect("just built");
+            let bracket = if crosses {
+                Some(((a.t, before), (b.t, after)))
+            } else {
+                first_crossing(dense, event, &mut signs[k], after)
+            };
+            if let Some((start, end)) = bracket {
+                let state = dense.locate(&mut *event.function, start, end);
                 let crossing = Crossing {
                     event: event.name.to_owned(),
-                    rising: before < 0.0,
+                    rising: start.1 < 0.0,
                     state,
                 };
                 found.push((crossing, event.terminal));
@@ -590,6 +600,37 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         trajectory.push(*s, u, self.model.energy(s, &u));
         Ok(())
     }
+}
+
+/// The first crossing, within the step of `dense`, of an event whose function was zero at
+/// the start: the bracket (time, value) before and after it, from samples of the step.
+/// Sets `sign` to the side the function left zero to, if it did.
+fn first_crossing<const N: usize>(
+    dense: &events::Dense<N>,
+    event: &mut Event<'_, N>,
+    sign: &mut f64,
+    at_end: f64,
+) -> Option<((f64, f64), (f64, f64))> {
+    let (ta, tb) = (dense.a.t, dense.b.t);
+    let mut previous: Option<(f64, f64)> = None;
+    for i in 1..=events::START_SAMPLES {
+        let (t, g) = if i == events::START_SAMPLES {
+            (tb, at_end)
+        } else {
+            let t = ta + (tb - ta) * i as f64 / events::START_SAMPLES as f64;
+            (t, (event.function)(t, &dense.at(t)))
+        };
+        match previous {
+            None if g != 0.0 && !g.is_nan() => {
+                previous = Some((t, g));
+                *sign = g;
+            }
+            Some(p) if event.crosses(p.1, g) => return Some((p, (t, g))),
+            Some(_) if g != 0.0 && !g.is_nan() => previous = Some((t, g)),
+            _ => {}
+        }
+    }
+    None
 }
 
 fn is_finite<const N: usize>(s: &State<N>) -> bool {
