@@ -202,6 +202,16 @@ fn the_inputs_of_the_control_law_are_recorded_at_every_sample() {
     run.write_csv(&mut csv).unwrap();
     let text = String::from_utf8(csv).unwrap();
     assert!(text.starts_with("t,x,dot(x),f,energy\n"), "{text}");
+    // Extra columns may not repeat a name or be empty.
+    let values = run.column("x").unwrap();
+    for name in ["x", "energy", "f", ""] {
+        assert!(
+            run.write_csv_with(Vec::new(), &[(name, &values)]).is_err(),
+            "{name}"
+        );
+    }
+    let twice = [("y", &values[..]), ("y", &values[..])];
+    assert!(run.write_csv_with(Vec::new(), &twice).is_err());
 }
 
 /// A run that starts on the floor (the event function exactly 0) with a hop shorter than
@@ -233,4 +243,53 @@ fn a_hop_shorter_than_a_step_is_found_from_a_zero_start() {
         run.stopped_by().is_none(),
         "leaving zero downward is no falling crossing"
     );
+}
+
+lagrangian! {
+    struct Osc { coordinates: x; kinetic = dot(x)^2 / 2; potential = x^2 / 2; }
+}
+
+/// Found by a probe: a function exactly 0 at a step's end was counted twice; a NaN inside
+/// the bracket was returned as the crossing; a stop and a record at one crossing depended
+/// on the order the events were added.
+#[test]
+fn crossings_at_step_ends_nan_brackets_and_simultaneous_events() {
+    let start = State::at_rest(SVector::from([1.0]));
+    let run = Simulation::new(&Osc, start)
+        .event(Event::record("one", |t, _: &State<1>| t - 1.0))
+        .run(&Rk4 { step: 0.25 }, 2.0)
+        .unwrap();
+    assert_eq!(run.crossings().len(), 1, "{:?}", run.crossings());
+    assert_eq!(run.crossings()[0].state.t, 1.0);
+
+    let g = |t: f64, _: &State<1>| {
+        if t > 0.3 && t < 0.6 {
+            f64::NAN
+        } else {
+            t * t * t - 0.5
+        }
+    };
+    let run = Simulation::new(&Osc, start)
+        .event(Event::stop("nan", g))
+        .run(&Rk4 { step: 1.0 }, 2.0)
+        .unwrap();
+    let hit = run.stopped_by().unwrap();
+    assert!(hit.state.t >= 0.5f64.cbrt() - 1e-12, "{hit:?}");
+    assert!(g(hit.state.t, &hit.state) >= 0.0, "{hit:?}");
+
+    // x = cos t crosses 0 at π/2: recorded once, whichever event is added first.
+    for stop_first in [true, false] {
+        let stop = Event::stop("stop", |_t, s: &State<1>| s.q[0]);
+        let record = Event::record("record", |_t, s: &State<1>| s.q[0]);
+        let sim = Simulation::new(&Osc, start);
+        let sim = if stop_first {
+            sim.event(stop).event(record)
+        } else {
+            sim.event(record).event(stop)
+        };
+        let run = sim.run(&DormandPrince::new(1e-12, 1e-14), 5.0).unwrap();
+        assert_eq!(run.crossings().len(), 1, "stop first: {stop_first}");
+        let t = run.stopped_by().unwrap().state.t;
+        assert!((t - std::f64::consts::FRAC_PI_2).abs() < 1e-10, "{t}");
+    }
 }

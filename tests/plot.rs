@@ -107,3 +107,51 @@ fn bad_input_is_an_error() {
     let error = animate(&run(), &path, &Animation::default(), nan).unwrap_err();
     assert!(error.to_string().contains("non-finite"), "{error}");
 }
+
+/// Found by a probe: these panicked or hung inside plotters.
+#[test]
+fn extreme_ranges_sizes_and_frame_counts_are_errors() {
+    use lagrange_runtime::plot::{figure, Panel};
+    let path = dir("extreme").join("x.png");
+    let huge = |_: &State<1>| vec![vec![(-1e308, -1e308), (1e308, 1e308)]];
+    assert!(snapshot(&run().states()[0], &path, &Animation::default(), huge).is_err());
+    for bounds in [
+        (f64::NEG_INFINITY..f64::INFINITY, 0.0..1.0),
+        (-1e308..1e308, -1e308..1e308),
+    ] {
+        let settings = Animation {
+            bounds: Some(bounds),
+            ..Animation::default()
+        };
+        let rod = |_: &State<1>| vec![vec![(0.0, 0.0), (1.0, 1.0)]];
+        assert!(snapshot(&run().states()[0], &path, &settings, rod).is_err());
+    }
+    for size in [(u32::MAX, u32::MAX), (3, 70_000), (100_000, 100_000)] {
+        let settings = Animation {
+            size,
+            ..Animation::default()
+        };
+        let rod = |_: &State<1>| vec![vec![(0.0, 0.0), (1.0, 1.0)]];
+        assert!(animate(&run(), dir("extreme").join("x.gif"), &settings, rod).is_err());
+    }
+    let settings = Animation {
+        speed: f64::MIN_POSITIVE,
+        ..Animation::default()
+    };
+    let rod = |_: &State<1>| vec![vec![(0.0, 0.0), (1.0, 1.0)]];
+    let error = animate(&run(), dir("extreme").join("y.gif"), &settings, rod).unwrap_err();
+    assert!(error.to_string().contains("frames"), "{error}");
+    let flat = figure(&path, (300, 200), |root| {
+        Panel::new("flat", "x", "y")
+            .line("l", [(0.0, 0.0), (1.0, 1.0)])
+            .x_range(1.0..1.0)
+            .draw(root)
+    });
+    assert!(flat.is_err());
+    let wide = figure(&path, (300, 200), |root| {
+        Panel::new("wide", "x", "y")
+            .line("l", [(-1e308, -1e308), (1e308, 1e308)])
+            .draw(root)
+    });
+    assert!(wide.is_err());
+}

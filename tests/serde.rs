@@ -59,3 +59,21 @@ fn the_generated_structs_serialize() {
     let state: State<1> = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
     assert_eq!(state, s);
 }
+
+#[test]
+fn trajectories_that_break_their_invariants_are_refused() {
+    let mut run = Trajectory::<1, 0>::new(&["x"], &[]);
+    run.push(
+        State::new(1.0, SVector::from([0.0]), SVector::zeros()),
+        SVector::zeros(),
+        0.0,
+    );
+    run.push(
+        State::new(0.0, SVector::from([0.0]), SVector::zeros()),
+        SVector::zeros(),
+        0.0,
+    );
+    let json = serde_json::to_string(&run).unwrap();
+    let error = serde_json::from_str::<Trajectory<1, 0>>(&json).unwrap_err();
+    assert!(error.to_string().contains("ascending"), "{error}");
+}

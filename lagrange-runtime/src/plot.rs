@@ -119,12 +119,40 @@ fn prepare(path: &Path, size: (u32, u32)) -> Result<()> {
     if size.0 == 0 || size.1 == 0 {
         return Err(format!("a figure of {}×{} pixels is empty", size.0, size.1).into());
     }
+    // GIF sizes are 16-bit, and the bitmap is held in memory.
+    if size.0 > 65_535 || size.1 > 65_535 || u64::from(size.0) * u64::from(size.1) > MAX_PIXELS {
+        return Err(format!(
+            "a figure of {}×{} pixels is too large: at most 65535 on a side and {MAX_PIXELS} pixels",
+            size.0, size.1
+        )
+        .into());
+    }
     register_font()?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the directory {}: {e}", dir.display()))?;
     }
     Ok(())
+}
+
+/// The largest figure, in pixels (300 MB of bitmap).
+const MAX_PIXELS: u64 = 100_000_000;
+
+/// `range` if it can be drawn: finite, not empty, and of a finite length.
+fn drawable(range: Range<f64>, axis: &str) -> Result<Range<f64>> {
+    if range.start.is_finite()
+        && range.end.is_finite()
+        && (range.end - range.start).is_finite()
+        && range.end > range.start
+    {
+        Ok(range)
+    } else {
+        Err(format!(
+            "the {axis} range {}..{} cannot be drawn: it must be finite, of finite length and not empty",
+            range.start, range.end
+        )
+        .into())
+    }
 }
 
 /// The text of the plots uses DejaVu Sans, shipped with the crate, so that no system font
@@ -245,7 +273,10 @@ impl Panel {
         }
         let all = || self.series.iter().flat_map(|s| s.points.iter());
         let x = self.x_range.clone();
-        let x = x.unwrap_or_else(|| span(all().map(|p| p.0), (0.0, 0.0)));
+        let x = drawable(
+            x.unwrap_or_else(|| span(all().map(|p| p.0), (0.0, 0.0))),
+            "x",
+        )?;
         let mut builder = ChartBuilder::on(area);
         builder
             .caption(&self.title, ("sans-serif", 24))
@@ -256,7 +287,10 @@ impl Panel {
         let x_format = move |v: &f64| tick(*v, x_span);
         if self.log_y {
             let y = self.y_range.clone();
-            let y = y.unwrap_or_else(|| decades(all().map(|p| p.1)));
+            let y = drawable(y.unwrap_or_else(|| decades(all().map(|p| p.1))), "y")?;
+            if y.start <= 0.0 {
+                return Err("a logarithmic y range must be positive".into());
+            }
             let chart = builder.build_cartesian_2d(x, y.log_scale())?;
             self.fill(chart, &x_format, &|v: &f64| format!("{v:.0e}"))
         } else {
@@ -272,7 +306,7 @@ impl Panel {
                 _ => (0.05, 0.05),
             };
             let y = self.y_range.clone();
-            let y = y.unwrap_or_else(|| span(all().map(|p| p.1), pad));
+            let y = drawable(y.unwrap_or_else(|| span(all().map(|p| p.1), pad)), "y")?;
             let y_span = y.end - y.start;
             let chart = builder.build_cartesian_2d(x, y)?;
             self.fill(chart, &x_format, &|v: &f64| tick(*v, y_span))
@@ -378,7 +412,11 @@ fn decades(values: impl Iterator<Item = f64>) -> Range<f64> {
 /// A tick label with as many decimals as an axis spanning `span` needs, without the
 /// binary noise of floating point (0.30000000000000004, 1.4e-17 for zero).
 fn tick(v: f64, span: f64) -> String {
-    let decimals = (3.0 - span.log10().floor()).max(0.0) as usize;
+    let decimals = if span > 0.0 && span.is_finite() {
+        (3.0 - span.log10().floor()).clamp(0.0, 17.0) as usize
+    } else {
+        3
+    };
     let text = format!("{v:.decimals$}");
     let text = if text.contains('.') {
         text.trim_end_matches('0').trim_end_matches('.')
@@ -465,8 +503,9 @@ impl Default for Animation {
 /// trajectory's samples ([`Trajectory::at`]).
 ///
 /// # Errors
-/// An empty or single-instant trajectory, invalid settings, non-finite points, or a file
-/// that cannot be written.
+/// An empty trajectory (a single sample gives one frame), invalid settings, non-finite
+/// points or bounds, a size beyond 65535 pixels on a side, or a file that cannot be
+/// written.
 pub fn animate<const N: usize, const M: usize>(
     trajectory: &Trajectory<N, M>,
     path: impl AsRef<Path>,
@@ -482,10 +521,14 @@ pub fn animate<const N: usize, const M: usize>(
         return Err("an empty trajectory has nothing to animate".into());
     };
     let dt = settings.speed / f64::from(settings.fps);
-    let count = ((last.t - first.t) / dt).floor() as usize + 1;
-    if count > 100_000 {
-        return Err(format!("{count} frames: lower the frame rate or raise the speed").into());
+    let intervals = ((last.t - first.t) / dt).floor();
+    if intervals.is_nan() || intervals >= 100_000.0 {
+        return Err(format!(
+            "{intervals:e} frames: lower the frame rate or raise the speed (at most 100000)"
+        )
+        .into());
     }
+    let count = intervals as usize + 1;
     let frames: Vec<(f64, Lines)> = (0..count)
         .map(|k| {
             let t = (first.t + k as f64 * dt).min(last.t);
@@ -498,14 +541,14 @@ pub fn animate<const N: usize, const M: usize>(
         return Err("the mechanism has a non-finite point".into());
     }
     let (x, y) = match &settings.bounds {
-        Some((x, y)) if x.end > x.start && y.end > y.start => (x.clone(), y.clone()),
-        Some(_) => return Err("animation bounds must be non-empty ranges".into()),
+        Some((x, y)) => (x.clone(), y.clone()),
         None => square(
             span(points().map(|p| p.0), (0.08, 0.08)),
             span(points().map(|p| p.1), (0.08, 0.08)),
             settings.size,
         ),
     };
+    let (x, y) = (drawable(x, "x")?, drawable(y, "y")?);
     prepare(path, settings.size)?;
     let delay = (1000 / settings.fps).max(1);
     let root = BitMapBackend::gif(path, settings.size, delay)
@@ -536,14 +579,14 @@ pub fn snapshot<const N: usize>(
         return Err("the mechanism has a non-finite point".into());
     }
     let (x, y) = match &settings.bounds {
-        Some((x, y)) if x.end > x.start && y.end > y.start => (x.clone(), y.clone()),
-        Some(_) => return Err("animation bounds must be non-empty ranges".into()),
+        Some((x, y)) => (x.clone(), y.clone()),
         None => square(
             span(points().map(|p| p.0), (0.08, 0.08)),
             span(points().map(|p| p.1), (0.08, 0.08)),
             settings.size,
         ),
     };
+    let (x, y) = (drawable(x, "x")?, drawable(y, "y")?);
     figure(path, settings.size, |root| {
         draw_frame(root, state.t, &lines, (&x, &y), settings)
     })

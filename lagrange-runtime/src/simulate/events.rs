@@ -27,7 +27,16 @@ pub enum Direction {
 /// quintic Hermite interpolant of the step (positions, velocities and accelerations at both
 /// ends), so its accuracy does not depend on where the step happened to end. A function
 /// that is exactly zero at the start of a run does not count as crossing there, so a run
-/// restarted from the state of a stopping event (after an impact law, say) goes on.
+/// restarted from the state of a stopping event (after an impact law, say) goes on; its
+/// first step is sampled to find where it leaves zero and whether it comes back.
+///
+/// Crossings are seen from the signs at the ends of steps: a function that crosses zero
+/// twice within one step (a fast oscillation, a grazing touch) is not seen there. Keep the
+/// steps short against the function's own time scale (`max_step` of
+/// [`DormandPrince`](super::DormandPrince)). Where the function is NaN inside a step, the
+/// crossing is placed at the end of the bracket known to hold it. On a constrained model
+/// the located state lies on the constraints to the interpolation's accuracy, not to the
+/// integrator's tolerance.
 pub struct Event<'a, const N: usize> {
     pub(crate) name: &'static str,
     pub(crate) function: Box<Function<'a, N>>,
@@ -174,8 +183,12 @@ impl<const N: usize> Dense<N> {
                 t = 0.5 * (t0 + t1);
             }
             let gt = g(t, &self.at(t));
-            if gt == 0.0 || gt.is_nan() {
+            if gt == 0.0 {
                 return self.at(t);
+            }
+            if gt.is_nan() {
+                // No side to keep: the crossing is known only to lie in [t0, t1].
+                break;
             }
             if (gt > 0.0) == (g1 > 0.0) {
                 // The new point replaces the end on its side; halving the other end's

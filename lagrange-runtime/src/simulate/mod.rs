@@ -565,20 +565,30 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 found.push((crossing, event.terminal));
             }
         }
+        // A value of exactly 0 at the step's end restarts the function's sign (as at the
+        // start of a run), so that the crossing into 0 is not counted again after it.
         for (k, v) in values.into_iter().enumerate() {
-            if v != 0.0 && !v.is_nan() {
+            if !v.is_nan() {
                 signs[k] = v;
             }
         }
+        // Everything recorded up to the first stop, a recording event at the very time of
+        // the stop included, whatever the order the events were added in.
         found.sort_by(|x, y| x.0.state.t.total_cmp(&y.0.state.t));
+        let stop = found
+            .iter()
+            .position(|(_, terminal)| *terminal)
+            .map(|i| found[i].0.clone());
         for (crossing, terminal) in found {
-            if terminal {
-                *b = crossing.state;
-                return Ok(Some(crossing));
+            let after_stop = stop.as_ref().is_some_and(|s| crossing.state.t > s.state.t);
+            if !terminal && !after_stop {
+                trajectory.push_crossing(crossing);
             }
-            trajectory.push_crossing(crossing);
         }
-        Ok(None)
+        if let Some(crossing) = &stop {
+            *b = crossing.state;
+        }
+        Ok(stop)
     }
 
     /// Records `s` unless it is already the last sample.

@@ -254,6 +254,13 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
                     "CSV column name `{name}` holds a separator or quote"
                 ));
             }
+            let taken = self.column(name).is_some()
+                || extra.iter().filter(|(other, _)| other == name).count() > 1;
+            if name.is_empty() || taken {
+                return invalid(format!(
+                    "CSV column name `{name}` is empty or names another column"
+                ));
+            }
         }
         write!(out, "t")?;
         for name in &self.coordinates {
@@ -323,6 +330,20 @@ impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> 
                 f.inputs.len(),
                 f.energies.len()
             ));
+        }
+        if f.states
+            .windows(2)
+            .any(|w| w[0].t.is_nan() || w[0].t > w[1].t)
+        {
+            return Err("a trajectory's sample times must be ascending".into());
+        }
+        if f.stopped_by
+            .as_ref()
+            .is_some_and(|c| f.states.last() != Some(&c.state))
+        {
+            return Err(
+                "the state of a stopping event must be the trajectory's last sample".into(),
+            );
         }
         Ok(Trajectory {
             coordinates: f.coordinates,
