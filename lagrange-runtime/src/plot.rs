@@ -536,19 +536,7 @@ pub fn animate<const N: usize, const M: usize>(
             (t, mechanism(&s))
         })
         .collect();
-    let points = || frames.iter().flat_map(|(_, lines)| lines.iter().flatten());
-    if points().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
-        return Err("the mechanism has a non-finite point".into());
-    }
-    let (x, y) = match &settings.bounds {
-        Some((x, y)) => (x.clone(), y.clone()),
-        None => square(
-            span(points().map(|p| p.0), (0.08, 0.08)),
-            span(points().map(|p| p.1), (0.08, 0.08)),
-            settings.size,
-        ),
-    };
-    let (x, y) = (drawable(x, "x")?, drawable(y, "y")?);
+    let (x, y) = region(settings, frames.iter().map(|(_, lines)| lines))?;
     prepare(path, settings.size)?;
     let delay = (1000 / settings.fps).max(1);
     let root = BitMapBackend::gif(path, settings.size, delay)
@@ -574,19 +562,7 @@ pub fn snapshot<const N: usize>(
     mechanism: impl FnOnce(&State<N>) -> Lines,
 ) -> Result<()> {
     let lines = mechanism(state);
-    let points = || lines.iter().flatten();
-    if points().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
-        return Err("the mechanism has a non-finite point".into());
-    }
-    let (x, y) = match &settings.bounds {
-        Some((x, y)) => (x.clone(), y.clone()),
-        None => square(
-            span(points().map(|p| p.0), (0.08, 0.08)),
-            span(points().map(|p| p.1), (0.08, 0.08)),
-            settings.size,
-        ),
-    };
-    let (x, y) = (drawable(x, "x")?, drawable(y, "y")?);
+    let (x, y) = region(settings, [&lines])?;
     figure(path, settings.size, |root| {
         draw_frame(root, state.t, &lines, (&x, &y), settings)
     })
@@ -624,6 +600,27 @@ where
         chart.draw_series(line.iter().map(|&p| Circle::new(p, 5, color.filled())))?;
     }
     Ok(())
+}
+
+/// The region an animation shows: `settings.bounds`, or the frames' points with a margin
+/// and equal scales on both axes. Errors for non-finite points or an undrawable region.
+fn region<'l>(
+    settings: &Animation,
+    frames: impl IntoIterator<Item = &'l Lines> + Clone,
+) -> Result<(Range<f64>, Range<f64>)> {
+    let points = || frames.clone().into_iter().flatten().flatten();
+    if points().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
+        return Err("the mechanism has a non-finite point".into());
+    }
+    let (x, y) = match &settings.bounds {
+        Some((x, y)) => (x.clone(), y.clone()),
+        None => square(
+            span(points().map(|p| p.0), (0.08, 0.08)),
+            span(points().map(|p| p.1), (0.08, 0.08)),
+            settings.size,
+        ),
+    };
+    Ok((drawable(x, "x")?, drawable(y, "y")?))
 }
 
 /// `x` and `y` widened so that one unit has the same length on both axes of `size`.
