@@ -218,6 +218,18 @@ fn the_inputs_of_the_control_law_are_recorded_at_every_sample() {
 /// one step: the landing inside the first step is still found, at 2v/g.
 #[test]
 fn a_hop_shorter_than_a_step_is_found_from_a_zero_start() {
+    // A hop of 2v/g = 0.02 s in a step of 0.1 s, and one of 2e-4 s in a step of 0.01 s
+    // (shorter than a sixteenth of the step).
+    let tiny = State::new(0.0, SVector::from([0.0]), SVector::from([1e-3]));
+    let mut hooked = 0;
+    let run = Simulation::new(&Fall::default(), tiny)
+        .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
+        .progress(|_| hooked += 1)
+        .run(&Rk4 { step: 0.01 }, 1.0)
+        .unwrap();
+    let hit = run.stopped_by().expect("the landing");
+    assert!((hit.state.t - 2e-3 / G).abs() < 1e-12, "{hit:?}");
+    assert_eq!(hooked, 1); // the progress hook sees the step that ended the run
     let v = 0.1;
     let start = State::new(0.0, SVector::from([0.0]), SVector::from([v]));
     for run in [

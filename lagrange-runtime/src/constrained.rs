@@ -207,7 +207,7 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         .ok_or_else(|| redundant::<T, N, M, K>(&schur))?;
     let qdd = free - y * lambda;
     finite(&qdd, "accelerations")?;
-    finite(&lambda, "accelerations")?;
+    finite(&lambda, "constraint multipliers")?;
     Ok((qdd, lambda))
 }
 

@@ -52,8 +52,10 @@ const UNDERFLOW: f64 = 16.0 * f64::EPSILON;
 pub struct Memory<const N: usize> {
     /// The step size to try next.
     h: f64,
-    /// The slope at the start of the next step (first same as last), if known.
-    k1: Option<(f64, Slope<N>)>,
+    /// The slope at the start of the next step (first same as last) and the state it
+    /// belongs to: reused only from that very state (not from one a wrapper such as
+    /// `Projected` has moved).
+    k1: Option<(State<N>, Slope<N>)>,
 }
 
 type Slope<const N: usize> = (SVector<f64, N>, SVector<f64, N>);
@@ -202,7 +204,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
         };
         Ok(Memory {
             h,
-            k1: Some((s.t, k1)),
+            k1: Some((*s, k1)),
         })
     }
 
@@ -215,7 +217,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
         t_max: f64,
     ) -> Result<State<N>, StepError> {
         let k1 = match memory.k1 {
-            Some((t, k)) if t == s.t => k,
+            Some((at, k)) if at == *s => k,
             _ => slope(model, s, inputs)?,
         };
         // Why the last trial step was rejected, when it was not its error estimate: the
@@ -289,8 +291,9 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
                 if t_next != t_max || factor < 1.0 {
                     memory.h = (h * factor.clamp(0.2, 5.0)).min(self.max_step);
                 }
-                memory.k1 = Some((t_next, k[6]));
-                return Ok(State::new(t_next, y1.0, y1.1));
+                let next = State::new(t_next, y1.0, y1.1);
+                memory.k1 = Some((next, k[6]));
+                return Ok(next);
             }
             cause = None;
             memory.h = h * factor.clamp(0.2, 1.0);

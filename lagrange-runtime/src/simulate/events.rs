@@ -26,9 +26,13 @@ pub enum Direction {
 /// (in the event's [`Direction`]), the crossing time is located by root finding on a
 /// quintic Hermite interpolant of the step (positions, velocities and accelerations at both
 /// ends), so its accuracy does not depend on where the step happened to end. A function
-/// that is exactly zero at the start of a run does not count as crossing there, so a run
-/// restarted from the state of a stopping event (after an impact law, say) goes on; its
-/// first step is sampled to find where it leaves zero and whether it comes back.
+/// that is exactly zero at the start of a run does not count as crossing there; the first
+/// step is sampled (geometrically close to the start, then evenly) to find the side it
+/// leaves zero to and whether it comes back. The state of a stopping event lies just past
+/// the crossing, where the function has (to rounding) crossed: a run restarted from it
+/// after an impact law that reverses the motion should put the function back to exactly
+/// zero (the ball on the floor, `y = 0`), or give the event a direction, or it stops again
+/// at once.
 ///
 /// Crossings are seen from the signs at the ends of steps: a function that crosses zero
 /// twice within one step (a fast oscillation, a grazing touch) is not seen there. Keep the
@@ -105,9 +109,10 @@ pub struct Crossing<const N: usize> {
 }
 
 /// Where an event function that is zero at the start of a run first crosses in the run's
-/// first step: it is sampled at this many points of the step, the first nonzero sample
-/// giving the side it leaves zero to (a ball bouncing off the floor may rise and fall
-/// back within one step).
+/// first step: it is sampled at this many points geometrically close to the start (down to
+/// 2⁻²⁰ of the step) and this many evenly across it, the first nonzero sample giving the
+/// side it leaves zero to (a ball bouncing off the floor may rise and fall back within one
+/// step).
 pub(crate) const START_SAMPLES: usize = 16;
 
 /// One step of the motion as a quintic Hermite interpolant: (q, q̇, q̈) at both ends.

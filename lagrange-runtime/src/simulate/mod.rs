@@ -489,6 +489,11 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 if let Some(crossing) = stop {
                     self.record(trajectory, s)?;
                     trajectory.stop_at(crossing);
+                    progress.t = s.t;
+                    progress.steps += 1;
+                    if let Some(hook) = self.progress.as_mut() {
+                        let _ = hook(progress); // the run ends here either way
+                    }
                     return Ok(());
                 }
                 if every_step {
@@ -622,13 +627,22 @@ fn first_crossing<const N: usize>(
     at_end: f64,
 ) -> Option<((f64, f64), (f64, f64))> {
     let (ta, tb) = (dense.a.t, dense.b.t);
+    let h = tb - ta;
+    // Geometrically close to the start (the side it leaves zero to, even for a hop far
+    // shorter than the step), then evenly across the step.
+    let near = (1..=events::START_SAMPLES)
+        .rev()
+        .map(|k| ta + h * 0.5f64.powi(i32::try_from(k + 4).unwrap_or(i32::MAX)));
+    let even = (1..events::START_SAMPLES).map(|i| ta + h * i as f64 / events::START_SAMPLES as f64);
     let mut previous: Option<(f64, f64)> = None;
-    for i in 1..=events::START_SAMPLES {
-        let (t, g) = if i == events::START_SAMPLES {
-            (tb, at_end)
+    for t in near.chain(even).chain([tb]) {
+        if t <= ta {
+            continue;
+        }
+        let g = if t == tb {
+            at_end
         } else {
-            let t = ta + (tb - ta) * i as f64 / events::START_SAMPLES as f64;
-            (t, (event.function)(t, &dense.at(t)))
+            (event.function)(t, &dense.at(t))
         };
         match previous {
             None if g != 0.0 && !g.is_nan() => {
