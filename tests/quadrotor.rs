@@ -40,6 +40,9 @@
 //! ```
 //!
 //! with no velocity terms (they are quadratic); at ψ0 = 0: ẍ = g θ, ÿ = −g φ.
+mod common;
+
+use common::{assert_close, assert_slice_close, Rng};
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::nalgebra::{Matrix3, Rotation3, Vector3};
 use lagrange_runtime::prelude::*;
@@ -73,19 +76,6 @@ fn quadrotors() -> [Quadrotor; 2] {
         Quadrotor::default(),
         Quadrotor::new(0.45, 0.0023, 0.0031, 0.0049, 3.71),
     ]
-}
-
-/// xorshift64*: reproducible "random" states without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
-        lo + (hi - lo) * (bits as f64 / (1u64 << 53) as f64)
-    }
 }
 
 /// Random states away from gimbal lock (|θ| ≤ 1.2), random inputs around hover and a
@@ -179,21 +169,6 @@ fn rigid(s: &State<6>, qdd: &V6) -> Rigid {
         w: e * rates,
         wd: e * accs + ed * rates,
         e,
-    }
-}
-
-fn assert_close(got: f64, want: f64, scale: f64, tol: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= tol * scale.max(want.abs()),
-        "{what}: got {got:e}, want {want:e} (diff {:e}, scale {scale:e})",
-        (got - want).abs()
-    );
-}
-
-fn assert_slice_close(got: &[f64], want: &[f64], scale: f64, tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_close(*g, *w, scale, tol, &format!("{what}[{i}]"));
     }
 }
 

@@ -74,6 +74,9 @@
 //! v_c² = g r/4 (Routh's values). Started upright with a small lean rate ε and ψ̇ = 0
 //! (C = 0): θ(t) ≈ (ε/ω) sin ωt above the critical speed, θ(t) ≈ (ε/λ) sinh λt with
 //! λ² = −ω² below it.
+mod common;
+
+use common::{assert_close, assert_slice_close, Rng};
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::nalgebra::DMatrix;
 use lagrange_runtime::prelude::*;
@@ -165,34 +168,6 @@ fn newton_euler(c: &RollingCoin, s: &State<5>) -> (V5, [f64; 2]) {
         + cp * (-st * thd * thd + ct * thdd);
     let a = [xdd + c.r * d2_sp_st, ydd - c.r * d2_cp_st];
     (V5::from([xdd, ydd, psdd, thdd, phdd]), a)
-}
-
-/// xorshift64*: reproducible "random" states without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
-        lo + (hi - lo) * (bits as f64 / (1u64 << 53) as f64)
-    }
-}
-
-fn assert_close(got: f64, want: f64, scale: f64, tol: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= tol * scale.max(want.abs()),
-        "{what}: got {got:e}, want {want:e} (diff {:e}, scale {scale:e})",
-        (got - want).abs()
-    );
-}
-
-fn assert_slice_close(got: &[f64], want: &[f64], scale: f64, tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_close(*g, *w, scale, tol, &format!("{what}[{i}]"));
-    }
 }
 
 /// Eigenvalues of a real square matrix as (re, im).

@@ -45,6 +45,9 @@
 //! - the mass matrix Σ m Jvᵀ Jv + Jωᵀ I Jω built with nalgebra's `Rotation3`: geometric
 //!   Jacobians (joint axis × lever arm; body-frame Jω by composing the joint rotations) to
 //!   1e-12, and Jacobians by central differences of p2(q) and R(q) to 1e-7.
+mod common;
+
+use common::{assert_close, assert_slice_close, Rng};
 use lagrange_runtime::nalgebra::{Matrix3, Rotation3, Vector3};
 use lagrange_runtime::prelude::*;
 
@@ -142,19 +145,6 @@ fn scalar_arm([m2, l1, a2, i1z, i2x, i2y, i2z, g, c]: [f64; 9]) -> ScalarArm {
     ScalarArm::new(m2, l1, a2, i1z, i2x, i2y, i2z, g, c)
 }
 
-/// xorshift64*: reproducible "random" states without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
-        lo + (hi - lo) * (bits as f64 / (1u64 << 53) as f64)
-    }
-}
-
 /// A random state (t, q, q̇), inputs τ and a trial acceleration q̈.
 struct Sample {
     s: State<2>,
@@ -249,21 +239,6 @@ fn force_scale(a: &SpatialArm, x: &Sample) -> f64 {
     let ma2 = a.m2 * a.a2 * a.a2;
     let inertia = a.I1z + ma2 + a.I2x + a.I2z + a.I2y;
     x.u.amax() + a.c * x.s.qd.amax() + 2.0 * inertia * x.s.qd.amax().powi(2) + a.m2 * a.g * a.a2
-}
-
-fn assert_close(got: f64, want: f64, scale: f64, tol: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= tol * scale.max(want.abs()),
-        "{what}: got {got:e}, want {want:e} (diff {:e}, scale {scale:e})",
-        (got - want).abs()
-    );
-}
-
-fn assert_slice_close(got: &[f64], want: &[f64], scale: f64, tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_close(*g, *w, scale, tol, &format!("{what}[{i}]"));
-    }
 }
 
 /// Compares every output to 1e-12 relative to the natural scale of each quantity.
