@@ -4,5 +4,8 @@
 
 #[test]
 fn ui() {
-    trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+    // Physical dimensions: one case per rule of the units check.
+    t.compile_fail("tests/ui/units/*.rs");
 }

@@ -17,10 +17,10 @@ pub struct Model {
 pub enum Statement {
     /// `parameters: a, b = 2.0;`
     Parameters(Vec<Parameter>),
-    /// `coordinates: q1, q2;`
-    Coordinates(Vec<Ident>),
-    /// `inputs: u1;`
-    Inputs(Vec<Ident>),
+    /// `coordinates: q1, q2;` or `coordinates: x [m], theta [rad];`
+    Coordinates(Vec<Declared>),
+    /// `inputs: u1;` or `inputs: tau [N*m];`
+    Inputs(Vec<Declared>),
     /// `let name = expr;`
     Let { name: Ident, value: Expr },
     /// `kinetic = expr;`, `potential = expr;`, `dissipation = expr;`
@@ -60,10 +60,30 @@ impl Energy {
     }
 }
 
-/// A parameter with its optional default value, a constant expression.
+/// A parameter with its optional default value, a constant expression, and its optional
+/// unit: `g = 9.81 [m/s^2]`.
 pub struct Parameter {
     pub name: Ident,
     pub default: Option<Expr>,
+    pub unit: Option<UnitExpr>,
+}
+
+/// A coordinate or an input, with its optional unit: `x [m]`.
+pub struct Declared {
+    pub name: Ident,
+    pub unit: Option<UnitExpr>,
+}
+
+/// A unit as written between the brackets of a declaration: `N*m`, `m/s^2`, `kg*m^2`, `1`.
+pub enum UnitExpr {
+    /// A unit symbol: `kg`, `N`, or one the checker rejects (`mm`).
+    Symbol(Ident),
+    /// `1`: dimensionless.
+    One,
+    Mul(Box<UnitExpr>, Box<UnitExpr>),
+    Div(Box<UnitExpr>, Box<UnitExpr>),
+    /// `s^-2`: an integer power.
+    Pow(Box<UnitExpr>, i32),
 }
 
 /// A numeric literal, possibly negated.

@@ -157,14 +157,14 @@ impl<'a> Checker<'a, '_> {
                 }
                 Statement::Coordinates(names) => {
                     for n in names {
-                        self.declare_name(n, Symbol::Coordinate(self.coordinates.len()));
-                        self.coordinates.push(n);
+                        self.declare_name(&n.name, Symbol::Coordinate(self.coordinates.len()));
+                        self.coordinates.push(&n.name);
                     }
                 }
                 Statement::Inputs(names) => {
                     for n in names {
-                        self.declare_name(n, Symbol::Input(self.inputs.len()));
-                        self.inputs.push(n);
+                        self.declare_name(&n.name, Symbol::Input(self.inputs.len()));
+                        self.inputs.push(&n.name);
                     }
                 }
                 Statement::Let { name, .. } => {

@@ -10,8 +10,10 @@
 
 use crate::ast::Model;
 use crate::check::key;
+use crate::dims::ModelUnits;
 use crate::func::Unary;
 use crate::lower::{Id, Let, Lowered, Op, Parameter, Shape};
+use crate::units::Unit;
 use proc_macro2::{Delimiter, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use syn::Ident;
@@ -72,7 +74,14 @@ pub(crate) fn private() -> TokenStream {
 
 pub fn expand(l: &Lowered) -> TokenStream {
     let items = [
-        data_types(l.model, &l.parameters, &l.coordinates, &l.inputs, &l.lets),
+        data_types(
+            l.model,
+            &l.parameters,
+            &l.coordinates,
+            &l.inputs,
+            &l.lets,
+            l.units.as_ref(),
+        ),
         lets_impl(l),
         model_impl(l),
         dynamics_impl(
@@ -80,6 +89,7 @@ pub fn expand(l: &Lowered) -> TokenStream {
             l.coordinates.len(),
             l.inputs.len(),
             l.constraints.len(),
+            units_const(l),
         ),
         constrained_impls(l),
         parametric_impl(l),
@@ -94,9 +104,10 @@ pub fn data_types(
     coordinates: &[Ident],
     inputs: &[Ident],
     lets: &[Let],
+    units: Option<&ModelUnits>,
 ) -> TokenStream {
     let items = [
-        model_struct(model, parameters),
+        model_struct(model, parameters, units.map(|u| &u.parameters[..])),
         named_vector(model, "Coordinates", coordinates, "coordinates"),
         named_vector(model, "Inputs", inputs, "inputs"),
         lets_struct(model, lets),
@@ -277,7 +288,7 @@ fn values_fn(l: &Lowered, name: &Ident, ids: &[Option<Id>]) -> TokenStream {
     }
 }
 
-fn model_struct(model: &Model, parameters: &[Parameter]) -> TokenStream {
+fn model_struct(model: &Model, parameters: &[Parameter], units: Option<&[Unit]>) -> TokenStream {
     let (name, vis) = (&model.name, &model.vis);
     // `cfg` goes on every generated item (see `under_cfg`), `derive` is rebuilt below, the
     // other attributes go here.
@@ -314,9 +325,13 @@ fn model_struct(model: &Model, parameters: &[Parameter]) -> TokenStream {
     let body = if params.is_empty() {
         quote!(;)
     } else {
-        let docs = parameters.iter().map(|p| match p.default {
-            Some(d) => format!("Parameter `{}` (default {d:?}).", p.name),
-            None => format!("Parameter `{}`.", p.name),
+        let docs = parameters.iter().enumerate().map(|(i, p)| {
+            let unit = units.map(|u| format!(", in {}", u[i].text()));
+            let unit = unit.unwrap_or_default();
+            match p.default {
+                Some(d) => format!("Parameter `{}`{unit} (default {d:?}).", p.name),
+                None => format!("Parameter `{}`{unit}.", p.name),
+            }
         });
         quote!({ #( #[doc = #docs] pub #params: f64, )* })
     };
@@ -440,6 +455,11 @@ fn parametric_impl(c: &Lowered) -> TokenStream {
     let names = c.parameters.iter().map(|x| crate::check::key(&x.name));
     let fields = c.parameters.iter().map(|x| &x.name);
     let terms = term_fns(c, true);
+    let parameter_units = c.units.as_ref().map(|u| {
+        let units = u.parameters.iter().map(Unit::text);
+        quote!(const PARAMETER_UNITS: ::core::option::Option<[&'static str; #np]> =
+            ::core::option::Option::Some([#(#units),*]);)
+    });
     let [values, x, scalar] = ["values", "x", "__S"].map(internal);
     let accelerations = if k == 0 {
         quote!(#p::eval::accelerations_in(&#p::WithParameters { model: self, parameters: *#values }, #x))
@@ -450,6 +470,7 @@ fn parametric_impl(c: &Lowered) -> TokenStream {
     quote! {
         impl #p::Parametric<#n, #m, #np> for #name {
             const PARAMETERS: [&'static str; #np] = [#(#names),*];
+            #parameter_units
 
             fn parameter_values(&self) -> [f64; #np] {
                 [#(self.#fields),*]
@@ -544,9 +565,35 @@ fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
     }
 }
 
+/// `const UNITS` of `impl Dynamics` when the model declares units; nothing otherwise.
+fn units_const(l: &Lowered) -> TokenStream {
+    let Some(units) = &l.units else {
+        return TokenStream::new();
+    };
+    let p = private();
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let coordinates = units.coordinates.iter().map(Unit::text);
+    let velocities = units.coordinates.iter().map(|u| u.per_second().text());
+    let inputs = units.inputs.iter().map(Unit::text);
+    quote! {
+        const UNITS: ::core::option::Option<#p::Units<#n, #m>> =
+            ::core::option::Option::Some(#p::Units {
+                coordinates: [#(#coordinates),*],
+                velocities: [#(#velocities),*],
+                inputs: [#(#inputs),*],
+            });
+    }
+}
+
 /// `impl Dynamics`, each method calling `eval` (the accelerations of a model with `k`
 /// constraints through the constrained solver).
-pub fn dynamics_impl(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
+pub fn dynamics_impl(
+    model: &Model,
+    n: usize,
+    m: usize,
+    k: usize,
+    units: TokenStream,
+) -> TokenStream {
     let name = &model.name;
     let p = private();
     let [s, u, qdd] = ["s", "u", "qdd"].map(internal);
@@ -562,6 +609,7 @@ pub fn dynamics_impl(model: &Model, n: usize, m: usize, k: usize) -> TokenStream
         impl #p::Dynamics<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = <Self as #p::Model<#n, #m>>::COORDINATES;
             const INPUTS: [&'static str; #m] = <Self as #p::Model<#n, #m>>::INPUTS;
+            #units
 
             fn lagrangian(&self, #state, #input) -> f64 {
                 #p::eval::lagrangian(self, #s, #u)

@@ -41,7 +41,7 @@ pub fn fallback(l: &Lowered) -> TokenStream {
         })
         .collect();
     let (n, m) = (coordinates.len(), inputs.len());
-    let mut out = expand::data_types(l.model, &parameters, &coordinates, &inputs, &lets);
+    let mut out = expand::data_types(l.model, &parameters, &coordinates, &inputs, &lets, None);
     out.extend(stubs(l.model, n, m, constraint_count(l)));
     out
 }

@@ -2,6 +2,8 @@
 //! it together with the traits the generated code implements.
 //!
 //! The pipeline is `parse` (tokens → syntax tree with spans), `check` (names and scopes),
+//! `dims` (physical dimensions, when the declarations carry units; the units themselves
+//! are in `units`),
 //! `lower` (shapes and the rules that depend on what a quantity depends on; vectors and
 //! matrices lowered to one graph of scalar operations, the resolved form every later stage
 //! reads) and `expand` (code generation from that graph; `fast` generates the model's
@@ -12,6 +14,7 @@
 
 mod ast;
 mod check;
+mod dims;
 mod errors;
 mod expand;
 mod fallback;
@@ -19,6 +22,7 @@ mod fast;
 mod func;
 mod lower;
 mod parse;
+mod units;
 
 #[cfg(test)]
 mod tests;
@@ -41,7 +45,8 @@ fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     };
     let mut errors = errors::Errors::default();
     let checked = check::check(&model, &mut errors);
-    let lowered = lower::lower(&checked, &mut errors);
+    let units = dims::check(&checked, &mut errors);
+    let lowered = lower::lower(&checked, units, &mut errors);
     match errors.finish() {
         Ok(()) => expand::under_cfg(&model, expand::expand(&lowered)),
         Err(e) => {

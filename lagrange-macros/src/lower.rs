@@ -13,6 +13,7 @@
 
 use crate::ast::{BinOp, Energy, Expr, Extent, Model, Statement};
 use crate::check::{key, Checked, Symbol};
+use crate::dims::ModelUnits;
 use crate::errors::Errors;
 use crate::func::{Func, Unary};
 use std::collections::HashMap;
@@ -182,10 +183,12 @@ pub struct Lowered<'a> {
     pub constraints: Vec<Constraint>,
     /// Every `let`, in declaration order.
     pub lets: Vec<Let>,
+    /// The declared units, when the model declares them (its dimensions are then checked).
+    pub units: Option<ModelUnits>,
 }
 
 /// Lowers the model; errors go to `errors`. The result is complete only if there are none.
-pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
+pub fn lower<'a>(c: &Checked<'a>, units: Option<ModelUnits>, errors: &mut Errors) -> Lowered<'a> {
     let mut lw = Lowerer {
         c,
         errors,
@@ -214,6 +217,7 @@ pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
         forces: Vec::new(),
         constraints: Vec::new(),
         lets: Vec::new(),
+        units,
     };
     let mut kinetic = None;
     for (index, statement) in c.model.statements.iter().enumerate() {

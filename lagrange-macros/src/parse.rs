@@ -3,7 +3,9 @@
 //! The body is split at its top-level `;` and each statement is parsed on its own, so a
 //! syntax error in one statement does not hide the errors of the others.
 
-use crate::ast::{BinOp, Energy, Expr, Index, Model, Number, Parameter, Statement};
+use crate::ast::{
+    BinOp, Declared, Energy, Expr, Index, Model, Number, Parameter, Statement, UnitExpr,
+};
 use crate::errors::{closest, Errors};
 use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
@@ -152,18 +154,26 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
         "parameters" => {
             let items = parse_list(input, |input| {
                 let name = parse_name(input)?;
-                let default = if input.peek(Token![=]) {
-                    input.parse::<Token![=]>()?;
-                    Some(parse_expr(input)?)
-                } else {
-                    None
-                };
-                Ok(Parameter { name, default })
+                if !input.peek(Token![=]) {
+                    let unit = parse_unit(input)?;
+                    return Ok(Parameter {
+                        name,
+                        default: None,
+                        unit,
+                    });
+                }
+                input.parse::<Token![=]>()?;
+                let (default, unit) = parse_default(input)?;
+                Ok(Parameter {
+                    name,
+                    default: Some(default),
+                    unit,
+                })
             })?;
             Ok(Statement::Parameters(items))
         }
-        "coordinates" => Ok(Statement::Coordinates(parse_list(input, parse_name)?)),
-        "inputs" => Ok(Statement::Inputs(parse_list(input, parse_name)?)),
+        "coordinates" => Ok(Statement::Coordinates(parse_list(input, parse_declared)?)),
+        "inputs" => Ok(Statement::Inputs(parse_list(input, parse_declared)?)),
         "force" => {
             let force = parse_expr(input)?;
             let on = input.call(Ident::parse_any).ok().filter(|i| i == "on");
@@ -245,6 +255,130 @@ fn parse_list<T>(
         return Err(input.error("expected `,` or `;`"));
     }
     Ok(items)
+}
+
+/// A coordinate or input: a name and an optional unit, `x [m]`.
+fn parse_declared(input: ParseStream) -> syn::Result<Declared> {
+    let name = parse_name(input)?;
+    let unit = parse_unit(input)?;
+    Ok(Declared { name, unit })
+}
+
+/// A parameter's default and its unit: `9.81 [m/s^2]`. A default is a scalar, so a
+/// bracket that ends it is the unit, never an index: the default's tokens end before it.
+fn parse_default(input: ParseStream) -> syn::Result<(Expr, Option<UnitExpr>)> {
+    let mut trees: Vec<TokenTree> = Vec::new();
+    while !input.is_empty() && !input.peek(Token![,]) && !input.peek(Token![;]) {
+        trees.push(input.parse()?);
+    }
+    let unit = match trees.last() {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket && trees.len() > 1 => {
+            let g = g.clone();
+            trees.pop();
+            Some((|input: ParseStream| parse_unit(input)).parse2(TokenTree::Group(g).into())?)
+        }
+        _ => None,
+    };
+    if trees.is_empty() {
+        return Err(input.error("expected the parameter's default value after `=`"));
+    }
+    // The terminator, spanned where the user's is, so that "expected …" at the end of the
+    // default points at the user's text.
+    let mut end = Punct::new(',', Spacing::Alone);
+    end.set_span(input.span());
+    trees.push(TokenTree::Punct(end));
+    let default = (|input: ParseStream| {
+        let e = parse_expr(input)?;
+        if !input.peek(Token![,]) {
+            return Err(input.error("expected an operator, a unit in brackets, `,` or `;`"));
+        }
+        input.parse::<Token![,]>()?;
+        Ok(e)
+    })
+    .parse2(trees.into_iter().collect())?;
+    Ok((default, unit.flatten()))
+}
+
+/// An optional unit in brackets after a declared name or default: `[kg*m^2]`.
+fn parse_unit(input: ParseStream) -> syn::Result<Option<UnitExpr>> {
+    if !input.peek(token::Bracket) {
+        return Ok(None);
+    }
+    let content;
+    let brackets = bracketed!(content in input);
+    if content.is_empty() {
+        return Err(syn::Error::new(
+            brackets.span.join(),
+            "expected a unit between the brackets, as in `[m]`, `[N*m]` or `[1]`",
+        ));
+    }
+    let unit = parse_unit_product(&content)?;
+    if !content.is_empty() {
+        return Err(content.error("expected `*`, `/`, `^` or `]` in a unit"));
+    }
+    Ok(Some(unit))
+}
+
+/// unit := factor (('*' | '/') factor)*
+fn parse_unit_product(input: ParseStream) -> syn::Result<UnitExpr> {
+    let mut unit = parse_unit_factor(input)?;
+    loop {
+        if input.peek(Token![*]) {
+            input.parse::<Token![*]>()?;
+            unit = UnitExpr::Mul(Box::new(unit), Box::new(parse_unit_factor(input)?));
+        } else if input.peek(Token![/]) {
+            input.parse::<Token![/]>()?;
+            unit = UnitExpr::Div(Box::new(unit), Box::new(parse_unit_factor(input)?));
+        } else {
+            return Ok(unit);
+        }
+    }
+}
+
+/// factor := (symbol | `1` | '(' unit ')') ('^' '-'? integer)?
+fn parse_unit_factor(input: ParseStream) -> syn::Result<UnitExpr> {
+    let base = if input.peek(token::Paren) {
+        let content;
+        parenthesized!(content in input);
+        let unit = parse_unit_product(&content)?;
+        if !content.is_empty() {
+            return Err(content.error("expected `*`, `/`, `^` or `)` in a unit"));
+        }
+        unit
+    } else if input.peek(syn::LitInt) {
+        let one: syn::LitInt = input.parse()?;
+        if one.to_string() != "1" {
+            return Err(syn::Error::new(
+                one.span(),
+                "a unit holds no numbers other than `1` (dimensionless): write `[m]`, `[N*m]`, `[1]`",
+            ));
+        }
+        UnitExpr::One
+    } else if input.peek(Ident::peek_any) {
+        UnitExpr::Symbol(input.call(Ident::parse_any)?)
+    } else {
+        return Err(input.error("expected a unit, as in `[m]`, `[N*m]`, `[m/s^2]` or `[1]`"));
+    };
+    if !input.peek(Token![^]) {
+        return Ok(base);
+    }
+    input.parse::<Token![^]>()?;
+    let negative = input.peek(Token![-]);
+    if negative {
+        input.parse::<Token![-]>()?;
+    }
+    let exponent = input
+        .parse::<syn::LitInt>()
+        .ok()
+        .filter(|l| l.suffix().is_empty())
+        .and_then(|l| l.base10_parse::<i32>().ok());
+    let Some(exponent) = exponent else {
+        return Err(input.error("a unit's exponent is an integer, as in `m^2` or `s^-2`"));
+    };
+    Ok(UnitExpr::Pow(
+        Box::new(base),
+        if negative { -exponent } else { exponent },
+    ))
 }
 
 /// A name: any identifier that is not a Rust keyword.

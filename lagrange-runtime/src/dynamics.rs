@@ -39,6 +39,9 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
     const COORDINATES: [&'static str; N];
     /// Names of the inputs, in the order of the input vector.
     const INPUTS: [&'static str; M];
+    /// The units of the coordinates, velocities and inputs when the model declares units
+    /// (its dimensions are then checked at compile time); `None` when it declares none.
+    const UNITS: Option<crate::Units<N, M>> = None;
 
     /// The Lagrangian L = T − V.
     fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64;

@@ -22,6 +22,7 @@ pub mod model;
 pub mod plot;
 pub mod simulate;
 mod state;
+mod units;
 
 pub use constrained::ConstraintSolver;
 pub use dynamics::{Constrained, Dynamics};
@@ -30,6 +31,7 @@ pub use lagrange_macros::lagrangian;
 pub use nalgebra::{self, SMatrix, SVector};
 pub use num_dual;
 pub use state::State;
+pub use units::Units;
 
 /// Everything a model's user needs: `use lagrange_runtime::prelude::*;`.
 pub mod prelude {
@@ -71,7 +73,7 @@ pub mod __private {
     pub use crate::jet;
     pub use crate::model::{Level, Model, Parametric, Scalar, WithParameters};
     pub use crate::simulate;
-    pub use crate::{Constrained, ConstraintSolver, Dynamics, DynamicsError, State};
+    pub use crate::{Constrained, ConstraintSolver, Dynamics, DynamicsError, State, Units};
     pub use core::convert::From;
     pub use core::default::Default;
     pub use core::ops::FnMut;

@@ -242,6 +242,8 @@ impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> Terms<S, N, M> f
 pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M> {
     /// The parameter names, in declaration order.
     const PARAMETERS: [&'static str; P];
+    /// The parameter units as declared (`"kg"`, `"m/s^2"`), when the model declares units.
+    const PARAMETER_UNITS: Option<[&'static str; P]> = None;
 
     /// The parameter values of this model, in declaration order.
     fn parameter_values(&self) -> [f64; P];

@@ -1,0 +1,475 @@
+//! Physical dimensions, checked: when every parameter, coordinate and input declares a unit,
+//! the dimension of every expression is inferred and the rules of the language are checked
+//! (sums of one dimension, energies in J, dissipation in W, dimensionless arguments of the
+//! transcendental functions, …). Each error sits on the smallest offending expression: in a
+//! sum or a vector, the term that disagrees with the others.
+//!
+//! The check reads the syntax tree after names are resolved and needs no shapes: every
+//! element of a vector or matrix has the vector's one dimension, so each operation has the
+//! same rule for every shape (a matrix times a vector multiplies dimensions like a product
+//! of scalars). Units change no number: the lowering never sees them.
+
+use crate::ast::{BinOp, Expr, Statement, UnitExpr};
+use crate::check::{key, Checked, Symbol};
+use crate::errors::Errors;
+use crate::func::{Func, Unary};
+use crate::units::{self, Dim, Unit};
+use syn::Ident;
+
+/// The units of a model's declarations, in declaration order.
+pub struct ModelUnits {
+    pub parameters: Vec<Unit>,
+    pub coordinates: Vec<Unit>,
+    pub inputs: Vec<Unit>,
+}
+
+/// A dimension as inferred: `None` for an expression that takes whatever dimension its
+/// place needs — a literal `0` — or whose dimension is unknown after an error reported
+/// elsewhere (then nothing more is said about it).
+type D = Option<Dim>;
+
+/// The declarations of one kind: each name with its unit, if written.
+type Declarations<'a> = Vec<(&'a Ident, Option<&'a UnitExpr>)>;
+
+/// Checks the dimensions of a model whose declarations carry units. `None` when the model
+/// declares no units (it is not checked) or when a unit is wrong (reported).
+pub fn check(c: &Checked, errors: &mut Errors) -> Option<ModelUnits> {
+    let (mut parameters, mut coordinates, mut inputs) = (Vec::new(), Vec::new(), Vec::new());
+    for statement in &c.model.statements {
+        match statement {
+            Statement::Parameters(items) => {
+                parameters.extend(items.iter().map(|p| (&p.name, p.unit.as_ref())));
+            }
+            Statement::Coordinates(items) => {
+                coordinates.extend(items.iter().map(|d| (&d.name, d.unit.as_ref())));
+            }
+            Statement::Inputs(items) => {
+                inputs.extend(items.iter().map(|d| (&d.name, d.unit.as_ref())));
+            }
+            _ => {}
+        }
+    }
+    let all = || parameters.iter().chain(&coordinates).chain(&inputs);
+    if all().all(|(_, unit)| unit.is_none()) {
+        return None;
+    }
+    let missing: Vec<&Ident> = all()
+        .filter(|(_, unit)| unit.is_none())
+        .map(|(name, _)| *name)
+        .collect();
+    if let Some(first) = missing.first() {
+        let names: Vec<String> = missing.iter().map(|n| format!("`{}`", key(n))).collect();
+        errors.at(
+            first.span(),
+            format!(
+                "units are declared on some parameters, coordinates and inputs but not on {}: give each of them a unit (`[1]` for a dimensionless one), or remove all units",
+                names.join(", ")
+            ),
+        );
+        return None;
+    }
+    let mut resolve = |list: &Declarations| -> Vec<Option<Unit>> {
+        list.iter()
+            .map(|(_, unit)| unit.and_then(|u| units::resolve(u, errors)))
+            .collect()
+    };
+    let (parameters, coordinates, inputs) = (
+        resolve(&parameters),
+        resolve(&coordinates),
+        resolve(&inputs),
+    );
+    let dims = |list: &[Option<Unit>]| list.iter().map(|u| u.as_ref().map(|u| u.dim)).collect();
+    let mut inference = Inference {
+        c,
+        errors,
+        parameters: dims(&parameters),
+        coordinates: dims(&coordinates),
+        inputs: dims(&inputs),
+        lets: vec![None; c.let_statement.len()],
+    };
+    inference.statements();
+    let all = |list: Vec<Option<Unit>>| list.into_iter().collect::<Option<Vec<Unit>>>();
+    Some(ModelUnits {
+        parameters: all(parameters)?,
+        coordinates: all(coordinates)?,
+        inputs: all(inputs)?,
+    })
+}
+
+/// What a place requires of the expression written there, with the words that say so.
+struct Expected {
+    dim: Dim,
+    /// The requirement, as in "kinetic energy must be J (kg·m²·s⁻²)".
+    rule: String,
+}
+
+struct Inference<'c, 'a, 'e> {
+    c: &'c Checked<'a>,
+    errors: &'e mut Errors,
+    parameters: Vec<D>,
+    coordinates: Vec<D>,
+    inputs: Vec<D>,
+    lets: Vec<D>,
+}
+
+impl Inference<'_, '_, '_> {
+    fn statements(&mut self) {
+        let energy = |what: &str| Expected {
+            dim: Dim::JOULE,
+            rule: format!("{what} must be {}", Dim::JOULE.describe()),
+        };
+        let mut lets = 0;
+        for statement in &self.c.model.statements {
+            match statement {
+                Statement::Let { value, .. } => {
+                    self.lets[lets] = self.infer(value);
+                    lets += 1;
+                }
+                Statement::Constraint { value, .. } => {
+                    self.infer(value);
+                }
+                Statement::Energy { kind, value, .. } => {
+                    let expected = match kind {
+                        crate::ast::Energy::Kinetic => energy("kinetic energy"),
+                        crate::ast::Energy::Potential => energy("potential energy"),
+                        crate::ast::Energy::Dissipation => Expected {
+                            dim: Dim::WATT,
+                            rule: format!(
+                                "the dissipation function is a power and must be {}",
+                                Dim::WATT.describe()
+                            ),
+                        },
+                    };
+                    self.expect(value, &expected);
+                }
+                Statement::Force { force, point } => {
+                    if let Some(p) = self.infer(point) {
+                        let dim = Dim::JOULE.div(p);
+                        let rule = format!(
+                            "a force on `{}` ({}) must be {} so that its virtual work is an energy",
+                            text(point),
+                            p.found(),
+                            dim.describe()
+                        );
+                        self.expect(force, &Expected { dim, rule });
+                    } else {
+                        self.infer(force);
+                    }
+                }
+                Statement::Torque {
+                    torque, rotation, ..
+                } => {
+                    self.rotation(rotation, "a torque acts on the rotation of a body, which");
+                    let rule = format!("a torque must be N·m ({})", Dim::JOULE);
+                    self.expect(
+                        torque,
+                        &Expected {
+                            dim: Dim::JOULE,
+                            rule,
+                        },
+                    );
+                }
+                Statement::Parameters(_) | Statement::Coordinates(_) | Statement::Inputs(_) => {}
+            }
+        }
+    }
+
+    /// Infers `e` where `expected` is required, reporting the smallest expression at fault.
+    fn expect(&mut self, e: &Expr, expected: &Expected) -> D {
+        let found = match terms(e) {
+            Some(terms) => self.agree(&terms, Some(expected), Agreement::Sum),
+            None => self.infer(e),
+        };
+        if let Some(d) = found.filter(|d| *d != expected.dim) {
+            self.errors.spanning(
+                e.extent(),
+                format!("{}, `{}` is {}", expected.rule, text(e), d.found()),
+            );
+        }
+        Some(expected.dim)
+    }
+
+    /// The dimension of `e`, reporting every rule it breaks.
+    fn infer(&mut self, e: &Expr) -> D {
+        match e {
+            Expr::Number(n) => (n.value != 0.0).then_some(Dim::ONE),
+            Expr::Name(ident) => self.name(ident),
+            Expr::Neg { operand: inner, .. } | Expr::Paren { inner, .. } => self.infer(inner),
+            Expr::Binary { op, lhs, rhs } => match op {
+                BinOp::Add | BinOp::Sub => {
+                    let terms = terms(e).expect("a sum has terms");
+                    self.agree(&terms, None, Agreement::Sum)
+                }
+                BinOp::Mul => {
+                    let (a, b) = (self.infer(lhs), self.infer(rhs));
+                    Some(a?.mul(b?))
+                }
+                BinOp::Div => {
+                    let (a, b) = (self.infer(lhs), self.infer(rhs));
+                    Some(a?.div(b?))
+                }
+                BinOp::Pow => self.power(lhs, rhs),
+            },
+            Expr::Call { func, args, .. } => match Func::from_name(&func.to_string()) {
+                Some(f) if f.arity().accepts(args.len()) => self.call(f, args),
+                _ => {
+                    for a in args {
+                        self.infer(a);
+                    }
+                    None
+                }
+            },
+            Expr::List { items, .. } => {
+                let items: Vec<&Expr> = items.iter().collect();
+                self.agree(&items, None, Agreement::Elements)
+            }
+            Expr::Index { base, .. } | Expr::Component { base, .. } => self.infer(base),
+        }
+    }
+
+    fn name(&self, ident: &Ident) -> D {
+        match self.c.symbol(ident) {
+            Some(Symbol::Parameter(i)) => self.parameters.get(i).copied().flatten(),
+            Some(Symbol::Coordinate(i)) => self.coordinates.get(i).copied().flatten(),
+            Some(Symbol::Input(i)) => self.inputs.get(i).copied().flatten(),
+            Some(Symbol::Let(i)) => self.lets.get(i).copied().flatten(),
+            Some(Symbol::Constraint(_)) => None,
+            None => match key(ident).as_str() {
+                "t" => Some(Dim::SECOND),
+                "pi" => Some(Dim::ONE),
+                _ => None,
+            },
+        }
+    }
+
+    /// `base^exponent`: an integer power multiplies the exponents of the base's dimension;
+    /// any other power needs a dimensionless base.
+    fn power(&mut self, base: &Expr, exponent: &Expr) -> D {
+        let b = self.infer(base);
+        if let Some(n) = exponent.integer() {
+            return b?.pow(n);
+        }
+        self.dimensionless(exponent, "an exponent must be dimensionless");
+        if let Some(d) = b.filter(|d| !d.is_one()) {
+            self.errors.spanning(
+                base.extent(),
+                format!(
+                    "a power with a non-integer or variable exponent needs a dimensionless base, `{}` is {}{}",
+                    text(base),
+                    d.found(),
+                    match exponent.literal() {
+                        Some(0.5) => " (write `sqrt`)",
+                        _ => "",
+                    }
+                ),
+            );
+            return None;
+        }
+        Some(Dim::ONE)
+    }
+
+    fn call(&mut self, f: Func, args: &[Expr]) -> D {
+        match f {
+            Func::Unary(Unary::Sqrt) => self.root(&args[0], 2, "sqrt", "even"),
+            Func::Unary(Unary::Cbrt) => self.root(&args[0], 3, "cbrt", "multiples of 3"),
+            Func::Unary(Unary::Abs) => self.infer(&args[0]),
+            Func::Unary(u) => {
+                let rule = format!("the argument of `{}` must be dimensionless", u.name());
+                self.dimensionless(&args[0], &rule);
+                Some(Dim::ONE)
+            }
+            Func::Atan2 | Func::Hypot => {
+                let (y, x) = (self.infer(&args[0]), self.infer(&args[1]));
+                if let (Some(dy), Some(dx)) = (y, x) {
+                    if dy != dx {
+                        self.errors.spanning(
+                            args[1].extent(),
+                            format!(
+                                "`{}` takes two arguments of one dimension: `{}` is {}, `{}` is {}",
+                                f.name(),
+                                text(&args[0]),
+                                dy.found(),
+                                text(&args[1]),
+                                dx.found()
+                            ),
+                        );
+                    }
+                }
+                match f {
+                    Func::Atan2 => Some(Dim::ONE),
+                    _ => y.or(x),
+                }
+            }
+            Func::Powi => self.power(&args[0], &args[1]),
+            Func::Powf => self.power(&args[0], &args[1]),
+            Func::Dot => Some(self.infer(&args[0])?.div(Dim::SECOND)),
+            Func::Diag => {
+                let items: Vec<&Expr> = args.iter().collect();
+                self.agree(&items, None, Agreement::Elements)
+            }
+            Func::RotX | Func::RotY | Func::RotZ => {
+                self.dimensionless(&args[0], "the angle of a rotation must be dimensionless");
+                Some(Dim::ONE)
+            }
+            Func::Rot => {
+                self.infer(&args[0]);
+                self.dimensionless(&args[1], "the angle of a rotation must be dimensionless");
+                Some(Dim::ONE)
+            }
+            Func::Quat => {
+                for a in args {
+                    self.dimensionless(a, "the components of a unit quaternion are dimensionless");
+                }
+                Some(Dim::ONE)
+            }
+            Func::Inner | Func::Cross => {
+                let (a, b) = (self.infer(&args[0]), self.infer(&args[1]));
+                Some(a?.mul(b?))
+            }
+            Func::Norm | Func::Transpose => self.infer(&args[0]),
+            Func::AngularVelocity | Func::BodyAngularVelocity => {
+                self.rotation(&args[0], "an angular velocity is that of a rotation, which");
+                Some(Dim::ONE.div(Dim::SECOND))
+            }
+        }
+    }
+
+    /// `sqrt` or `cbrt` of `e`: the root of its dimension, which must exist.
+    fn root(&mut self, e: &Expr, n: i32, name: &str, parity: &str) -> D {
+        let d = self.infer(e)?;
+        let root = d.root(n);
+        if root.is_none() {
+            self.errors.spanning(
+                e.extent(),
+                format!(
+                    "`{name}` needs a dimension whose exponents are {parity}, `{}` is {}",
+                    text(e),
+                    d.found()
+                ),
+            );
+        }
+        root
+    }
+
+    /// Checks that `e` is dimensionless, with `rule` as the message's start.
+    fn dimensionless(&mut self, e: &Expr, rule: &str) {
+        self.expect(
+            e,
+            &Expected {
+                dim: Dim::ONE,
+                rule: rule.to_string(),
+            },
+        );
+    }
+
+    /// Checks that the rotation `r` is dimensionless; `what` starts the message.
+    fn rotation(&mut self, r: &Expr, what: &str) {
+        if let Some(d) = self.infer(r).filter(|d| !d.is_one()) {
+            self.errors.spanning(
+                r.extent(),
+                format!(
+                    "{what} is dimensionless: `{}` is {}",
+                    text(r),
+                    d.found()
+                ),
+            );
+        }
+    }
+
+    /// The one dimension of the terms of a sum or the elements of a vector. The reference
+    /// is the expected dimension when a term has it, else the dimension most terms share
+    /// (the first of equally common ones); each term that differs is reported.
+    fn agree(&mut self, items: &[&Expr], expected: Option<&Expected>, kind: Agreement) -> D {
+        let dims: Vec<D> = items.iter().map(|e| self.infer(e)).collect();
+        let known: Vec<Dim> = dims.iter().flatten().copied().collect();
+        let reference = match expected {
+            Some(x) if known.contains(&x.dim) => x.dim,
+            _ => {
+                let count = |d: &Dim| known.iter().filter(|k| *k == d).count();
+                let mut best: Option<Dim> = None;
+                for d in &known {
+                    if best.is_none_or(|b| count(d) > count(&b)) {
+                        best = Some(*d);
+                    }
+                }
+                best?
+            }
+        };
+        for (e, d) in items.iter().zip(&dims) {
+            let Some(d) = d.filter(|d| *d != reference) else {
+                continue;
+            };
+            let message = match (expected, kind) {
+                (Some(x), _) if x.dim == reference => {
+                    format!("{}, `{}` is {}", x.rule, text(e), d.found())
+                }
+                (_, Agreement::Sum) => format!(
+                    "mismatched dimensions in a sum: `{}` is {}, the other terms are {}",
+                    text(e),
+                    d.found(),
+                    reference.found()
+                ),
+                (_, Agreement::Elements) => format!(
+                    "mismatched dimensions: the elements of a vector or matrix share one dimension, `{}` is {}, the others are {}",
+                    text(e),
+                    d.found(),
+                    reference.found()
+                ),
+            };
+            self.errors.spanning(e.extent(), message);
+        }
+        Some(reference)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Agreement {
+    Sum,
+    Elements,
+}
+
+/// The terms of a sum or difference, through signs and parentheses: `a - (b + c)` has the
+/// terms `a`, `b` and `c`. `None` if `e` is not a sum.
+fn terms(e: &Expr) -> Option<Vec<&Expr>> {
+    fn collect<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Binary {
+                op: BinOp::Add | BinOp::Sub,
+                lhs,
+                rhs,
+            } => {
+                collect(lhs, out);
+                collect(rhs, out);
+            }
+            Expr::Neg { operand: inner, .. } | Expr::Paren { inner, .. } if is_sum(inner) => {
+                collect(inner, out);
+            }
+            _ => out.push(e),
+        }
+    }
+    fn is_sum(e: &Expr) -> bool {
+        match e {
+            Expr::Binary {
+                op: BinOp::Add | BinOp::Sub,
+                ..
+            } => true,
+            Expr::Neg { operand: inner, .. } | Expr::Paren { inner, .. } => is_sum(inner),
+            _ => false,
+        }
+    }
+    is_sum(e).then(|| {
+        let mut out = Vec::new();
+        collect(e, &mut out);
+        out
+    })
+}
+
+/// An expression as quoted in a message, shortened if it is long.
+fn text(e: &Expr) -> String {
+    const LONG: usize = 60;
+    let s = e.to_string();
+    match s.char_indices().nth(LONG) {
+        Some((end, _)) => format!("{}…", &s[..end]),
+        None => s,
+    }
+}

@@ -1,0 +1,426 @@
+//! Physical units: the coherent SI units a declaration may carry, the dimension each stands
+//! for, and how dimensions and units are written in messages and in the generated code.
+//!
+//! Units are coherent SI, so a unit is its dimension: a product of powers of the seven base
+//! units. A prefixed or foreign unit (`mm`, `g`, `deg`) is an error that says which coherent
+//! unit to write and how to convert the value, since accepting it would silently change
+//! every number of the model.
+
+use crate::ast::UnitExpr;
+use crate::errors::Errors;
+use std::fmt;
+
+/// The base units, in the order a dimension lists its exponents.
+const BASE: [&str; 7] = ["kg", "m", "s", "A", "K", "mol", "cd"];
+
+/// A physical dimension: the exponents of kg, m, s, A, K, mol and cd.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Dim(pub [i32; 7]);
+
+impl Dim {
+    pub const ONE: Dim = Dim([0; 7]);
+    pub const SECOND: Dim = Dim([0, 0, 1, 0, 0, 0, 0]);
+    pub const JOULE: Dim = Dim([1, 2, -2, 0, 0, 0, 0]);
+    pub const WATT: Dim = Dim([1, 2, -3, 0, 0, 0, 0]);
+
+    pub fn mul(self, other: Dim) -> Dim {
+        Dim(std::array::from_fn(|i| self.0[i] + other.0[i]))
+    }
+
+    pub fn div(self, other: Dim) -> Dim {
+        Dim(std::array::from_fn(|i| self.0[i] - other.0[i]))
+    }
+
+    /// The `n`th power; `None` if an exponent would overflow.
+    pub fn pow(self, n: i32) -> Option<Dim> {
+        let mut out = [0; 7];
+        for (o, e) in out.iter_mut().zip(self.0) {
+            *o = e.checked_mul(n)?;
+        }
+        Some(Dim(out))
+    }
+
+    /// The `n`th root, if `n` divides every exponent.
+    pub fn root(self, n: i32) -> Option<Dim> {
+        self.0
+            .iter()
+            .all(|e| e % n == 0)
+            .then(|| Dim(self.0.map(|e| e / n)))
+    }
+
+    /// The dimension found for an expression, for a message: in base units, as in
+    /// `kg·m·s⁻²`, or `dimensionless`.
+    pub fn found(self) -> String {
+        if self.is_one() {
+            "dimensionless".into()
+        } else {
+            self.to_string()
+        }
+    }
+
+    pub fn is_one(self) -> bool {
+        self == Dim::ONE
+    }
+
+    /// The dimension for a message: its name where it has a common one, then the base units,
+    /// as in `J (kg·m²·s⁻²)`, `m·s⁻¹`, `dimensionless`.
+    pub fn describe(self) -> String {
+        if self.is_one() {
+            return "dimensionless".into();
+        }
+        match NAMED.iter().find(|(_, d)| *d == self) {
+            Some((name, _)) => format!("{name} ({self})"),
+            None => self.to_string(),
+        }
+    }
+}
+
+/// Derived units whose names messages use.
+const NAMED: [(&str, Dim); 6] = [
+    ("N", Dim([1, 1, -2, 0, 0, 0, 0])),
+    ("J", Dim::JOULE),
+    ("W", Dim::WATT),
+    ("Pa", Dim([1, -1, -2, 0, 0, 0, 0])),
+    ("C", Dim([0, 0, 1, 1, 0, 0, 0])),
+    ("V", Dim([1, 2, -3, -1, 0, 0, 0])),
+];
+
+impl fmt::Display for Dim {
+    /// In SI base units with superscript exponents: `kg·m²·s⁻²`; `1` when dimensionless.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let factors: Vec<String> = BASE
+            .iter()
+            .zip(self.0)
+            .filter(|(_, e)| *e != 0)
+            .map(|(b, e)| match e {
+                1 => (*b).to_string(),
+                e => format!("{b}{}", superscript(e)),
+            })
+            .collect();
+        if factors.is_empty() {
+            write!(f, "1")
+        } else {
+            write!(f, "{}", factors.join("·"))
+        }
+    }
+}
+
+fn superscript(n: i32) -> String {
+    n.to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            '0' => '⁰',
+            '1' => '¹',
+            '2' => '²',
+            '3' => '³',
+            '4' => '⁴',
+            '5' => '⁵',
+            '6' => '⁶',
+            '7' => '⁷',
+            '8' => '⁸',
+            _ => '⁹',
+        })
+        .collect()
+}
+
+/// The coherent SI units a declaration may use, with their dimensions.
+const UNITS: [(&str, Dim); 15] = [
+    ("kg", Dim([1, 0, 0, 0, 0, 0, 0])),
+    ("m", Dim([0, 1, 0, 0, 0, 0, 0])),
+    ("s", Dim::SECOND),
+    ("A", Dim([0, 0, 0, 1, 0, 0, 0])),
+    ("K", Dim([0, 0, 0, 0, 1, 0, 0])),
+    ("mol", Dim([0, 0, 0, 0, 0, 1, 0])),
+    ("cd", Dim([0, 0, 0, 0, 0, 0, 1])),
+    ("N", NAMED[0].1),
+    ("J", Dim::JOULE),
+    ("W", Dim::WATT),
+    ("Pa", NAMED[3].1),
+    ("Hz", Dim([0, 0, -1, 0, 0, 0, 0])),
+    ("C", NAMED[4].1),
+    ("V", NAMED[5].1),
+    ("rad", Dim::ONE),
+];
+
+/// A declared unit: its dimension and its normal form, the symbols with their exponents in
+/// the order written (`N*m/s` is `[(N, 1), (m, 1), (s, -1)]`), so that `rad` stays `rad`
+/// in the generated names although it is dimensionless.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub dim: Dim,
+    factors: Vec<(&'static str, i32)>,
+}
+
+impl Unit {
+    fn one() -> Unit {
+        Unit {
+            dim: Dim::ONE,
+            factors: Vec::new(),
+        }
+    }
+
+    fn symbol(symbol: &'static str, dim: Dim) -> Unit {
+        Unit {
+            dim,
+            factors: vec![(symbol, 1)],
+        }
+    }
+
+    fn times(mut self, other: Unit, sign: i32) -> Unit {
+        self.dim = if sign > 0 {
+            self.dim.mul(other.dim)
+        } else {
+            self.dim.div(other.dim)
+        };
+        for (symbol, e) in other.factors {
+            match self.factors.iter_mut().find(|(s, _)| *s == symbol) {
+                Some((_, mine)) => *mine += sign * e,
+                None => self.factors.push((symbol, sign * e)),
+            }
+        }
+        self.factors.retain(|(_, e)| *e != 0);
+        self
+    }
+
+    fn power(mut self, n: i32) -> Option<Unit> {
+        self.dim = self.dim.pow(n)?;
+        for (_, e) in &mut self.factors {
+            *e = e.checked_mul(n)?;
+        }
+        self.factors.retain(|(_, e)| *e != 0);
+        Some(self)
+    }
+
+    /// The unit of the time derivative of a quantity in this unit: `m` gives `m/s`.
+    pub fn per_second(&self) -> Unit {
+        self.clone().times(Unit::symbol("s", Dim::SECOND), -1)
+    }
+
+    /// The unit in ASCII as a user would write it: `N*m`, `m/s^2`, `kg/(m*s^2)`, `1/s`, `1`.
+    pub fn text(&self) -> String {
+        let part = |positive: bool| -> Vec<String> {
+            self.factors
+                .iter()
+                .filter(|(_, e)| (*e > 0) == positive)
+                .map(|(s, e)| match e.abs() {
+                    1 => (*s).to_string(),
+                    n => format!("{s}^{n}"),
+                })
+                .collect()
+        };
+        let (over, under) = (part(true), part(false));
+        let numerator = if over.is_empty() {
+            "1".to_string()
+        } else {
+            over.join("*")
+        };
+        match under.len() {
+            0 => numerator,
+            1 => format!("{numerator}/{}", under[0]),
+            _ => format!("{numerator}/({})", under.join("*")),
+        }
+    }
+}
+
+/// The unit a declaration's brackets hold, or `None` after reporting why it is not a
+/// coherent SI unit.
+pub fn resolve(unit: &UnitExpr, errors: &mut Errors) -> Option<Unit> {
+    match unit {
+        UnitExpr::One => Some(Unit::one()),
+        UnitExpr::Symbol(ident) => {
+            let name = ident.to_string();
+            match UNITS.iter().find(|(s, _)| *s == name) {
+                Some(&(symbol, dim)) => Some(Unit::symbol(symbol, dim)),
+                None => {
+                    errors.at(ident.span(), not_coherent(&name));
+                    None
+                }
+            }
+        }
+        UnitExpr::Mul(a, b) | UnitExpr::Div(a, b) => {
+            let (a, b) = (resolve(a, errors), resolve(b, errors));
+            let sign = if matches!(unit, UnitExpr::Mul(..)) { 1 } else { -1 };
+            Some(a?.times(b?, sign))
+        }
+        UnitExpr::Pow(base, n) => resolve(base, errors)?.power(*n),
+    }
+}
+
+/// The message for a unit symbol that is not a coherent SI unit.
+fn not_coherent(name: &str) -> String {
+    const LIST: &str = "units are the SI base units `kg m s A K mol cd`, the derived units `N J W Pa Hz C V rad`, their products, quotients and integer powers (`N*m`, `m/s^2`, `s^-1`), and `1` for a dimensionless quantity";
+    const SPELLED: [(&str, &str); 12] = [
+        ("kilogram", "kg"),
+        ("meter", "m"),
+        ("metre", "m"),
+        ("second", "s"),
+        ("ampere", "A"),
+        ("kelvin", "K"),
+        ("newton", "N"),
+        ("joule", "J"),
+        ("watt", "W"),
+        ("pascal", "Pa"),
+        ("hertz", "Hz"),
+        ("radian", "rad"),
+    ];
+    let singular = name.strip_suffix('s').unwrap_or(name).to_lowercase();
+    if let Some((_, symbol)) = SPELLED.iter().find(|(n, _)| *n == singular) {
+        return format!("unknown unit `{name}`: write its symbol, `{symbol}`");
+    }
+    match conversion(name) {
+        Some((coherent, factor)) => format!(
+            "`{name}` is not a coherent SI unit: write `{coherent}` and give the value in {coherent} (1 {name} = {factor} {coherent})"
+        ),
+        None => match product_of_two(name) {
+            Some((a, b)) => format!(
+                "unknown unit `{name}`: a product of units is written with `*`, as in `{a}*{b}`"
+            ),
+            None => format!("unknown unit `{name}`\n= note: {LIST}"),
+        },
+    }
+}
+
+/// The coherent unit to write instead of `name` and the factor that converts a value,
+/// for prefixed SI units and the common foreign ones.
+fn conversion(name: &str) -> Option<(&'static str, String)> {
+    const FOREIGN: [(&str, &str, f64); 27] = [
+        ("g", "kg", 1e-3),
+        ("t", "kg", 1e3),
+        ("lb", "kg", 0.453_592_37),
+        ("deg", "rad", std::f64::consts::PI / 180.0),
+        ("degree", "rad", std::f64::consts::PI / 180.0),
+        ("degrees", "rad", std::f64::consts::PI / 180.0),
+        ("rev", "rad", 2.0 * std::f64::consts::PI),
+        ("rpm", "rad/s", 2.0 * std::f64::consts::PI / 60.0),
+        ("min", "s", 60.0),
+        ("h", "s", 3600.0),
+        ("hr", "s", 3600.0),
+        ("sec", "s", 1.0),
+        ("ft", "m", 0.3048),
+        ("inch", "m", 0.0254),
+        ("mi", "m", 1609.344),
+        ("mile", "m", 1609.344),
+        ("L", "m^3", 1e-3),
+        ("l", "m^3", 1e-3),
+        ("bar", "Pa", 1e5),
+        ("atm", "Pa", 101_325.0),
+        ("psi", "Pa", 6_894.757_293_168),
+        ("lbf", "N", 4.448_221_615_260_5),
+        ("kgf", "N", 9.806_65),
+        ("cal", "J", 4.184),
+        ("Wh", "J", 3600.0),
+        ("kWh", "J", 3.6e6),
+        ("mph", "m/s", 0.447_04),
+    ];
+    const PREFIXES: [(&str, i32); 21] = [
+        ("Q", 30),
+        ("R", 27),
+        ("Y", 24),
+        ("Z", 21),
+        ("E", 18),
+        ("P", 15),
+        ("T", 12),
+        ("G", 9),
+        ("M", 6),
+        ("k", 3),
+        ("h", 2),
+        ("da", 1),
+        ("d", -1),
+        ("c", -2),
+        ("m", -3),
+        ("u", -6),
+        ("µ", -6),
+        ("μ", -6),
+        ("n", -9),
+        ("p", -12),
+        ("f", -15),
+    ];
+    if UNITS.iter().any(|(s, _)| *s == name) {
+        return None;
+    }
+    if let Some(&(_, coherent, factor)) = FOREIGN.iter().find(|(f, _, _)| *f == name) {
+        return Some((coherent, number(factor)));
+    }
+    for &(prefix, power) in &PREFIXES {
+        let Some(rest) = name.strip_prefix(prefix) else {
+            continue;
+        };
+        if rest == "g" {
+            return Some(("kg", number(10f64.powi(power - 3))));
+        }
+        if let Some(&(symbol, _)) = UNITS.iter().find(|(s, _)| *s == rest && *s != "kg") {
+            return Some((symbol, number(10f64.powi(power))));
+        }
+    }
+    None
+}
+
+/// `Nm` as `N` and `m`: two unit symbols written without the `*` between them.
+fn product_of_two(name: &str) -> Option<(&'static str, &'static str)> {
+    (1..name.len()).filter(|&i| name.is_char_boundary(i)).find_map(|i| {
+        let (a, b) = name.split_at(i);
+        let unit = |x: &str| UNITS.iter().find(|(s, _)| *s == x).map(|(s, _)| *s);
+        Some((unit(a)?, unit(b)?))
+    })
+}
+
+/// A conversion factor as a reader writes it: `0.001`, `1e-9`, `0.017453292519943295`.
+fn number(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dimensions_print_in_base_units_with_their_common_names() {
+        assert_eq!(Dim::JOULE.describe(), "J (kg·m²·s⁻²)");
+        assert_eq!(Dim([0, 1, -1, 0, 0, 0, 0]).describe(), "m·s⁻¹");
+        assert_eq!(Dim::ONE.describe(), "dimensionless");
+        assert_eq!(Dim::JOULE.found(), "kg·m²·s⁻²");
+        assert_eq!(Dim::ONE.found(), "dimensionless");
+        assert_eq!(Dim([0, 0, -12, 0, 0, 0, 0]).to_string(), "s⁻¹²");
+    }
+
+    #[test]
+    fn prefixed_and_foreign_units_say_what_to_write() {
+        assert_eq!(conversion("mm"), Some(("m", "0.001".into())));
+        assert_eq!(conversion("g"), Some(("kg", "0.001".into())));
+        assert_eq!(conversion("mg"), Some(("kg", "1e-6".into())));
+        assert_eq!(conversion("ms"), Some(("s", "0.001".into())));
+        assert_eq!(conversion("kN"), Some(("N", "1000".into())));
+        assert_eq!(conversion("nm"), Some(("m", "1e-9".into())));
+        assert_eq!(
+            conversion("deg"),
+            Some(("rad", "0.017453292519943295".into()))
+        );
+        assert_eq!(conversion("kg"), None);
+        assert_eq!(conversion("furlong"), None);
+        assert_eq!(product_of_two("Nm"), Some(("N", "m")));
+        assert!(not_coherent("mm").contains("(1 mm = 0.001 m)"));
+        assert!(not_coherent("meters").contains("write its symbol, `m`"));
+    }
+
+    #[test]
+    fn units_keep_their_symbols_and_compose_per_second() {
+        let n = Unit::symbol("N", NAMED[0].1);
+        let m = Unit::symbol("m", UNITS[1].1);
+        let torque = n.times(m.clone(), 1);
+        assert_eq!(torque.text(), "N*m");
+        assert_eq!(torque.per_second().text(), "N*m/s");
+        assert_eq!(m.per_second().per_second().text(), "m/s^2");
+        assert_eq!(Unit::one().per_second().text(), "1/s");
+        assert_eq!(Unit::symbol("rad", Dim::ONE).per_second().text(), "rad/s");
+        let s = Unit::symbol("s", Dim::SECOND);
+        assert_eq!(m.clone().times(s.clone(), 1).per_second().text(), "m");
+        let pressure = Unit::symbol("kg", UNITS[0].1).times(m.times(s.power(2).unwrap(), 1), -1);
+        assert_eq!(pressure.text(), "kg/(m*s^2)");
+        assert_eq!(pressure.dim, NAMED[3].1);
+    }
+}
