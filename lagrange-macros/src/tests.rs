@@ -387,9 +387,9 @@ fn cart_pole() -> TokenStream {
         /// A cart with a pendulum, pushed by a force, with friction.
         #[allow(dead_code)]
         pub(crate) struct CartPole {
-            parameters: M = 1.0, m = 0.1, l = 0.5, g = 9.81, b = 0.05;
-            coordinates: x, theta;
-            inputs: f;
+            parameters: M = 1.0 [kg], m = 0.1 [kg], l = 0.5 [m], g = 9.81 [m/s^2], b = 0.05 [N*s/m];
+            coordinates: x [m], theta [rad];
+            inputs: f [N];
 
             let px = x + l * theta.sin();
             let py = -l * theta.cos();

@@ -432,7 +432,8 @@ fn tick(v: f64, span: f64) -> String {
 
 /// A quick look at a trajectory, as a PNG of 1200×900 pixels at `path`: the coordinates
 /// against time, and the change of the energy function h − h₀ (a conservative,
-/// time-independent model keeps it at zero up to the integrator's error).
+/// time-independent model keeps it at zero up to the integrator's error). Axes and
+/// coordinates are labelled with their units when the model declares them.
 ///
 /// # Errors
 /// An empty trajectory, or a file that cannot be written.
@@ -446,12 +447,19 @@ pub fn quick_look<const N: usize, const M: usize>(
     let h0 = trajectory.energies()[0];
     figure(path, (1200, 900), |root| {
         let (top, bottom) = root.split_vertically(560);
-        let mut coordinates = Panel::new("Coordinates", "t", "q");
+        let t = trajectory.labelled("t");
+        let mut coordinates = Panel::new("Coordinates", &t, "q");
         for (i, name) in trajectory.coordinates().iter().enumerate() {
-            coordinates = coordinates.line(name, trajectory.states().iter().map(|s| (s.t, s.q[i])));
+            let label = trajectory.labelled(name);
+            coordinates =
+                coordinates.line(&label, trajectory.states().iter().map(|s| (s.t, s.q[i])));
         }
         coordinates.draw(&top)?;
-        Panel::new("Energy function: h − h₀", "t", "h − h₀")
+        let h = match trajectory.column_unit("energy") {
+            Some(unit) => format!("h − h₀ [{unit}]"),
+            None => "h − h₀".into(),
+        };
+        Panel::new("Energy function: h − h₀", &t, &h)
             .line(
                 "",
                 trajectory

@@ -401,6 +401,9 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     ) -> Result<Trajectory<N, M>, SimulationError<N, M>> {
         let mut s = self.initial;
         let mut trajectory = Trajectory::new(&T::COORDINATES, &T::INPUTS);
+        if let Some(units) = T::UNITS {
+            trajectory = trajectory.with_units(units);
+        }
         let result = self
             .check(times)
             .and_then(|()| self.steps(integrator, times, every_step, &mut s, &mut trajectory));

@@ -1,7 +1,7 @@
 //! The record of a simulation.
 
 use super::events::Crossing;
-use crate::State;
+use crate::{State, Units};
 use nalgebra::SVector;
 use std::io::{self, Write};
 
@@ -24,6 +24,17 @@ pub struct Trajectory<const N: usize, const M: usize = 0> {
     energies: Vec<f64>,
     crossings: Vec<Crossing<N>>,
     stopped_by: Option<Crossing<N>>,
+    units: Option<ColumnUnits>,
+}
+
+/// The units of a trajectory's columns, owned (a deserialized trajectory has no `'static`
+/// strings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct ColumnUnits {
+    coordinates: Vec<String>,
+    velocities: Vec<String>,
+    inputs: Vec<String>,
 }
 
 impl<const N: usize, const M: usize> Trajectory<N, M> {
@@ -37,6 +48,55 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             energies: Vec::new(),
             crossings: Vec::new(),
             stopped_by: None,
+            units: None,
+        }
+    }
+
+    /// The trajectory with the units of its columns: [`column_unit`](Self::column_unit)
+    /// answers with them, and the CSV header and plots show them. A
+    /// [`Simulation`](super::Simulation) of a model that declares units does this itself.
+    #[must_use]
+    pub fn with_units(mut self, units: Units<N, M>) -> Self {
+        let owned = |list: &[&str]| list.iter().map(|&u| u.to_owned()).collect();
+        self.units = Some(ColumnUnits {
+            coordinates: owned(&units.coordinates),
+            velocities: owned(&units.velocities),
+            inputs: owned(&units.inputs),
+        });
+        self
+    }
+
+    /// The unit of a column (named as in [`column`](Self::column): `t`, `x`, `dot(x)`, an
+    /// input or `energy`) when the model declares units: `s`, `m`, `m/s`, `N`, `J`. `None`
+    /// without units or for another name.
+    pub fn column_unit(&self, name: &str) -> Option<&str> {
+        let units = self.units.as_ref()?;
+        let coordinate = |n: &str| self.coordinates.iter().position(|c| c == n);
+        match name {
+            "t" => Some("s"),
+            "energy" => Some("J"),
+            _ => {
+                if let Some(i) = coordinate(name) {
+                    return Some(&units.coordinates[i]);
+                }
+                if let Some(i) = name
+                    .strip_prefix("dot(")
+                    .and_then(|n| n.strip_suffix(')'))
+                    .and_then(coordinate)
+                {
+                    return Some(&units.velocities[i]);
+                }
+                let j = self.input_names.iter().position(|u| u == name)?;
+                Some(&units.inputs[j])
+            }
+        }
+    }
+
+    /// `name [unit]` when the column has a unit, else `name`: a CSV header or axis label.
+    pub(crate) fn labelled(&self, name: &str) -> String {
+        match self.column_unit(name) {
+            Some(unit) => format!("{name} [{unit}]"),
+            None => name.to_owned(),
         }
     }
 
@@ -204,7 +264,8 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     }
 
     /// Writes the trajectory as CSV: a header `t,<coordinates>,dot(<coordinates>),<inputs>,energy`,
-    /// then one line per sample.
+    /// then one line per sample. When the model declares units, each name of the header is
+    /// followed by its unit: `t [s],x [m],dot(x) [m/s],f [N],energy [J]`.
     ///
     /// # Errors
     /// Any error of the writer.
@@ -262,17 +323,17 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
                 ));
             }
         }
-        write!(out, "t")?;
+        write!(out, "{}", self.labelled("t"))?;
         for name in &self.coordinates {
-            write!(out, ",{name}")?;
+            write!(out, ",{}", self.labelled(name))?;
         }
         for name in &self.coordinates {
-            write!(out, ",dot({name})")?;
+            write!(out, ",{}", self.labelled(&format!("dot({name})")))?;
         }
         for name in &self.input_names {
-            write!(out, ",{name}")?;
+            write!(out, ",{}", self.labelled(name))?;
         }
-        write!(out, ",energy")?;
+        write!(out, ",{}", self.labelled("energy"))?;
         for (name, _) in extra {
             write!(out, ",{name}")?;
         }
@@ -309,6 +370,8 @@ struct Fields<const N: usize, const M: usize> {
     energies: Vec<f64>,
     crossings: Vec<Crossing<N>>,
     stopped_by: Option<Crossing<N>>,
+    #[serde(default)]
+    units: Option<ColumnUnits>,
 }
 
 #[cfg(feature = "serde")]
@@ -345,7 +408,13 @@ impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> 
                 "the state of a stopping event must be the trajectory's last sample".into(),
             );
         }
+        if f.units.as_ref().is_some_and(|u| {
+            u.coordinates.len() != N || u.velocities.len() != N || u.inputs.len() != M
+        }) {
+            return Err("a trajectory's units must name one unit per coordinate, velocity and input".into());
+        }
         Ok(Trajectory {
+            units: f.units,
             coordinates: f.coordinates,
             input_names: f.input_names,
             states: f.states,
