@@ -156,6 +156,11 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 let name = parse_name(input)?;
                 if !input.peek(Token![=]) {
                     let unit = parse_unit(input)?;
+                    if unit.is_some() && input.peek(Token![=]) {
+                        return Err(input.error(format!(
+                            "a parameter's unit goes after its default: `{name} = … [unit]`"
+                        )));
+                    }
                     return Ok(Parameter {
                         name,
                         default: None,

@@ -23,12 +23,14 @@ impl Dim {
     pub const JOULE: Dim = Dim([1, 2, -2, 0, 0, 0, 0]);
     pub const WATT: Dim = Dim([1, 2, -3, 0, 0, 0, 0]);
 
+    /// The product. Exponents saturate rather than overflow: only an absurd model
+    /// (`x^2000000000 * x^2000000000`) comes near, and the macro must not panic on it.
     pub fn mul(self, other: Dim) -> Dim {
-        Dim(std::array::from_fn(|i| self.0[i] + other.0[i]))
+        Dim(std::array::from_fn(|i| self.0[i].saturating_add(other.0[i])))
     }
 
     pub fn div(self, other: Dim) -> Dim {
-        Dim(std::array::from_fn(|i| self.0[i] - other.0[i]))
+        Dim(std::array::from_fn(|i| self.0[i].saturating_sub(other.0[i])))
     }
 
     /// The `n`th power; `None` if an exponent would overflow.
@@ -174,9 +176,10 @@ impl Unit {
             self.dim.div(other.dim)
         };
         for (symbol, e) in other.factors {
+            let e = e.saturating_mul(sign);
             match self.factors.iter_mut().find(|(s, _)| *s == symbol) {
-                Some((_, mine)) => *mine += sign * e,
-                None => self.factors.push((symbol, sign * e)),
+                Some((_, mine)) => *mine = mine.saturating_add(e),
+                None => self.factors.push((symbol, e)),
             }
         }
         self.factors.retain(|(_, e)| *e != 0);

@@ -33,3 +33,11 @@ lagrangian! {
 }
 
 fn main() {}
+
+lagrangian! {
+    struct E {
+        parameters: m [kg] = 1.0;
+        coordinates: x [m^2147483647 * m^2147483647];
+        kinetic = m/2 * dot(x)^2;
+    }
+}
