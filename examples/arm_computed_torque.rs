@@ -27,10 +27,11 @@ lagrangian! {
     /// Planar two-link arm with distributed link inertia, joint damping and joint torques;
     /// q1 from the horizontal, q2 relative to the first link.
     pub struct Arm {
-        parameters: m1 = 1.3, m2 = 0.9, l1 = 0.8, lc1 = 0.35, lc2 = 0.42,
-                    I1 = 0.07, I2 = 0.045, g = 9.81, b1 = 0.3, b2 = 0.17;
-        coordinates: q1, q2;
-        inputs: tau1, tau2;
+        parameters: m1 = 1.3 [kg], m2 = 0.9 [kg], l1 = 0.8 [m], lc1 = 0.35 [m], lc2 = 0.42 [m],
+                    I1 = 0.07 [kg*m^2], I2 = 0.045 [kg*m^2], g = 9.81 [m/s^2],
+                    b1 = 0.3 [N*m*s], b2 = 0.17 [N*m*s];
+        coordinates: q1 [rad], q2 [rad];
+        inputs: tau1 [N*m], tau2 [N*m];
         // Centres of mass of the links.
         let xc1 = lc1 * cos(q1);
         let yc1 = lc1 * sin(q1);
@@ -49,9 +50,10 @@ lagrangian! {
 lagrangian! {
     /// A rod swinging about a motor shaft; theta from hanging straight down.
     pub struct Pendulum {
-        parameters: m = 0.5, lc = 0.35, I = 0.02, b = 0.05, g = 9.81;
-        coordinates: theta;
-        inputs: tau;
+        parameters: m = 0.5 [kg], lc = 0.35 [m], I = 0.02 [kg*m^2], b = 0.05 [N*m*s],
+                    g = 9.81 [m/s^2];
+        coordinates: theta [rad];
+        inputs: tau [N*m];
         kinetic = (m*lc^2 + I)/2 * dot(theta)^2;
         potential = -m * g * lc * cos(theta);
         dissipation = b/2 * dot(theta)^2;

@@ -18,8 +18,8 @@ use lagrange_runtime::simulate::{DormandPrince, Event, Simulation, Trajectory};
 lagrangian! {
     /// A ball in the vertical plane, with linear air drag c.
     pub struct Ball {
-        parameters: m = 0.2, g = 9.81, c = 0.0;
-        coordinates: x, y;
+        parameters: m = 0.2 [kg], g = 9.81 [m/s^2], c = 0.0 [N*s/m];
+        coordinates: x [m], y [m];
         kinetic = m/2 * (dot(x)^2 + dot(y)^2);
         potential = m * g * y;
         dissipation = c/2 * (dot(x)^2 + dot(y)^2);

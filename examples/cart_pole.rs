@@ -27,9 +27,9 @@ use lagrange_runtime::simulate::{DormandPrince, Simulation};
 lagrangian! {
     /// A cart pushed by a force f, carrying a uniform pole; theta from the upward vertical.
     pub struct CartPole {
-        parameters: M = 1.0, m = 0.3, L = 1.0, g = 9.81;
-        coordinates: x, theta;
-        inputs: f;
+        parameters: M = 1.0 [kg], m = 0.3 [kg], L = 1.0 [m], g = 9.81 [m/s^2];
+        coordinates: x [m], theta [rad];
+        inputs: f [N];
 
         // Centre of mass of the pole.
         let xc = x + L/2 * sin(theta);

@@ -23,8 +23,8 @@ use std::time::Instant;
 lagrangian! {
     /// Planar double pendulum with point masses.
     pub struct DoublePendulum {
-        parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81;
-        coordinates: theta1, theta2;
+        parameters: m1 = 1.0 [kg], m2 = 1.0 [kg], l1 = 1.0 [m], l2 = 1.0 [m], g = 9.81 [m/s^2];
+        coordinates: theta1 [rad], theta2 [rad];
 
         let x1 = l1 * sin(theta1);
         let y1 = -l1 * cos(theta1);

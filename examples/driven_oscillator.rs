@@ -20,8 +20,8 @@ use lagrange_runtime::simulate::{DormandPrince, Simulation};
 lagrangian! {
     /// m ẍ + c ẋ + k x = F0 cos(w t).
     pub struct Driven {
-        parameters: m = 1.0, c = 0.4, k = 4.0, F0 = 1.0, w = 2.0;
-        coordinates: x;
+        parameters: m = 1.0 [kg], c = 0.4 [N*s/m], k = 4.0 [N/m], F0 = 1.0 [N], w = 2.0 [rad/s];
+        coordinates: x [m];
         kinetic = m/2 * dot(x)^2;
         potential = k/2 * x^2;
         dissipation = c/2 * dot(x)^2;

@@ -3,7 +3,7 @@
 //! Ground pivots O = (0, 0) and D = (d, 0); the crank OA (angle θ1), the coupler AB (θ2)
 //! and the rocker DB (θ3) are uniform bars in a vertical plane, all angles from the +x
 //! axis. Closing the loop O → A → B → D → O gives two holonomic constraints, and a third,
-//! `drive = θ1 − ω t` (ω from `rpm`), is a driving (time-dependent) constraint: the motor turns the crank
+//! `drive = θ1 − ω t`, is a driving (time-dependent) constraint: the motor turns the crank
 //! at constant speed whatever the load. Three coordinates, three constraints: the motion
 //! is fixed by the kinematics, and the dynamics tell what the constraints must do for it.
 //!
@@ -23,11 +23,12 @@ use lagrange_runtime::simulate::{DormandPrince, Projected, Simulation};
 use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
-    /// A crank-rocker four-bar linkage of uniform bars, the crank driven at `rpm`.
+    /// A crank-rocker four-bar linkage of uniform bars, the crank driven at `w` (60 rpm).
     pub struct FourBar {
-        parameters: l1 = 0.1, l2 = 0.35, l3 = 0.3, d = 0.4,
-                    m1 = 0.5, m2 = 1.2, m3 = 1.0, g = 9.81, rpm = 60.0;
-        coordinates: theta1, theta2, theta3;
+        parameters: l1 = 0.1 [m], l2 = 0.35 [m], l3 = 0.3 [m], d = 0.4 [m],
+                    m1 = 0.5 [kg], m2 = 1.2 [kg], m3 = 1.0 [kg], g = 9.81 [m/s^2],
+                    w = 2*pi [rad/s];
+        coordinates: theta1 [rad], theta2 [rad], theta3 [rad];
 
         // Crank tip A and centre of mass of the coupler.
         let xa = l1 * cos(theta1);
@@ -43,7 +44,7 @@ lagrangian! {
 
         constraint loop_x = xa + l2*cos(theta2) - l3*cos(theta3) - d;
         constraint loop_y = ya + l2*sin(theta2) - l3*sin(theta3);
-        constraint drive = theta1 - 2*pi*rpm/60 * t;
+        constraint drive = theta1 - w * t;
     }
 }
 
@@ -67,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         theta2: 1.0,
         theta3: 1.9,
     };
-    let omega = model.rpm * std::f64::consts::PI / 30.0;
+    let omega = model.w;
     let speed = FourBarCoordinates {
         theta1: omega,
         theta2: 0.0,
@@ -107,7 +108,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let ((x0, x1), (y0, y1)) = (extent(|p| p.0), extent(|p| p.1));
     let peak = torque.iter().map(|p| p.1.abs()).fold(0.0, f64::max);
-    println!("four-bar crank-rocker, crank at {} rpm", model.rpm);
+    println!(
+        "four-bar crank-rocker, crank at {} rpm",
+        model.w * 30.0 / std::f64::consts::PI
+    );
     println!("coupler curve: x in [{x0:.4}, {x1:.4}] m, y in [{y0:.4}, {y1:.4}] m");
     println!("peak driving torque |τ| = {peak:.3} N m");
     println!("largest constraint violation (position or velocity): {violation:.1e}");

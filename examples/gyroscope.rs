@@ -24,8 +24,9 @@ use std::f64::consts::PI;
 lagrangian! {
     /// Heavy symmetric top on a fixed tip; I1 and I3 are the moments about the tip.
     pub struct Top {
-        parameters: m = 0.5, l = 0.1, g = 9.81, I1 = 0.02, I3 = 0.01;
-        coordinates: psi, theta, phi;
+        parameters: m = 0.5 [kg], l = 0.1 [m], g = 9.81 [m/s^2], I1 = 0.02 [kg*m^2],
+                    I3 = 0.01 [kg*m^2];
+        coordinates: psi [rad], theta [rad], phi [rad];
 
         let R = rot_z(psi) * rot_x(theta) * rot_z(phi);
         let w = body_angular_velocity(R);

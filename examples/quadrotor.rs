@@ -29,9 +29,10 @@ lagrangian! {
     /// Quadrotor: a rigid body with z-y-x Euler angles, thrust along its body z axis and
     /// moments about its body axes.
     pub struct Quadrotor {
-        parameters: m = 1.2, Ix = 0.011, Iy = 0.013, Iz = 0.021, g = 9.81;
-        coordinates: x, y, z, yaw, pitch, roll;
-        inputs: thrust, mx, my, mz;
+        parameters: m = 1.2 [kg], Ix = 0.011 [kg*m^2], Iy = 0.013 [kg*m^2], Iz = 0.021 [kg*m^2],
+                    g = 9.81 [m/s^2];
+        coordinates: x [m], y [m], z [m], yaw [rad], pitch [rad], roll [rad];
+        inputs: thrust [N], mx [N*m], my [N*m], mz [N*m];
 
         let R = rot_z(yaw) * rot_y(pitch) * rot_x(roll);
         let p = [x, y, z];

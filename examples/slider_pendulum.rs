@@ -29,8 +29,8 @@ use lagrange_runtime::ConstraintSolver;
 lagrangian! {
     /// A slider on a horizontal rail with a pendulum hanging from it, in Cartesian coordinates.
     pub struct SliderPendulum {
-        parameters: m1 = 2.0, m2 = 1.0, l = 1.0, g = 9.81;
-        coordinates: x1, y1, x2, y2;
+        parameters: m1 = 2.0 [kg], m2 = 1.0 [kg], l = 1.0 [m], g = 9.81 [m/s^2];
+        coordinates: x1 [m], y1 [m], x2 [m], y2 [m];
 
         kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
         potential = g * (m1*y1 + m2*y2);

@@ -24,10 +24,11 @@ use lagrange_runtime::simulate::{DormandPrince, Simulation};
 lagrangian! {
     /// Two-link spatial arm: a yaw joint about the vertical, a pitch joint, rigid links.
     pub struct SpatialArm {
-        parameters: m2 = 0.8, l1 = 0.5, a2 = 0.2, I1z = 0.01,
-                    I2x = 0.01, I2y = 0.015, I2z = 0.015, g = 9.81, c = 0.05;
-        coordinates: yaw, pitch;
-        inputs: tau1, tau2;
+        parameters: m2 = 0.8 [kg], l1 = 0.5 [m], a2 = 0.2 [m], I1z = 0.01 [kg*m^2],
+                    I2x = 0.01 [kg*m^2], I2y = 0.015 [kg*m^2], I2z = 0.015 [kg*m^2],
+                    g = 9.81 [m/s^2], c = 0.05 [N*m*s];
+        coordinates: yaw [rad], pitch [rad];
+        inputs: tau1 [N*m], tau2 [N*m];
 
         let R1 = rot_z(yaw);                       // link 1 turns about the vertical axis
         let R2 = R1 * rot_y(-pitch);               // link 2 pitches up from the horizontal

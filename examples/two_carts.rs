@@ -21,9 +21,10 @@ use lagrange_runtime::simulate::{DormandPrince, Simulation};
 lagrangian! {
     /// Two spring-coupled carts, each carrying a physical pendulum.
     pub struct TwoCarts {
-        parameters: m1 = 1.5, m2 = 0.8, m3 = 0.4, m4 = 0.3, J3 = 0.05, J4 = 0.04,
-            L1 = 0.3, L2 = 0.25, k1 = 40.0, k2 = 25.0, g = 9.81;
-        coordinates: x1, x2, th1, th2;
+        parameters: m1 = 1.5 [kg], m2 = 0.8 [kg], m3 = 0.4 [kg], m4 = 0.3 [kg],
+            J3 = 0.05 [kg*m^2], J4 = 0.04 [kg*m^2], L1 = 0.3 [m], L2 = 0.25 [m],
+            k1 = 40.0 [N/m], k2 = 25.0 [N/m], g = 9.81 [m/s^2];
+        coordinates: x1 [m], x2 [m], th1 [rad], th2 [rad];
 
         // Centres of mass of the two pendulums.
         let xc1 = x1 + L1 * sin(th1);
