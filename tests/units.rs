@@ -129,14 +129,20 @@ fn units_change_no_number() {
     for _ in 0..40 {
         let s = state::<2>(&mut rng);
         let u = SVector::from([rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)]);
-        let (a, b) = (CartPole::default().lets(&s, &u), PlainCartPole::default().lets(&s, &u));
+        let (a, b) = (
+            CartPole::default().lets(&s, &u),
+            PlainCartPole::default().lets(&s, &u),
+        );
         assert_eq!((a.bob, a.speed), (b.bob, b.speed));
     }
     let (a, b) = (RodPendulum::default(), PlainRodPendulum::default());
     for _ in 0..40 {
         let s = state::<3>(&mut rng);
         let u = SVector::from([rng.uniform(-1.0, 1.0)]);
-        assert_eq!(a.constraint_residuals(&s, &u), b.constraint_residuals(&s, &u));
+        assert_eq!(
+            a.constraint_residuals(&s, &u),
+            b.constraint_residuals(&s, &u)
+        );
         assert_eq!(a.multipliers(&s, &u), b.multipliers(&s, &u));
     }
 }
@@ -213,6 +219,8 @@ fn trajectories_label_their_columns_with_units() {
     assert_eq!(run.column_unit("tau"), Some("N*m"));
     assert_eq!(run.column_unit("t"), Some("s"));
     assert_eq!(run.column_unit("speed"), None);
+    assert_eq!(run.column_label("dot(x)"), "dot(x) [m/s]");
+    assert_eq!(run.column_label("speed"), "speed");
     // Columns are still found by their names alone.
     assert_eq!(run.column("theta").unwrap()[0], 0.3);
 
@@ -229,9 +237,12 @@ fn trajectories_label_their_columns_with_units() {
 
 #[test]
 fn serialized_trajectories_keep_their_units() {
-    let run = Simulation::new(&Top::default(), State::at_rest(SVector::from([0.0, 0.2, 0.0])))
-        .run(&Rk4 { step: 0.01 }, 0.03)
-        .unwrap();
+    let run = Simulation::new(
+        &Top::default(),
+        State::at_rest(SVector::from([0.0, 0.2, 0.0])),
+    )
+    .run(&Rk4 { step: 0.01 }, 0.03)
+    .unwrap();
     let json = serde_json::to_string(&run).unwrap();
     let back: lagrange_runtime::simulate::Trajectory<3, 1> = serde_json::from_str(&json).unwrap();
     assert_eq!(back, run);

@@ -367,11 +367,7 @@ impl Inference<'_, '_, '_> {
         if let Some(d) = self.infer(r).filter(|d| !d.is_one()) {
             self.errors.spanning(
                 r.extent(),
-                format!(
-                    "{what} is dimensionless: `{}` is {}",
-                    text(r),
-                    d.found()
-                ),
+                format!("{what} is dimensionless: `{}` is {}", text(r), d.found()),
             );
         }
     }
@@ -559,9 +555,8 @@ mod tests {
                     format!("dot(c{})", self.coordinates.len() - 1)
                 }
                 8 => {
-                    let [a, b, c, x, y, z] =
-                        [d, d, d, target.div(d), target.div(d), target.div(d)]
-                            .map(|dim| self.expr(dim, depth - 1));
+                    let [a, b, c, x, y, z] = [d, d, d, target.div(d), target.div(d), target.div(d)]
+                        .map(|dim| self.expr(dim, depth - 1));
                     format!("inner([{a}, {b}, {c}], [{x}, {y}, {z}])")
                 }
                 _ => format!("({})^-1", self.expr(Dim::ONE.div(target), depth - 1)),

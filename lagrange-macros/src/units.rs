@@ -26,11 +26,15 @@ impl Dim {
     /// The product. Exponents saturate rather than overflow: only an absurd model
     /// (`x^2000000000 * x^2000000000`) comes near, and the macro must not panic on it.
     pub fn mul(self, other: Dim) -> Dim {
-        Dim(std::array::from_fn(|i| self.0[i].saturating_add(other.0[i])))
+        Dim(std::array::from_fn(|i| {
+            self.0[i].saturating_add(other.0[i])
+        }))
     }
 
     pub fn div(self, other: Dim) -> Dim {
-        Dim(std::array::from_fn(|i| self.0[i].saturating_sub(other.0[i])))
+        Dim(std::array::from_fn(|i| {
+            self.0[i].saturating_sub(other.0[i])
+        }))
     }
 
     /// The `n`th power; `None` if an exponent would overflow.
@@ -243,7 +247,11 @@ pub fn resolve(unit: &UnitExpr, errors: &mut Errors) -> Option<Unit> {
         }
         UnitExpr::Mul(a, b) | UnitExpr::Div(a, b) => {
             let (a, b) = (resolve(a, errors), resolve(b, errors));
-            let sign = if matches!(unit, UnitExpr::Mul(..)) { 1 } else { -1 };
+            let sign = if matches!(unit, UnitExpr::Mul(..)) {
+                1
+            } else {
+                -1
+            };
             Some(a?.times(b?, sign))
         }
         UnitExpr::Pow(base, n) => resolve(base, errors)?.power(*n),
@@ -361,11 +369,13 @@ fn conversion(name: &str) -> Option<(&'static str, String)> {
 
 /// `Nm` as `N` and `m`: two unit symbols written without the `*` between them.
 fn product_of_two(name: &str) -> Option<(&'static str, &'static str)> {
-    (1..name.len()).filter(|&i| name.is_char_boundary(i)).find_map(|i| {
-        let (a, b) = name.split_at(i);
-        let unit = |x: &str| UNITS.iter().find(|(s, _)| *s == x).map(|(s, _)| *s);
-        Some((unit(a)?, unit(b)?))
-    })
+    (1..name.len())
+        .filter(|&i| name.is_char_boundary(i))
+        .find_map(|i| {
+            let (a, b) = name.split_at(i);
+            let unit = |x: &str| UNITS.iter().find(|(s, _)| *s == x).map(|(s, _)| *s);
+            Some((unit(a)?, unit(b)?))
+        })
 }
 
 /// A conversion factor as a reader writes it: `0.001`, `1e-9`, `0.017453292519943295`.

@@ -447,10 +447,10 @@ pub fn quick_look<const N: usize, const M: usize>(
     let h0 = trajectory.energies()[0];
     figure(path, (1200, 900), |root| {
         let (top, bottom) = root.split_vertically(560);
-        let t = trajectory.labelled("t");
+        let t = trajectory.column_label("t");
         let mut coordinates = Panel::new("Coordinates", &t, "q");
         for (i, name) in trajectory.coordinates().iter().enumerate() {
-            let label = trajectory.labelled(name);
+            let label = trajectory.column_label(name);
             coordinates =
                 coordinates.line(&label, trajectory.states().iter().map(|s| (s.t, s.q[i])));
         }

@@ -92,8 +92,9 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         }
     }
 
-    /// `name [unit]` when the column has a unit, else `name`: a CSV header or axis label.
-    pub(crate) fn labelled(&self, name: &str) -> String {
+    /// `name [unit]` when the column has a unit (`dot(x) [m/s]`), else `name`: the CSV
+    /// header's spelling, and an axis title for figures of the column.
+    pub fn column_label(&self, name: &str) -> String {
         match self.column_unit(name) {
             Some(unit) => format!("{name} [{unit}]"),
             None => name.to_owned(),
@@ -323,17 +324,17 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
                 ));
             }
         }
-        write!(out, "{}", self.labelled("t"))?;
+        write!(out, "{}", self.column_label("t"))?;
         for name in &self.coordinates {
-            write!(out, ",{}", self.labelled(name))?;
+            write!(out, ",{}", self.column_label(name))?;
         }
         for name in &self.coordinates {
-            write!(out, ",{}", self.labelled(&format!("dot({name})")))?;
+            write!(out, ",{}", self.column_label(&format!("dot({name})")))?;
         }
         for name in &self.input_names {
-            write!(out, ",{}", self.labelled(name))?;
+            write!(out, ",{}", self.column_label(name))?;
         }
-        write!(out, ",{}", self.labelled("energy"))?;
+        write!(out, ",{}", self.column_label("energy"))?;
         for (name, _) in extra {
             write!(out, ",{name}")?;
         }
@@ -411,7 +412,9 @@ impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> 
         if f.units.as_ref().is_some_and(|u| {
             u.coordinates.len() != N || u.velocities.len() != N || u.inputs.len() != M
         }) {
-            return Err("a trajectory's units must name one unit per coordinate, velocity and input".into());
+            return Err(
+                "a trajectory's units must name one unit per coordinate, velocity and input".into(),
+            );
         }
         Ok(Trajectory {
             units: f.units,
