@@ -179,6 +179,32 @@ lagrangian! {
     }
 }
 
+lagrangian! {
+    /// Each element of a vector constraint is a constraint of its own: its elements may
+    /// differ in dimension. A coordinate may be called `energy`.
+    struct Weld {
+        parameters: m = 1.0 [kg], I = 0.1 [kg*m^2], l = 0.5 [m];
+        coordinates: energy [m], th [rad];
+        kinetic = m/2 * dot(energy)^2 + I/2 * dot(th)^2;
+        constraint weld = [energy - l, th];
+    }
+}
+
+#[test]
+fn vector_constraints_may_mix_dimensions_and_units_follow_columns() {
+    let s = State::new(0.0, SVector::from([0.7, 0.1]), SVector::zeros());
+    let r = Weld::default().constraint_residuals(&s, &SVector::zeros());
+    assert_eq!(r, SVector::from([0.7 - 0.5, 0.1]));
+    let run = Simulation::new(&Weld::default(), State::at_rest(SVector::from([0.5, 0.0])))
+        .run(&Rk4 { step: 0.01 }, 0.01)
+        .unwrap();
+    let mut csv = Vec::new();
+    run.write_csv(&mut csv).unwrap();
+    assert!(String::from_utf8(csv)
+        .unwrap()
+        .starts_with("t [s],energy [m],th [rad],dot(energy) [m/s],dot(th) [rad/s],energy [J]\n"));
+}
+
 #[test]
 fn a_bracket_after_a_default_is_its_unit() {
     let d = Defaults {
@@ -261,4 +287,12 @@ fn serialized_trajectories_keep_their_units() {
         .unwrap_err()
         .to_string();
     assert!(error.contains("one unit per coordinate"), "{error}");
+
+    // A unit that would break the CSV header is refused.
+    let mut value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    value["units"]["inputs"] = serde_json::json!(["N,m"]);
+    let error = serde_json::from_value::<lagrange_runtime::simulate::Trajectory<3, 1>>(value)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("separator"), "{error}");
 }

@@ -125,9 +125,18 @@ impl Inference<'_, '_, '_> {
                     self.lets[lets] = self.infer(value);
                     lets += 1;
                 }
-                Statement::Constraint { value, .. } => {
-                    self.infer(value);
-                }
+                Statement::Constraint { value, .. } => match value {
+                    // Each element of a vector constraint is a scalar constraint of its own,
+                    // so the elements need not share a dimension.
+                    Expr::List { items, .. } => {
+                        for item in items {
+                            self.infer(item);
+                        }
+                    }
+                    _ => {
+                        self.infer(value);
+                    }
+                },
                 Statement::Energy { kind, value, .. } => {
                     let expected = match kind {
                         crate::ast::Energy::Kinetic => energy("kinetic energy"),
@@ -254,13 +263,9 @@ impl Inference<'_, '_, '_> {
             self.errors.spanning(
                 base.extent(),
                 format!(
-                    "a power with a non-integer or variable exponent needs a dimensionless base, `{}` is {}{}",
+                    "a power with a non-integer or variable exponent needs a dimensionless base, `{}` is {}\n= note: only an integer literal exponent (`x^2`, `x^-1`) applies to a dimensioned base; write `sqrt(x)` for x^(1/2)",
                     text(base),
                     d.found(),
-                    match exponent.literal() {
-                        Some(0.5) => " (write `sqrt`)",
-                        _ => "",
-                    }
                 ),
             );
             return None;
@@ -373,13 +378,16 @@ impl Inference<'_, '_, '_> {
     }
 
     /// The one dimension of the terms of a sum or the elements of a vector. The reference
-    /// is the expected dimension when a term has it, else the dimension most terms share
-    /// (the first of equally common ones); each term that differs is reported.
+    /// is the expected dimension when a term has it or when the terms disagree among
+    /// themselves, else the dimension most terms share (the first of equally common ones);
+    /// each term that differs is reported. Terms that agree on a wrong dimension are left
+    /// for the caller to report once, on the whole expression.
     fn agree(&mut self, items: &[&Expr], expected: Option<&Expected>, kind: Agreement) -> D {
         let dims: Vec<D> = items.iter().map(|e| self.infer(e)).collect();
         let known: Vec<Dim> = dims.iter().flatten().copied().collect();
+        let unanimous = known.windows(2).all(|w| w[0] == w[1]);
         let reference = match expected {
-            Some(x) if known.contains(&x.dim) => x.dim,
+            Some(x) if known.contains(&x.dim) || !unanimous => x.dim,
             _ => {
                 let count = |d: &Dim| known.iter().filter(|k| *k == d).count();
                 let mut best: Option<Dim> = None;
@@ -406,7 +414,7 @@ impl Inference<'_, '_, '_> {
                     reference.found()
                 ),
                 (_, Agreement::Elements) => format!(
-                    "mismatched dimensions: the elements of a vector or matrix share one dimension, `{}` is {}, the others are {}",
+                    "mismatched dimensions: the elements of a vector or matrix share one dimension, `{}` is {}, the others are {}\n= note: write quantities of different dimensions as separate scalars (`let`s)",
                     text(e),
                     d.found(),
                     reference.found()

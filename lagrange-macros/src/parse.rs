@@ -129,6 +129,7 @@ fn parse_statement(input: ParseStream) -> syn::Result<Option<Statement>> {
     let statement = if input.peek(Token![let]) {
         input.parse::<Token![let]>()?;
         let name = parse_name(input)?;
+        no_unit_here(input, "the dimension of a `let` is inferred")?;
         input.parse::<Token![=]>()?;
         Statement::Let {
             name,
@@ -206,6 +207,7 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
         }
         "constraint" => {
             let name = parse_name(input)?;
+            no_unit_here(input, "the dimension of a constraint is inferred")?;
             input.parse::<Token![=]>()?;
             Ok(Statement::Constraint {
                 name,
@@ -217,6 +219,7 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 if input.peek(Token![:]) {
                     return Err(input.error(format!("expected `=`: write `{word} = …;`")));
                 }
+                no_unit_here(input, "energies are in J and the dissipation function in W")?;
                 input.parse::<Token![=]>()?;
                 Ok(Statement::Energy {
                     kind,
@@ -260,6 +263,16 @@ fn parse_list<T>(
         return Err(input.error("expected `,` or `;`"));
     }
     Ok(items)
+}
+
+/// An error for a unit written where none belongs (after a `let`'s name, say).
+fn no_unit_here(input: ParseStream, why: &str) -> syn::Result<()> {
+    if input.peek(token::Bracket) {
+        return Err(input.error(format!(
+            "units go on parameters, coordinates and inputs only: {why}"
+        )));
+    }
+    Ok(())
 }
 
 /// A coordinate or input: a name and an optional unit, `x [m]`.
@@ -367,18 +380,31 @@ fn parse_unit_factor(input: ParseStream) -> syn::Result<UnitExpr> {
     if !input.peek(Token![^]) {
         return Ok(base);
     }
-    input.parse::<Token![^]>()?;
+    let caret = input.parse::<Token![^]>()?.span;
     let negative = input.peek(Token![-]);
     if negative {
         input.parse::<Token![-]>()?;
     }
-    let exponent = input
-        .parse::<syn::LitInt>()
-        .ok()
-        .filter(|l| l.suffix().is_empty())
-        .and_then(|l| l.base10_parse::<i32>().ok());
-    let Some(exponent) = exponent else {
-        return Err(input.error("a unit's exponent is an integer, as in `m^2` or `s^-2`"));
+    const INTEGER: &str = "a unit's exponent is an integer, as in `m^2` or `s^-2`";
+    let exponent = match input.parse::<TokenTree>() {
+        Ok(TokenTree::Literal(lit)) => {
+            let Ok(Lit::Int(int)) = syn::parse2::<Lit>(TokenTree::Literal(lit.clone()).into())
+            else {
+                return Err(syn::Error::new(lit.span(), INTEGER));
+            };
+            if !int.suffix().is_empty() {
+                return Err(syn::Error::new(int.span(), INTEGER));
+            }
+            let Ok(n) = int.base10_parse::<i32>() else {
+                return Err(syn::Error::new(
+                    int.span(),
+                    "this exponent is too large for a unit",
+                ));
+            };
+            n
+        }
+        Ok(other) => return Err(syn::Error::new(other.span(), INTEGER)),
+        Err(_) => return Err(syn::Error::new(caret, INTEGER)),
     };
     Ok(UnitExpr::Pow(
         Box::new(base),
@@ -619,9 +645,14 @@ fn parse_indices(input: ParseStream) -> syn::Result<(Vec<Index>, Span)> {
             .ok()
             .filter(|l| l.suffix().is_empty());
         let Some(lit) = lit else {
+            let unit = if content.peek(Ident::peek_any) {
+                "; a unit in brackets goes only after a declared parameter, coordinate or input"
+            } else {
+                ""
+            };
             return Err(syn::Error::new(
                 content.span(),
-                "an index is an integer literal from 0, as in `v[0]` or `A[1, 2]`",
+                format!("an index is an integer literal from 0, as in `v[0]` or `A[1, 2]`{unit}"),
             ));
         };
         let Ok(value) = lit.base10_parse::<usize>() else {

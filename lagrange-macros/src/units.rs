@@ -275,9 +275,40 @@ fn not_coherent(name: &str) -> String {
         ("hertz", "Hz"),
         ("radian", "rad"),
     ];
+    // Coherent SI units the language leaves out, by their expression in the ones it has.
+    const IN_BASE_UNITS: [(&str, &str); 13] = [
+        ("T", "kg/(A*s^2)"),
+        ("Wb", "kg*m^2/(A*s^2)"),
+        ("H", "kg*m^2/(A^2*s^2)"),
+        ("F", "A^2*s^4/(kg*m^2)"),
+        ("Ohm", "kg*m^2/(A^2*s^3)"),
+        ("S", "A^2*s^3/(kg*m^2)"),
+        ("sr", "1"),
+        ("lm", "cd"),
+        ("lx", "cd/m^2"),
+        ("Bq", "1/s"),
+        ("Gy", "J/kg"),
+        ("Sv", "J/kg"),
+        ("kat", "mol/s"),
+    ];
     let singular = name.strip_suffix('s').unwrap_or(name).to_lowercase();
     if let Some((_, symbol)) = SPELLED.iter().find(|(n, _)| *n == singular) {
         return format!("unknown unit `{name}`: write its symbol, `{symbol}`");
+    }
+    if let Some((_, base)) = IN_BASE_UNITS.iter().find(|(n, _)| *n == name) {
+        return format!(
+            "`{name}` is not one of the units the language names: write it as `{base}`\n= note: {LIST}"
+        );
+    }
+    if name.contains('·') {
+        return format!(
+            "unknown unit `{name}`: a product of units is written with `*`, as in `N*m`"
+        );
+    }
+    if let Some((symbol, _)) = UNITS.iter().find(|(s, _)| s.eq_ignore_ascii_case(name)) {
+        return format!(
+            "unknown unit `{name}`: unit symbols are case-sensitive, did you mean `{symbol}`?"
+        );
     }
     match conversion(name) {
         Some((coherent, factor)) => format!(
@@ -295,7 +326,7 @@ fn not_coherent(name: &str) -> String {
 /// The coherent unit to write instead of `name` and the factor that converts a value,
 /// for prefixed SI units and the common foreign ones.
 fn conversion(name: &str) -> Option<(&'static str, String)> {
-    const FOREIGN: [(&str, &str, f64); 27] = [
+    const FOREIGN: [(&str, &str, f64); 31] = [
         ("g", "kg", 1e-3),
         ("t", "kg", 1e3),
         ("lb", "kg", 0.453_592_37),
@@ -307,6 +338,10 @@ fn conversion(name: &str) -> Option<(&'static str, String)> {
         ("min", "s", 60.0),
         ("h", "s", 3600.0),
         ("hr", "s", 3600.0),
+        ("hour", "s", 3600.0),
+        ("hours", "s", 3600.0),
+        ("minute", "s", 60.0),
+        ("minutes", "s", 60.0),
         ("sec", "s", 1.0),
         ("ft", "m", 0.3048),
         ("inch", "m", 0.0254),
@@ -418,6 +453,10 @@ mod tests {
         assert_eq!(product_of_two("Nm"), Some(("N", "m")));
         assert!(not_coherent("mm").contains("(1 mm = 0.001 m)"));
         assert!(not_coherent("meters").contains("write its symbol, `m`"));
+        assert!(not_coherent("T").contains("write it as `kg/(A*s^2)`"));
+        assert!(not_coherent("Kg").contains("did you mean `kg`?"));
+        assert!(not_coherent("m·s").contains("written with `*`"));
+        assert!(not_coherent("hours").contains("(1 hours = 3600 s)"));
     }
 
     #[test]

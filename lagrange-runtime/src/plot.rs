@@ -447,19 +447,19 @@ pub fn quick_look<const N: usize, const M: usize>(
     let h0 = trajectory.energies()[0];
     figure(path, (1200, 900), |root| {
         let (top, bottom) = root.split_vertically(560);
-        let t = trajectory.column_label("t");
-        let mut coordinates = Panel::new("Coordinates", &t, "q");
-        for (i, name) in trajectory.coordinates().iter().enumerate() {
-            let label = trajectory.column_label(name);
+        let header = trajectory.header();
+        let t = &header[0];
+        let mut coordinates = Panel::new("Coordinates", t, "q");
+        for (i, label) in header[1..=N].iter().enumerate() {
             coordinates =
-                coordinates.line(&label, trajectory.states().iter().map(|s| (s.t, s.q[i])));
+                coordinates.line(label, trajectory.states().iter().map(|s| (s.t, s.q[i])));
         }
         coordinates.draw(&top)?;
         let h = match trajectory.column_unit("energy") {
             Some(unit) => format!("h − h₀ [{unit}]"),
             None => "h − h₀".into(),
         };
-        Panel::new("Energy function: h − h₀", &t, &h)
+        Panel::new("Energy function: h − h₀", t, &h)
             .line(
                 "",
                 trajectory

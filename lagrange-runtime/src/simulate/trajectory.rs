@@ -95,10 +95,28 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     /// `name [unit]` when the column has a unit (`dot(x) [m/s]`), else `name`: the CSV
     /// header's spelling, and an axis title for figures of the column.
     pub fn column_label(&self, name: &str) -> String {
-        match self.column_unit(name) {
-            Some(unit) => format!("{name} [{unit}]"),
-            None => name.to_owned(),
+        label(name, self.column_unit(name))
+    }
+
+    /// The CSV header's names: `t`, the coordinates, their velocities, the inputs and
+    /// `energy`, each with its unit when the trajectory has units. Units are taken by
+    /// position, so a coordinate that happens to be called `energy` keeps its own.
+    pub(crate) fn header(&self) -> Vec<String> {
+        let u = self.units.as_ref();
+        let unit =
+            |list: fn(&ColumnUnits) -> &Vec<String>, i: usize| u.map(|u| list(u)[i].as_str());
+        let mut header = vec![label("t", u.map(|_| "s"))];
+        for (i, name) in self.coordinates.iter().enumerate() {
+            header.push(label(name, unit(|u| &u.coordinates, i)));
         }
+        for (i, name) in self.coordinates.iter().enumerate() {
+            header.push(label(&format!("dot({name})"), unit(|u| &u.velocities, i)));
+        }
+        for (j, name) in self.input_names.iter().enumerate() {
+            header.push(label(name, unit(|u| &u.inputs, j)));
+        }
+        header.push(label("energy", u.map(|_| "J")));
+        header
     }
 
     /// The crossings of the run's recording events ([`Event::record`](super::Event::record)),
@@ -324,17 +342,7 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
                 ));
             }
         }
-        write!(out, "{}", self.column_label("t"))?;
-        for name in &self.coordinates {
-            write!(out, ",{}", self.column_label(name))?;
-        }
-        for name in &self.coordinates {
-            write!(out, ",{}", self.column_label(&format!("dot({name})")))?;
-        }
-        for name in &self.input_names {
-            write!(out, ",{}", self.column_label(name))?;
-        }
-        write!(out, ",{}", self.column_label("energy"))?;
+        write!(out, "{}", self.header().join(","))?;
         for (name, _) in extra {
             write!(out, ",{name}")?;
         }
@@ -357,6 +365,14 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             writeln!(out)?;
         }
         out.flush()
+    }
+}
+
+/// `name [unit]`, or `name` without a unit.
+fn label(name: &str, unit: Option<&str>) -> String {
+    match unit {
+        Some(unit) => format!("{name} [{unit}]"),
+        None => name.to_owned(),
     }
 }
 
@@ -415,6 +431,15 @@ impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> 
             return Err(
                 "a trajectory's units must name one unit per coordinate, velocity and input".into(),
             );
+        }
+        let mut units = f
+            .units
+            .iter()
+            .flat_map(|u| u.coordinates.iter().chain(&u.velocities).chain(&u.inputs));
+        if let Some(bad) = units.find(|u| u.contains([',', '"', '\n', '\r', ']'])) {
+            return Err(format!(
+                "a trajectory's unit `{bad}` holds a separator, quote or bracket"
+            ));
         }
         Ok(Trajectory {
             units: f.units,

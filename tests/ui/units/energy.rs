@@ -21,3 +21,12 @@ lagrangian! {
 }
 
 fn main() {}
+
+lagrangian! {
+    // Every term wrong, each in its own way: each is reported against the energy.
+    struct AllWrong {
+        parameters: m = 1.0 [kg], l = 0.5 [m];
+        coordinates: x [m];
+        kinetic = m * dot(x) + m * l;
+    }
+}
