@@ -3,7 +3,7 @@
 //! the user's tokens; all of them are collected, and the lowering still runs after them so
 //! that shape mistakes are reported in the same build.
 
-use crate::ast::{Energy, Expr, Model, Parameter, Statement};
+use crate::ast::{Declared, Energy, Expr, Model, Parameter, Statement};
 use crate::errors::{closest, Errors};
 use crate::func::{Arity, Func};
 use proc_macro2::Span;
@@ -51,8 +51,8 @@ pub fn key(ident: &Ident) -> String {
 pub struct Checked<'a> {
     pub model: &'a Model,
     pub parameters: Vec<&'a Parameter>,
-    pub coordinates: Vec<&'a Ident>,
-    pub inputs: Vec<&'a Ident>,
+    pub coordinates: Vec<&'a Declared>,
+    pub inputs: Vec<&'a Declared>,
     pub symbols: HashMap<String, Symbol>,
     /// The statement index of each let.
     pub let_statement: Vec<usize>,
@@ -137,8 +137,8 @@ struct Checker<'a, 'e> {
     rejected: Vec<String>,
     let_statement: Vec<usize>,
     parameters: Vec<&'a Parameter>,
-    coordinates: Vec<&'a Ident>,
-    inputs: Vec<&'a Ident>,
+    coordinates: Vec<&'a Declared>,
+    inputs: Vec<&'a Declared>,
     /// The keyword of the kinetic, potential and dissipation statements, once given.
     energies: [Option<&'a Ident>; 3],
 }
@@ -158,13 +158,13 @@ impl<'a> Checker<'a, '_> {
                 Statement::Coordinates(names) => {
                     for n in names {
                         self.declare_name(&n.name, Symbol::Coordinate(self.coordinates.len()));
-                        self.coordinates.push(&n.name);
+                        self.coordinates.push(n);
                     }
                 }
                 Statement::Inputs(names) => {
                     for n in names {
                         self.declare_name(&n.name, Symbol::Input(self.inputs.len()));
-                        self.inputs.push(&n.name);
+                        self.inputs.push(n);
                     }
                 }
                 Statement::Let { name, .. } => {
@@ -434,12 +434,18 @@ impl<'a> Checker<'a, '_> {
             })
             .collect();
         let groups = [
-            ("coordinates", list(self.coordinates.clone())),
+            (
+                "coordinates",
+                list(self.coordinates.iter().map(|d| &d.name).collect()),
+            ),
             (
                 "parameters",
                 list(self.parameters.iter().map(|p| &p.name).collect()),
             ),
-            ("inputs", list(self.inputs.clone())),
+            (
+                "inputs",
+                list(self.inputs.iter().map(|d| &d.name).collect()),
+            ),
             ("lets", list(lets)),
         ];
         let parts: Vec<String> = groups

@@ -22,6 +22,10 @@ impl Errors {
         self.0.push(error);
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// All errors as one `syn::Error`, or `Ok` if there were none.
     pub fn finish(self) -> syn::Result<()> {
         let mut all = self.0.into_iter();

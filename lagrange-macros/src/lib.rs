@@ -2,12 +2,12 @@
 //! it together with the traits the generated code implements.
 //!
 //! The pipeline is `parse` (tokens → syntax tree with spans), `check` (names and scopes),
-//! `dims` (physical dimensions, when the declarations carry units; the units themselves
-//! are in `units`),
 //! `lower` (shapes and the rules that depend on what a quantity depends on; vectors and
 //! matrices lowered to one graph of scalar operations, the resolved form every later stage
-//! reads) and `expand` (code generation from that graph; `fast` generates the model's
-//! specialised `f64` fast path, forward-mode AD unrolled at compile time). The functions
+//! reads), `dims` (physical dimensions, when the declarations carry units, once names and
+//! shapes are right; the SI units themselves are in `units`) and `expand` (code generation
+//! from that graph; `fast` generates the model's specialised `f64` fast path, forward-mode
+//! AD unrolled at compile time). The functions
 //! of the language are one enum in `func`. Every error is spanned and all of a model's
 //! errors are reported together; when there are any, `fallback` still emits the model's
 //! struct so that the user sees the real errors and not a cascade of missing-type errors.
@@ -45,8 +45,12 @@ fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     };
     let mut errors = errors::Errors::default();
     let checked = check::check(&model, &mut errors);
-    let units = dims::check(&checked, &mut errors);
-    let lowered = lower::lower(&checked, units, &mut errors);
+    let mut lowered = lower::lower(&checked, &mut errors);
+    // Dimensions are checked once names and shapes are right, so that one mistake is not
+    // reported twice by two stages.
+    if errors.is_empty() {
+        lowered.units = dims::check(&checked, &mut errors);
+    }
     match errors.finish() {
         Ok(()) => expand::under_cfg(&model, expand::expand(&lowered)),
         Err(e) => {

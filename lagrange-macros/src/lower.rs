@@ -183,12 +183,13 @@ pub struct Lowered<'a> {
     pub constraints: Vec<Constraint>,
     /// Every `let`, in declaration order.
     pub lets: Vec<Let>,
-    /// The declared units, when the model declares them (its dimensions are then checked).
+    /// The declared units, when the model declares them and its dimensions check (set by
+    /// the pipeline after lowering: the lowering itself never reads units).
     pub units: Option<ModelUnits>,
 }
 
 /// Lowers the model; errors go to `errors`. The result is complete only if there are none.
-pub fn lower<'a>(c: &Checked<'a>, units: Option<ModelUnits>, errors: &mut Errors) -> Lowered<'a> {
+pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
     let mut lw = Lowerer {
         c,
         errors,
@@ -208,8 +209,8 @@ pub fn lower<'a>(c: &Checked<'a>, units: Option<ModelUnits>, errors: &mut Errors
     let mut out = Lowered {
         model: c.model,
         parameters,
-        coordinates: c.coordinates.iter().map(|&i| i.clone()).collect(),
-        inputs: c.inputs.iter().map(|&i| i.clone()).collect(),
+        coordinates: c.coordinates.iter().map(|d| d.name.clone()).collect(),
+        inputs: c.inputs.iter().map(|d| d.name.clone()).collect(),
         nodes: Vec::new(),
         kinetic: 0,
         potential: None,
@@ -217,7 +218,7 @@ pub fn lower<'a>(c: &Checked<'a>, units: Option<ModelUnits>, errors: &mut Errors
         forces: Vec::new(),
         constraints: Vec::new(),
         lets: Vec::new(),
-        units,
+        units: None,
     };
     let mut kinetic = None;
     for (index, statement) in c.model.statements.iter().enumerate() {

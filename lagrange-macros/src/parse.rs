@@ -300,17 +300,29 @@ fn parse_default(input: ParseStream) -> syn::Result<(Expr, Option<UnitExpr>)> {
     if trees.is_empty() {
         return Err(input.error("expected the parameter's default value after `=`"));
     }
-    // The terminator, spanned where the user's is, so that "expected …" at the end of the
-    // default points at the user's text.
-    let mut end = Punct::new(',', Spacing::Alone);
-    end.set_span(input.span());
-    trees.push(TokenTree::Punct(end));
+    // A default never holds a bracket of names (a default is a scalar): that is a unit out
+    // of place, or a second one.
+    let misplaced = trees.iter().find(|t| {
+        matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket
+            && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(_))))
+    });
+    if let Some(bracket) = misplaced {
+        return Err(syn::Error::new(
+            bracket.span(),
+            "a parameter has one unit, written last: `a = 1.5 [m]`",
+        ));
+    }
+    // The user's terminator (`,` or `;`), so that "expected …" at the end of the default
+    // points at, and names, the user's text.
+    let end: Option<TokenTree> = input.cursor().token_tree().map(|(t, _)| t);
+    trees.extend(end);
     let default = (|input: ParseStream| {
         let e = parse_expr(input)?;
-        if !input.peek(Token![,]) {
+        if !(input.is_empty() || input.peek(Token![,]) || input.peek(Token![;])) {
             return Err(input.error("expected an operator, a unit in brackets, `,` or `;`"));
         }
-        input.parse::<Token![,]>()?;
+        // The terminator stays in the statement's stream; this copy is dropped.
+        let _: Option<TokenTree> = input.parse().ok();
         Ok(e)
     })
     .parse2(trees.into_iter().collect())?;
@@ -338,20 +350,37 @@ fn parse_unit(input: ParseStream) -> syn::Result<Option<UnitExpr>> {
 }
 
 /// unit := factor (('*' | '/') factor)*
+/// Everything after a `/` is the denominator only when grouped: `W/m*K` is ambiguous, and
+/// an error that asks for `W/(m*K)` or `W*K/m`.
 fn parse_unit_product(input: ParseStream) -> syn::Result<UnitExpr> {
+    let _nesting = Nesting::enter(input)?;
     let mut unit = parse_unit_factor(input)?;
+    let mut divided = false;
     loop {
-        if input.peek(Token![*]) {
-            input.parse::<Token![*]>()?;
-            unit = UnitExpr::Mul(Box::new(unit), Box::new(parse_unit_factor(input)?));
-        } else if input.peek(Token![/]) {
-            input.parse::<Token![/]>()?;
-            unit = UnitExpr::Div(Box::new(unit), Box::new(parse_unit_factor(input)?));
-        } else {
+        let multiply = input.peek(Token![*]);
+        if !multiply && !input.peek(Token![/]) {
             return Ok(unit);
         }
+        if divided {
+            return Err(input.error(
+                "ambiguous unit: after `/`, group the denominator in parentheses, as in `W/(m*K)`",
+            ));
+        }
+        count_operator(input)?;
+        input.parse::<TokenTree>()?;
+        let factor = Box::new(parse_unit_factor(input)?);
+        unit = if multiply {
+            UnitExpr::Mul(Box::new(unit), factor)
+        } else {
+            divided = true;
+            UnitExpr::Div(Box::new(unit), factor)
+        };
     }
 }
+
+/// The largest power a unit may raise a symbol to: far beyond any physical unit, and
+/// small enough that no product of a model's dimensions overflows.
+const MAX_UNIT_EXPONENT: i32 = 64;
 
 /// factor := (symbol | `1` | '(' unit ')') ('^' '-'? integer)?
 fn parse_unit_factor(input: ParseStream) -> syn::Result<UnitExpr> {
@@ -395,13 +424,15 @@ fn parse_unit_factor(input: ParseStream) -> syn::Result<UnitExpr> {
             if !int.suffix().is_empty() {
                 return Err(syn::Error::new(int.span(), INTEGER));
             }
-            let Ok(n) = int.base10_parse::<i32>() else {
-                return Err(syn::Error::new(
-                    int.span(),
-                    "this exponent is too large for a unit",
-                ));
-            };
-            n
+            match int.base10_parse::<i32>() {
+                Ok(n) if n <= MAX_UNIT_EXPONENT => n,
+                _ => {
+                    return Err(syn::Error::new(
+                        int.span(),
+                        format!("a unit's exponent is at most {MAX_UNIT_EXPONENT}"),
+                    ))
+                }
+            }
         }
         Ok(other) => return Err(syn::Error::new(other.span(), INTEGER)),
         Err(_) => return Err(syn::Error::new(caret, INTEGER)),

@@ -1446,7 +1446,7 @@ fn equations_code(tokens: TokenStream, limit: usize) -> Option<String> {
     let model = parse_ok(tokens);
     let mut errors = crate::errors::Errors::default();
     let checked = crate::check::check(&model, &mut errors);
-    let lowered = crate::lower::lower(&checked, None, &mut errors);
+    let lowered = crate::lower::lower(&checked, &mut errors);
     if let Err(e) = errors.finish() {
         panic!("{:?}", messages(&e));
     }
@@ -1526,7 +1526,7 @@ fn a_doubling_chain_of_lets_is_linear_in_its_length() {
     let model = parse_ok(tokens.clone());
     let mut errors = crate::errors::Errors::default();
     let checked = crate::check::check(&model, &mut errors);
-    let lowered = crate::lower::lower(&checked, None, &mut errors);
+    let lowered = crate::lower::lower(&checked, &mut errors);
     assert!(errors.finish().is_ok());
     assert!(lowered.nodes.len() < 4 * N, "{} nodes", lowered.nodes.len());
     let out = crate::expand(tokens);

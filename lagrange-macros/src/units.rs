@@ -10,21 +10,26 @@ use crate::ast::UnitExpr;
 use crate::errors::Errors;
 use std::fmt;
 
-/// The base units, in the order a dimension lists its exponents.
-const BASE: [&str; 7] = ["kg", "m", "s", "A", "K", "mol", "cd"];
-
 /// A physical dimension: the exponents of kg, m, s, A, K, mol and cd.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Dim(pub [i32; 7]);
 
 impl Dim {
     pub const ONE: Dim = Dim([0; 7]);
+    pub const KILOGRAM: Dim = Dim([1, 0, 0, 0, 0, 0, 0]);
+    pub const METRE: Dim = Dim([0, 1, 0, 0, 0, 0, 0]);
     pub const SECOND: Dim = Dim([0, 0, 1, 0, 0, 0, 0]);
+    pub const AMPERE: Dim = Dim([0, 0, 0, 1, 0, 0, 0]);
+    pub const NEWTON: Dim = Dim([1, 1, -2, 0, 0, 0, 0]);
     pub const JOULE: Dim = Dim([1, 2, -2, 0, 0, 0, 0]);
     pub const WATT: Dim = Dim([1, 2, -3, 0, 0, 0, 0]);
+    pub const PASCAL: Dim = Dim([1, -1, -2, 0, 0, 0, 0]);
+    pub const HERTZ: Dim = Dim([0, 0, -1, 0, 0, 0, 0]);
+    pub const COULOMB: Dim = Dim([0, 0, 1, 1, 0, 0, 0]);
+    pub const VOLT: Dim = Dim([1, 2, -3, -1, 0, 0, 0]);
 
-    /// The product. Exponents saturate rather than overflow: only an absurd model
-    /// (`x^2000000000 * x^2000000000`) comes near, and the macro must not panic on it.
+    /// The product. Exponents saturate rather than overflow: a unit's exponents are small
+    /// (see `parse`), and only an absurd power in an expression (`x^2000000000`) comes near.
     pub fn mul(self, other: Dim) -> Dim {
         Dim(std::array::from_fn(|i| {
             self.0[i].saturating_add(other.0[i])
@@ -37,13 +42,9 @@ impl Dim {
         }))
     }
 
-    /// The `n`th power; `None` if an exponent would overflow.
-    pub fn pow(self, n: i32) -> Option<Dim> {
-        let mut out = [0; 7];
-        for (o, e) in out.iter_mut().zip(self.0) {
-            *o = e.checked_mul(n)?;
-        }
-        Some(Dim(out))
+    /// The `n`th power, saturating like [`Dim::mul`].
+    pub fn pow(self, n: i32) -> Dim {
+        Dim(self.0.map(|e| e.saturating_mul(n)))
     }
 
     /// The `n`th root, if `n` divides every exponent.
@@ -54,48 +55,38 @@ impl Dim {
             .then(|| Dim(self.0.map(|e| e / n)))
     }
 
-    /// The dimension found for an expression, for a message: in base units, as in
-    /// `kg·m·s⁻²`, or `dimensionless`.
-    pub fn found(self) -> String {
-        if self.is_one() {
-            "dimensionless".into()
-        } else {
-            self.to_string()
-        }
-    }
-
     pub fn is_one(self) -> bool {
         self == Dim::ONE
     }
 
-    /// The dimension for a message: its name where it has a common one, then the base units,
-    /// as in `J (kg·m²·s⁻²)`, `m·s⁻¹`, `dimensionless`.
+    /// A required dimension for a message: its name where it has a common one, then the
+    /// base units, as in `J (kg·m²·s⁻²)`, `m·s⁻¹`, `dimensionless`. (A dimension found is
+    /// written in base units only, by `Display`.)
     pub fn describe(self) -> String {
-        if self.is_one() {
-            return "dimensionless".into();
-        }
         match NAMED.iter().find(|(_, d)| *d == self) {
-            Some((name, _)) => format!("{name} ({self})"),
+            Some(name) => format!("{} ({self})", name.0),
             None => self.to_string(),
         }
     }
 }
 
-/// Derived units whose names messages use.
+/// Derived units whose names messages use (`Hz` and `rad` are left out: an angular
+/// velocity is not a frequency, and every dimensionless quantity is not an angle).
 const NAMED: [(&str, Dim); 6] = [
-    ("N", Dim([1, 1, -2, 0, 0, 0, 0])),
+    ("N", Dim::NEWTON),
     ("J", Dim::JOULE),
     ("W", Dim::WATT),
-    ("Pa", Dim([1, -1, -2, 0, 0, 0, 0])),
-    ("C", Dim([0, 0, 1, 1, 0, 0, 0])),
-    ("V", Dim([1, 2, -3, -1, 0, 0, 0])),
+    ("Pa", Dim::PASCAL),
+    ("C", Dim::COULOMB),
+    ("V", Dim::VOLT),
 ];
 
 impl fmt::Display for Dim {
-    /// In SI base units with superscript exponents: `kg·m²·s⁻²`; `1` when dimensionless.
+    /// In SI base units with superscript exponents: `kg·m²·s⁻²`; `dimensionless`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let factors: Vec<String> = BASE
+        let factors: Vec<String> = UNITS[..7]
             .iter()
+            .map(|(symbol, _)| symbol)
             .zip(self.0)
             .filter(|(_, e)| *e != 0)
             .map(|(b, e)| match e {
@@ -104,7 +95,7 @@ impl fmt::Display for Dim {
             })
             .collect();
         if factors.is_empty() {
-            write!(f, "1")
+            write!(f, "dimensionless")
         } else {
             write!(f, "{}", factors.join("·"))
         }
@@ -130,22 +121,23 @@ fn superscript(n: i32) -> String {
         .collect()
 }
 
-/// The coherent SI units a declaration may use, with their dimensions.
+/// The coherent SI units a declaration may use, with their dimensions: first the seven
+/// base units, in the order a [`Dim`] lists its exponents.
 const UNITS: [(&str, Dim); 15] = [
-    ("kg", Dim([1, 0, 0, 0, 0, 0, 0])),
-    ("m", Dim([0, 1, 0, 0, 0, 0, 0])),
+    ("kg", Dim::KILOGRAM),
+    ("m", Dim::METRE),
     ("s", Dim::SECOND),
-    ("A", Dim([0, 0, 0, 1, 0, 0, 0])),
+    ("A", Dim::AMPERE),
     ("K", Dim([0, 0, 0, 0, 1, 0, 0])),
     ("mol", Dim([0, 0, 0, 0, 0, 1, 0])),
     ("cd", Dim([0, 0, 0, 0, 0, 0, 1])),
-    ("N", NAMED[0].1),
+    ("N", Dim::NEWTON),
     ("J", Dim::JOULE),
     ("W", Dim::WATT),
-    ("Pa", NAMED[3].1),
-    ("Hz", Dim([0, 0, -1, 0, 0, 0, 0])),
-    ("C", NAMED[4].1),
-    ("V", NAMED[5].1),
+    ("Pa", Dim::PASCAL),
+    ("Hz", Dim::HERTZ),
+    ("C", Dim::COULOMB),
+    ("V", Dim::VOLT),
     ("rad", Dim::ONE),
 ];
 
@@ -190,13 +182,13 @@ impl Unit {
         self
     }
 
-    fn power(mut self, n: i32) -> Option<Unit> {
-        self.dim = self.dim.pow(n)?;
+    fn power(mut self, n: i32) -> Unit {
+        self.dim = self.dim.pow(n);
         for (_, e) in &mut self.factors {
-            *e = e.checked_mul(n)?;
+            *e = e.saturating_mul(n);
         }
         self.factors.retain(|(_, e)| *e != 0);
-        Some(self)
+        self
     }
 
     /// The unit of the time derivative of a quantity in this unit: `m` gives `m/s`.
@@ -254,13 +246,20 @@ pub fn resolve(unit: &UnitExpr, errors: &mut Errors) -> Option<Unit> {
             };
             Some(a?.times(b?, sign))
         }
-        UnitExpr::Pow(base, n) => resolve(base, errors)?.power(*n),
+        UnitExpr::Pow(base, n) => Some(resolve(base, errors)?.power(*n)),
     }
 }
 
 /// The message for a unit symbol that is not a coherent SI unit.
 fn not_coherent(name: &str) -> String {
-    const LIST: &str = "units are the SI base units `kg m s A K mol cd`, the derived units `N J W Pa Hz C V rad`, their products, quotients and integer powers (`N*m`, `m/s^2`, `s^-1`), and `1` for a dimensionless quantity";
+    let symbols = |units: &[(&str, Dim)]| -> String {
+        units.iter().map(|(s, _)| *s).collect::<Vec<_>>().join(" ")
+    };
+    let list = format!(
+        "units are the SI base units `{}`, the derived units `{}`, their products, quotients and integer powers (`N*m`, `m/s^2`, `s^-1`), and `1` for a dimensionless quantity",
+        symbols(&UNITS[..7]),
+        symbols(&UNITS[7..])
+    );
     const SPELLED: [(&str, &str); 12] = [
         ("kilogram", "kg"),
         ("meter", "m"),
@@ -295,9 +294,13 @@ fn not_coherent(name: &str) -> String {
     if let Some((_, symbol)) = SPELLED.iter().find(|(n, _)| *n == singular) {
         return format!("unknown unit `{name}`: write its symbol, `{symbol}`");
     }
+    let case_slip = UNITS.iter().find(|(s, _)| s.eq_ignore_ascii_case(name));
     if let Some((_, base)) = IN_BASE_UNITS.iter().find(|(n, _)| *n == name) {
+        let slip = case_slip
+            .map(|(s, _)| format!(", or did you mean `{s}`?"))
+            .unwrap_or_default();
         return format!(
-            "`{name}` is not one of the units the language names: write it as `{base}`\n= note: {LIST}"
+            "`{name}` is not one of the units the language names: write it as `{base}`{slip}\n= note: {list}"
         );
     }
     if name.contains('·') {
@@ -305,7 +308,7 @@ fn not_coherent(name: &str) -> String {
             "unknown unit `{name}`: a product of units is written with `*`, as in `N*m`"
         );
     }
-    if let Some((symbol, _)) = UNITS.iter().find(|(s, _)| s.eq_ignore_ascii_case(name)) {
+    if let Some((symbol, _)) = case_slip {
         return format!(
             "unknown unit `{name}`: unit symbols are case-sensitive, did you mean `{symbol}`?"
         );
@@ -318,7 +321,7 @@ fn not_coherent(name: &str) -> String {
             Some((a, b)) => format!(
                 "unknown unit `{name}`: a product of units is written with `*`, as in `{a}*{b}`"
             ),
-            None => format!("unknown unit `{name}`\n= note: {LIST}"),
+            None => format!("unknown unit `{name}`\n= note: {list}"),
         },
     }
 }
@@ -431,8 +434,8 @@ mod tests {
         assert_eq!(Dim::JOULE.describe(), "J (kg·m²·s⁻²)");
         assert_eq!(Dim([0, 1, -1, 0, 0, 0, 0]).describe(), "m·s⁻¹");
         assert_eq!(Dim::ONE.describe(), "dimensionless");
-        assert_eq!(Dim::JOULE.found(), "kg·m²·s⁻²");
-        assert_eq!(Dim::ONE.found(), "dimensionless");
+        assert_eq!(Dim::JOULE.to_string(), "kg·m²·s⁻²");
+        assert_eq!(Dim::ONE.to_string(), "dimensionless");
         assert_eq!(Dim([0, 0, -12, 0, 0, 0, 0]).to_string(), "s⁻¹²");
     }
 
@@ -454,6 +457,8 @@ mod tests {
         assert!(not_coherent("mm").contains("(1 mm = 0.001 m)"));
         assert!(not_coherent("meters").contains("write its symbol, `m`"));
         assert!(not_coherent("T").contains("write it as `kg/(A*s^2)`"));
+        assert!(not_coherent("S").contains("or did you mean `s`?"));
+        assert!(not_coherent("furlong").contains("the derived units `N J W Pa Hz C V rad`"));
         assert!(not_coherent("Kg").contains("did you mean `kg`?"));
         assert!(not_coherent("m·s").contains("written with `*`"));
         assert!(not_coherent("hours").contains("(1 hours = 3600 s)"));
@@ -461,8 +466,8 @@ mod tests {
 
     #[test]
     fn units_keep_their_symbols_and_compose_per_second() {
-        let n = Unit::symbol("N", NAMED[0].1);
-        let m = Unit::symbol("m", UNITS[1].1);
+        let n = Unit::symbol("N", Dim::NEWTON);
+        let m = Unit::symbol("m", Dim::METRE);
         let torque = n.times(m.clone(), 1);
         assert_eq!(torque.text(), "N*m");
         assert_eq!(torque.per_second().text(), "N*m/s");
@@ -471,8 +476,8 @@ mod tests {
         assert_eq!(Unit::symbol("rad", Dim::ONE).per_second().text(), "rad/s");
         let s = Unit::symbol("s", Dim::SECOND);
         assert_eq!(m.clone().times(s.clone(), 1).per_second().text(), "m");
-        let pressure = Unit::symbol("kg", UNITS[0].1).times(m.times(s.power(2).unwrap(), 1), -1);
+        let pressure = Unit::symbol("kg", Dim::KILOGRAM).times(m.times(s.power(2), 1), -1);
         assert_eq!(pressure.text(), "kg/(m*s^2)");
-        assert_eq!(pressure.dim, NAMED[3].1);
+        assert_eq!(pressure.dim, Dim::PASCAL);
     }
 }

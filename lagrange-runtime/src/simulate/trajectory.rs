@@ -9,7 +9,9 @@ use std::io::{self, Write};
 /// and the energy function h at each.
 ///
 /// With the feature `serde` it serializes; deserializing checks that the names and the
-/// samples fit the model's sizes `N` and `M` and each other.
+/// samples fit the model's sizes `N` and `M` and each other. The units of a model that
+/// declares them are part of the trajectory (and of its equality); a trajectory without
+/// units serializes without the field, and one read without it has no units.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -24,6 +26,7 @@ pub struct Trajectory<const N: usize, const M: usize = 0> {
     energies: Vec<f64>,
     crossings: Vec<Crossing<N>>,
     stopped_by: Option<Crossing<N>>,
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     units: Option<ColumnUnits>,
 }
 
@@ -66,30 +69,61 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         self
     }
 
+    /// The column a name of [`column`](Self::column) stands for. `t` and `energy` come
+    /// first, so a coordinate called `energy` is found only by position.
+    fn resolve(&self, name: &str) -> Option<Column> {
+        let coordinate = |n: &str| self.coordinates.iter().position(|c| c == n);
+        match name {
+            "t" => Some(Column::Time),
+            "energy" => Some(Column::Energy),
+            _ => coordinate(name)
+                .map(Column::Coordinate)
+                .or_else(|| {
+                    name.strip_prefix("dot(")
+                        .and_then(|n| n.strip_suffix(')'))
+                        .and_then(coordinate)
+                        .map(Column::Velocity)
+                })
+                .or_else(|| {
+                    let j = self.input_names.iter().position(|u| u == name)?;
+                    Some(Column::Input(j))
+                }),
+        }
+    }
+
+    /// Every column in CSV order, with its name.
+    fn columns(&self) -> Vec<(String, Column)> {
+        let mut columns = vec![("t".to_owned(), Column::Time)];
+        let coordinates = self.coordinates.iter().enumerate();
+        columns.extend(
+            coordinates
+                .clone()
+                .map(|(i, c)| (c.clone(), Column::Coordinate(i))),
+        );
+        columns.extend(coordinates.map(|(i, c)| (format!("dot({c})"), Column::Velocity(i))));
+        let inputs = self.input_names.iter().enumerate();
+        columns.extend(inputs.map(|(j, u)| (u.clone(), Column::Input(j))));
+        columns.push(("energy".to_owned(), Column::Energy));
+        columns
+    }
+
+    /// The unit of a column, if the trajectory has units.
+    fn unit_of(&self, column: Column) -> Option<&str> {
+        let units = self.units.as_ref()?;
+        Some(match column {
+            Column::Time => "s",
+            Column::Coordinate(i) => &units.coordinates[i],
+            Column::Velocity(i) => &units.velocities[i],
+            Column::Input(j) => &units.inputs[j],
+            Column::Energy => "J",
+        })
+    }
+
     /// The unit of a column (named as in [`column`](Self::column): `t`, `x`, `dot(x)`, an
     /// input or `energy`) when the model declares units: `s`, `m`, `m/s`, `N`, `J`. `None`
     /// without units or for another name.
     pub fn column_unit(&self, name: &str) -> Option<&str> {
-        let units = self.units.as_ref()?;
-        let coordinate = |n: &str| self.coordinates.iter().position(|c| c == n);
-        match name {
-            "t" => Some("s"),
-            "energy" => Some("J"),
-            _ => {
-                if let Some(i) = coordinate(name) {
-                    return Some(&units.coordinates[i]);
-                }
-                if let Some(i) = name
-                    .strip_prefix("dot(")
-                    .and_then(|n| n.strip_suffix(')'))
-                    .and_then(coordinate)
-                {
-                    return Some(&units.velocities[i]);
-                }
-                let j = self.input_names.iter().position(|u| u == name)?;
-                Some(&units.inputs[j])
-            }
-        }
+        self.unit_of(self.resolve(name)?)
     }
 
     /// `name [unit]` when the column has a unit (`dot(x) [m/s]`), else `name`: the CSV
@@ -98,25 +132,13 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         label(name, self.column_unit(name))
     }
 
-    /// The CSV header's names: `t`, the coordinates, their velocities, the inputs and
-    /// `energy`, each with its unit when the trajectory has units. Units are taken by
-    /// position, so a coordinate that happens to be called `energy` keeps its own.
+    /// The CSV header's names, each with its unit when the trajectory has units. Units are
+    /// taken by position, so a coordinate that happens to be called `energy` keeps its own.
     pub(crate) fn header(&self) -> Vec<String> {
-        let u = self.units.as_ref();
-        let unit =
-            |list: fn(&ColumnUnits) -> &Vec<String>, i: usize| u.map(|u| list(u)[i].as_str());
-        let mut header = vec![label("t", u.map(|_| "s"))];
-        for (i, name) in self.coordinates.iter().enumerate() {
-            header.push(label(name, unit(|u| &u.coordinates, i)));
-        }
-        for (i, name) in self.coordinates.iter().enumerate() {
-            header.push(label(&format!("dot({name})"), unit(|u| &u.velocities, i)));
-        }
-        for (j, name) in self.input_names.iter().enumerate() {
-            header.push(label(name, unit(|u| &u.inputs, j)));
-        }
-        header.push(label("energy", u.map(|_| "J")));
-        header
+        self.columns()
+            .into_iter()
+            .map(|(name, column)| label(&name, self.unit_of(column)))
+            .collect()
     }
 
     /// The crossings of the run's recording events ([`Event::record`](super::Event::record)),
@@ -160,26 +182,15 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     /// an input, or `energy` (the names of [`write_csv`](Self::write_csv)'s header).
     /// `None` for any other name.
     pub fn column(&self, name: &str) -> Option<Vec<f64>> {
-        let of = |f: &dyn Fn(usize) -> f64| Some((0..self.len()).map(f).collect());
-        let coordinate = |n: &str| self.coordinates.iter().position(|c| c == n);
-        if name == "t" {
-            return of(&|k| self.states[k].t);
-        }
-        if name == "energy" {
-            return of(&|k| self.energies[k]);
-        }
-        if let Some(i) = coordinate(name) {
-            return of(&|k| self.states[k].q[i]);
-        }
-        if let Some(i) = name
-            .strip_prefix("dot(")
-            .and_then(|n| n.strip_suffix(')'))
-            .and_then(coordinate)
-        {
-            return of(&|k| self.states[k].qd[i]);
-        }
-        let j = self.input_names.iter().position(|u| u == name)?;
-        of(&|k| self.inputs[k][j])
+        let column = self.resolve(name)?;
+        let value = |k: usize| match column {
+            Column::Time => self.states[k].t,
+            Column::Coordinate(i) => self.states[k].q[i],
+            Column::Velocity(i) => self.states[k].qd[i],
+            Column::Input(j) => self.inputs[k][j],
+            Column::Energy => self.energies[k],
+        };
+        Some((0..self.len()).map(value).collect())
     }
 
     /// `f` of every sample (state and inputs), in order: for example the model's `let`s
@@ -366,6 +377,16 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         }
         out.flush()
     }
+}
+
+/// A column of a trajectory, as [`Trajectory::column`] and the CSV header name them.
+#[derive(Clone, Copy)]
+enum Column {
+    Time,
+    Coordinate(usize),
+    Velocity(usize),
+    Input(usize),
+    Energy,
 }
 
 /// `name [unit]`, or `name` without a unit.
