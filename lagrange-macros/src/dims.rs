@@ -11,7 +11,7 @@
 //! has the same rule for every shape (a matrix times a vector multiplies dimensions like a
 //! product of scalars). Units change no number: the generated code only exposes them.
 
-use crate::ast::{BinOp, Expr, Statement, UnitExpr};
+use crate::ast::{BinOp, Energy, Expr, Statement, UnitExpr};
 use crate::check::{key, Checked, Symbol};
 use crate::errors::Errors;
 use crate::func::{Func, Unary};
@@ -122,12 +122,11 @@ struct Inference<'c, 'a, 'e> {
 
 impl Inference<'_, '_, '_> {
     fn statements(&mut self) {
-        for (index, statement) in self.c.model.statements.iter().enumerate() {
+        for statement in &self.c.model.statements {
             match statement {
-                Statement::Let { value, .. } => {
-                    let i = self.c.let_statement.iter().position(|&s| s == index);
+                Statement::Let { name, value } => {
                     let d = self.infer(value);
-                    if let Some(i) = i {
+                    if let Some(Symbol::Let(i)) = self.c.symbol(name) {
                         self.lets[i] = d;
                     }
                 }
@@ -145,18 +144,23 @@ impl Inference<'_, '_, '_> {
                     self.infer(value);
                 }
                 Statement::Energy { kind, value, .. } => {
-                    let (dim, what) = match kind {
-                        crate::ast::Energy::Dissipation => {
-                            (Dim::WATT, "the dissipation function is a power and")
-                        }
-                        _ => (Dim::JOULE, ""),
+                    let (dim, rule) = match kind {
+                        Energy::Dissipation => (
+                            Dim::WATT,
+                            format!(
+                                "the dissipation function is a power and must be {}",
+                                Dim::WATT.describe()
+                            ),
+                        ),
+                        _ => (
+                            Dim::JOULE,
+                            format!(
+                                "{} energy must be {}",
+                                kind.keyword(),
+                                Dim::JOULE.describe()
+                            ),
+                        ),
                     };
-                    let what = if what.is_empty() {
-                        format!("{} energy", kind.keyword())
-                    } else {
-                        what.to_string()
-                    };
-                    let rule = format!("{what} must be {}", dim.describe());
                     self.expect(value, &Expected::new(dim, rule));
                 }
                 Statement::Force { force, point } => match self.infer(point) {

@@ -69,25 +69,17 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         self
     }
 
-    /// The column a name of [`column`](Self::column) stands for. `t` and `energy` come
-    /// first, so a coordinate called `energy` is found only by position.
+    /// The column a name of [`column`](Self::column) stands for, by the names of
+    /// [`columns`](Self::columns). `t` and `energy` come first, so a coordinate called
+    /// `energy` is found only by position.
     fn resolve(&self, name: &str) -> Option<Column> {
-        let coordinate = |n: &str| self.coordinates.iter().position(|c| c == n);
         match name {
             "t" => Some(Column::Time),
             "energy" => Some(Column::Energy),
-            _ => coordinate(name)
-                .map(Column::Coordinate)
-                .or_else(|| {
-                    name.strip_prefix("dot(")
-                        .and_then(|n| n.strip_suffix(')'))
-                        .and_then(coordinate)
-                        .map(Column::Velocity)
-                })
-                .or_else(|| {
-                    let j = self.input_names.iter().position(|u| u == name)?;
-                    Some(Column::Input(j))
-                }),
+            _ => self
+                .columns()
+                .into_iter()
+                .find_map(|(n, column)| (n == name).then_some(column)),
         }
     }
 
