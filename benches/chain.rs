@@ -1,8 +1,9 @@
 //! `Dynamics::accelerations` of a planar N-link chain of point masses written naturally in
 //! the `lagrangian!` DSL, against the equations of motion derived by hand and solved in
-//! plain `f64` with nalgebra, for N = 2, 4, 8, 16: how the DSL's cost grows with the
-//! number of coordinates. Also `mass_matrix` of the DSL model alone, to show where its
-//! time goes.
+//! plain `f64` with nalgebra, for N = 2 … 64: how the DSL's cost grows with the number of
+//! coordinates (up to about a dozen the unrolled fast path, beyond it the sweep). Also
+//! `mass_matrix` of the DSL model alone, to show where its time goes, and `linearize`,
+//! with its cost in units of `accelerations`.
 //!
 //! The chain: absolute angles q1 … qN from the downward vertical, every link of length
 //! `l`, a bob of mass `m` at the end of each link, gravity `g`. The bob positions are
@@ -19,148 +20,99 @@
 //! Run with `cargo bench --bench chain`.
 
 mod common;
+#[macro_use]
+#[path = "../tests/common/chain.rs"]
+mod chain;
 
 use common::estimate;
 use criterion::{criterion_group, Criterion};
+use lagrange_runtime::linearize::linearize;
+use lagrange_runtime::model::Model;
 use lagrange_runtime::prelude::*;
 // criterion 0.8 deprecates `criterion::black_box` in favour of the standard one.
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
-lagrangian! {
-    /// Planar chain of 2 links with a point mass at the end of each link.
-    pub struct Chain2 {
-        parameters: m = 1.0, l = 1.0, g = 9.81;
-        coordinates: q1, q2;
+// The models, from the macro of `tests/common/chain.rs` (shared with the tests).
+chain!(Chain2;
+    (q1 x1 y1) (q2 x2 y2 x1 y1)
+);
 
-        let x1 = l * sin(q1);
-        let y1 = -l * cos(q1);
-        let x2 = x1 + l * sin(q2);
-        let y2 = y1 - l * cos(q2);
+chain!(Chain4;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3)
+);
 
-        kinetic = m/2 * (dot(x1)^2 + dot(y1)^2)
-            + m/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = m*g*y1 + m*g*y2;
-    }
-}
+chain!(Chain8;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7)
+);
 
-lagrangian! {
-    /// Planar chain of 4 links with a point mass at the end of each link.
-    pub struct Chain4 {
-        parameters: m = 1.0, l = 1.0, g = 9.81;
-        coordinates: q1, q2, q3, q4;
+chain!(Chain12;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
+    (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11)
+);
 
-        let x1 = l * sin(q1);
-        let y1 = -l * cos(q1);
-        let x2 = x1 + l * sin(q2);
-        let y2 = y1 - l * cos(q2);
-        let x3 = x2 + l * sin(q3);
-        let y3 = y2 - l * cos(q3);
-        let x4 = x3 + l * sin(q4);
-        let y4 = y3 - l * cos(q4);
+chain!(Chain16;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
+    (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11) (q13 x13 y13 x12 y12) (q14 x14 y14 x13 y13)
+    (q15 x15 y15 x14 y14) (q16 x16 y16 x15 y15)
+);
 
-        kinetic = m/2 * (dot(x1)^2 + dot(y1)^2)
-            + m/2 * (dot(x2)^2 + dot(y2)^2)
-            + m/2 * (dot(x3)^2 + dot(y3)^2)
-            + m/2 * (dot(x4)^2 + dot(y4)^2);
-        potential = m*g*y1 + m*g*y2 + m*g*y3 + m*g*y4;
-    }
-}
+chain!(Chain24;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
+    (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11) (q13 x13 y13 x12 y12) (q14 x14 y14 x13 y13)
+    (q15 x15 y15 x14 y14) (q16 x16 y16 x15 y15) (q17 x17 y17 x16 y16) (q18 x18 y18 x17 y17)
+    (q19 x19 y19 x18 y18) (q20 x20 y20 x19 y19) (q21 x21 y21 x20 y20) (q22 x22 y22 x21 y21)
+    (q23 x23 y23 x22 y22) (q24 x24 y24 x23 y23)
+);
 
-lagrangian! {
-    /// Planar chain of 8 links with a point mass at the end of each link.
-    pub struct Chain8 {
-        parameters: m = 1.0, l = 1.0, g = 9.81;
-        coordinates: q1, q2, q3, q4, q5, q6, q7, q8;
+chain!(Chain32;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
+    (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11) (q13 x13 y13 x12 y12) (q14 x14 y14 x13 y13)
+    (q15 x15 y15 x14 y14) (q16 x16 y16 x15 y15) (q17 x17 y17 x16 y16) (q18 x18 y18 x17 y17)
+    (q19 x19 y19 x18 y18) (q20 x20 y20 x19 y19) (q21 x21 y21 x20 y20) (q22 x22 y22 x21 y21)
+    (q23 x23 y23 x22 y22) (q24 x24 y24 x23 y23) (q25 x25 y25 x24 y24) (q26 x26 y26 x25 y25)
+    (q27 x27 y27 x26 y26) (q28 x28 y28 x27 y27) (q29 x29 y29 x28 y28) (q30 x30 y30 x29 y29)
+    (q31 x31 y31 x30 y30) (q32 x32 y32 x31 y31)
+);
 
-        let x1 = l * sin(q1);
-        let y1 = -l * cos(q1);
-        let x2 = x1 + l * sin(q2);
-        let y2 = y1 - l * cos(q2);
-        let x3 = x2 + l * sin(q3);
-        let y3 = y2 - l * cos(q3);
-        let x4 = x3 + l * sin(q4);
-        let y4 = y3 - l * cos(q4);
-        let x5 = x4 + l * sin(q5);
-        let y5 = y4 - l * cos(q5);
-        let x6 = x5 + l * sin(q6);
-        let y6 = y5 - l * cos(q6);
-        let x7 = x6 + l * sin(q7);
-        let y7 = y6 - l * cos(q7);
-        let x8 = x7 + l * sin(q8);
-        let y8 = y7 - l * cos(q8);
+chain!(Chain48;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
+    (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11) (q13 x13 y13 x12 y12) (q14 x14 y14 x13 y13)
+    (q15 x15 y15 x14 y14) (q16 x16 y16 x15 y15) (q17 x17 y17 x16 y16) (q18 x18 y18 x17 y17)
+    (q19 x19 y19 x18 y18) (q20 x20 y20 x19 y19) (q21 x21 y21 x20 y20) (q22 x22 y22 x21 y21)
+    (q23 x23 y23 x22 y22) (q24 x24 y24 x23 y23) (q25 x25 y25 x24 y24) (q26 x26 y26 x25 y25)
+    (q27 x27 y27 x26 y26) (q28 x28 y28 x27 y27) (q29 x29 y29 x28 y28) (q30 x30 y30 x29 y29)
+    (q31 x31 y31 x30 y30) (q32 x32 y32 x31 y31) (q33 x33 y33 x32 y32) (q34 x34 y34 x33 y33)
+    (q35 x35 y35 x34 y34) (q36 x36 y36 x35 y35) (q37 x37 y37 x36 y36) (q38 x38 y38 x37 y37)
+    (q39 x39 y39 x38 y38) (q40 x40 y40 x39 y39) (q41 x41 y41 x40 y40) (q42 x42 y42 x41 y41)
+    (q43 x43 y43 x42 y42) (q44 x44 y44 x43 y43) (q45 x45 y45 x44 y44) (q46 x46 y46 x45 y45)
+    (q47 x47 y47 x46 y46) (q48 x48 y48 x47 y47)
+);
 
-        kinetic = m/2 * (dot(x1)^2 + dot(y1)^2)
-            + m/2 * (dot(x2)^2 + dot(y2)^2)
-            + m/2 * (dot(x3)^2 + dot(y3)^2)
-            + m/2 * (dot(x4)^2 + dot(y4)^2)
-            + m/2 * (dot(x5)^2 + dot(y5)^2)
-            + m/2 * (dot(x6)^2 + dot(y6)^2)
-            + m/2 * (dot(x7)^2 + dot(y7)^2)
-            + m/2 * (dot(x8)^2 + dot(y8)^2);
-        potential = m*g*y1 + m*g*y2 + m*g*y3 + m*g*y4 + m*g*y5 + m*g*y6 + m*g*y7 + m*g*y8;
-    }
-}
-
-lagrangian! {
-    /// Planar chain of 16 links with a point mass at the end of each link.
-    pub struct Chain16 {
-        parameters: m = 1.0, l = 1.0, g = 9.81;
-        coordinates: q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15, q16;
-
-        let x1 = l * sin(q1);
-        let y1 = -l * cos(q1);
-        let x2 = x1 + l * sin(q2);
-        let y2 = y1 - l * cos(q2);
-        let x3 = x2 + l * sin(q3);
-        let y3 = y2 - l * cos(q3);
-        let x4 = x3 + l * sin(q4);
-        let y4 = y3 - l * cos(q4);
-        let x5 = x4 + l * sin(q5);
-        let y5 = y4 - l * cos(q5);
-        let x6 = x5 + l * sin(q6);
-        let y6 = y5 - l * cos(q6);
-        let x7 = x6 + l * sin(q7);
-        let y7 = y6 - l * cos(q7);
-        let x8 = x7 + l * sin(q8);
-        let y8 = y7 - l * cos(q8);
-        let x9 = x8 + l * sin(q9);
-        let y9 = y8 - l * cos(q9);
-        let x10 = x9 + l * sin(q10);
-        let y10 = y9 - l * cos(q10);
-        let x11 = x10 + l * sin(q11);
-        let y11 = y10 - l * cos(q11);
-        let x12 = x11 + l * sin(q12);
-        let y12 = y11 - l * cos(q12);
-        let x13 = x12 + l * sin(q13);
-        let y13 = y12 - l * cos(q13);
-        let x14 = x13 + l * sin(q14);
-        let y14 = y13 - l * cos(q14);
-        let x15 = x14 + l * sin(q15);
-        let y15 = y14 - l * cos(q15);
-        let x16 = x15 + l * sin(q16);
-        let y16 = y15 - l * cos(q16);
-
-        kinetic = m/2 * (dot(x1)^2 + dot(y1)^2)
-            + m/2 * (dot(x2)^2 + dot(y2)^2)
-            + m/2 * (dot(x3)^2 + dot(y3)^2)
-            + m/2 * (dot(x4)^2 + dot(y4)^2)
-            + m/2 * (dot(x5)^2 + dot(y5)^2)
-            + m/2 * (dot(x6)^2 + dot(y6)^2)
-            + m/2 * (dot(x7)^2 + dot(y7)^2)
-            + m/2 * (dot(x8)^2 + dot(y8)^2)
-            + m/2 * (dot(x9)^2 + dot(y9)^2)
-            + m/2 * (dot(x10)^2 + dot(y10)^2)
-            + m/2 * (dot(x11)^2 + dot(y11)^2)
-            + m/2 * (dot(x12)^2 + dot(y12)^2)
-            + m/2 * (dot(x13)^2 + dot(y13)^2)
-            + m/2 * (dot(x14)^2 + dot(y14)^2)
-            + m/2 * (dot(x15)^2 + dot(y15)^2)
-            + m/2 * (dot(x16)^2 + dot(y16)^2);
-        potential = m*g*y1 + m*g*y2 + m*g*y3 + m*g*y4 + m*g*y5 + m*g*y6 + m*g*y7 + m*g*y8
-            + m*g*y9 + m*g*y10 + m*g*y11 + m*g*y12 + m*g*y13 + m*g*y14 + m*g*y15 + m*g*y16;
-    }
-}
+chain!(Chain64;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
+    (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11) (q13 x13 y13 x12 y12) (q14 x14 y14 x13 y13)
+    (q15 x15 y15 x14 y14) (q16 x16 y16 x15 y15) (q17 x17 y17 x16 y16) (q18 x18 y18 x17 y17)
+    (q19 x19 y19 x18 y18) (q20 x20 y20 x19 y19) (q21 x21 y21 x20 y20) (q22 x22 y22 x21 y21)
+    (q23 x23 y23 x22 y22) (q24 x24 y24 x23 y23) (q25 x25 y25 x24 y24) (q26 x26 y26 x25 y25)
+    (q27 x27 y27 x26 y26) (q28 x28 y28 x27 y27) (q29 x29 y29 x28 y28) (q30 x30 y30 x29 y29)
+    (q31 x31 y31 x30 y30) (q32 x32 y32 x31 y31) (q33 x33 y33 x32 y32) (q34 x34 y34 x33 y33)
+    (q35 x35 y35 x34 y34) (q36 x36 y36 x35 y35) (q37 x37 y37 x36 y36) (q38 x38 y38 x37 y37)
+    (q39 x39 y39 x38 y38) (q40 x40 y40 x39 y39) (q41 x41 y41 x40 y40) (q42 x42 y42 x41 y41)
+    (q43 x43 y43 x42 y42) (q44 x44 y44 x43 y43) (q45 x45 y45 x44 y44) (q46 x46 y46 x45 y45)
+    (q47 x47 y47 x46 y46) (q48 x48 y48 x47 y47) (q49 x49 y49 x48 y48) (q50 x50 y50 x49 y49)
+    (q51 x51 y51 x50 y50) (q52 x52 y52 x51 y51) (q53 x53 y53 x52 y52) (q54 x54 y54 x53 y53)
+    (q55 x55 y55 x54 y54) (q56 x56 y56 x55 y55) (q57 x57 y57 x56 y56) (q58 x58 y58 x57 y57)
+    (q59 x59 y59 x58 y58) (q60 x60 y60 x59 y59) (q61 x61 y61 x60 y60) (q62 x62 y62 x61 y61)
+    (q63 x63 y63 x62 y62) (q64 x64 y64 x63 y63)
+);
 
 /// The chain's parameters, shared by the DSL models and the hand-derived equations.
 #[derive(Debug, Clone, Copy)]
@@ -247,7 +199,7 @@ fn group_name(n: usize) -> String {
 
 /// Checks the DSL model against the hand-derived equations at an irregular state, then
 /// times both (and the DSL mass matrix alone) in group `chain/N=<N>`.
-fn compare<D: Dynamics<N>, const N: usize>(c: &mut Criterion, model: &D, p: &Params) {
+fn compare<D: Dynamics<N> + Model<N, 0>, const N: usize>(c: &mut Criterion, model: &D, p: &Params) {
     let s = irregular_state::<N>();
     let u = SVector::<f64, 0>::zeros();
 
@@ -286,6 +238,9 @@ fn compare<D: Dynamics<N>, const N: usize>(c: &mut Criterion, model: &D, p: &Par
     group.bench_function("dsl_mass_matrix", |b| {
         b.iter(|| black_box(model).mass_matrix(black_box(&s), black_box(&u)))
     });
+    group.bench_function("dsl_linearize", |b| {
+        b.iter(|| linearize(black_box(model), black_box(&s), black_box(&u)))
+    });
     group.finish();
 }
 
@@ -299,18 +254,31 @@ fn bench(c: &mut Criterion) {
     compare(c, &Chain2::new(p.m, p.l, p.g), &p);
     compare(c, &Chain4::new(p.m, p.l, p.g), &p);
     compare(c, &Chain8::new(p.m, p.l, p.g), &p);
+    compare(c, &Chain12::new(p.m, p.l, p.g), &p);
     compare(c, &Chain16::new(p.m, p.l, p.g), &p);
+    compare(c, &Chain24::new(p.m, p.l, p.g), &p);
+    compare(c, &Chain32::new(p.m, p.l, p.g), &p);
+    compare(c, &Chain48::new(p.m, p.l, p.g), &p);
+    compare(c, &Chain64::new(p.m, p.l, p.g), &p);
 }
 
 /// The table N | DSL ns | hand ns | ratio, plus the DSL mass matrix alone and its share of
 /// the DSL accelerations.
 fn summary(since: SystemTime) {
-    let rows: Vec<(usize, [Option<f64>; 3])> = [2, 4, 8, 16]
+    let rows: Vec<(usize, [Option<f64>; 4])> = [2, 4, 8, 12, 16, 24, 32, 48, 64]
         .into_iter()
         .map(|n| {
             let group = group_name(n);
             let time = |id| estimate(&group, id, since);
-            (n, [time("dsl"), time("hand"), time("dsl_mass_matrix")])
+            (
+                n,
+                [
+                    time("dsl"),
+                    time("hand"),
+                    time("dsl_mass_matrix"),
+                    time("dsl_linearize"),
+                ],
+            )
         })
         .collect();
     if rows
@@ -321,10 +289,10 @@ fn summary(since: SystemTime) {
     }
     let show = |t: Option<f64>| t.map_or("-".to_string(), |t| format!("{t:.1}"));
     println!(
-        "\n{:>3} | {:>12} | {:>10} | {:>8} | {:>16} | {:>10}",
-        "N", "DSL ns", "hand ns", "ratio", "DSL mass_matrix", "M share"
+        "\n{:>3} | {:>12} | {:>10} | {:>8} | {:>16} | {:>10} | {:>14} | {:>12}",
+        "N", "DSL ns", "hand ns", "ratio", "DSL mass_matrix", "M share", "linearize ns", "/ DSL"
     );
-    for (n, [dsl, hand, mass]) in rows {
+    for (n, [dsl, hand, mass, lin]) in rows {
         let ratio = match (dsl, hand) {
             (Some(d), Some(h)) => format!("{:.1}x", d / h),
             _ => "-".into(),
@@ -333,11 +301,16 @@ fn summary(since: SystemTime) {
             (Some(d), Some(m)) => format!("{:.0}%", 100.0 * m / d),
             _ => "-".into(),
         };
+        let per = match (dsl, lin) {
+            (Some(d), Some(l)) => format!("{:.0}x", l / d),
+            _ => "-".into(),
+        };
         println!(
-            "{n:>3} | {:>12} | {:>10} | {ratio:>8} | {:>16} | {share:>10}",
+            "{n:>3} | {:>12} | {:>10} | {ratio:>8} | {:>16} | {share:>10} | {:>14} | {per:>12}",
             show(dsl),
             show(hand),
-            show(mass)
+            show(mass),
+            show(lin)
         );
     }
 }

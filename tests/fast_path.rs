@@ -20,9 +20,49 @@
 //! internal ones, and constrained models (holonomic and nonholonomic: the fast path gives
 //! their unconstrained terms). On some models `Dynamics::accelerations` must also equal
 //! the solution of the reference equations.
+//!
+//! Every model is also compared through its sweep (`Model::eval_equations_in`, the
+//! forward-over-reverse code large models use, and `eval_inverse_dynamics_in`). The planar
+//! chains of 32 and 64 links, past the unrolled path, are compared at fewer states (the
+//! reference needs a dense Hessian per number: run in a thread with a large stack), and
+//! their linearization, equilibrium and sensitivities are checked against closed forms
+//! in a thread of 2 MiB, the stack `#[test]` threads get.
 
+#[macro_use]
+mod common;
+
+use lagrange_runtime::linearize::{equilibrium, linearize, sensitivities};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::{eval, model::Model};
+
+chain!(Chain32;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
+    (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11) (q13 x13 y13 x12 y12) (q14 x14 y14 x13 y13)
+    (q15 x15 y15 x14 y14) (q16 x16 y16 x15 y15) (q17 x17 y17 x16 y16) (q18 x18 y18 x17 y17)
+    (q19 x19 y19 x18 y18) (q20 x20 y20 x19 y19) (q21 x21 y21 x20 y20) (q22 x22 y22 x21 y21)
+    (q23 x23 y23 x22 y22) (q24 x24 y24 x23 y23) (q25 x25 y25 x24 y24) (q26 x26 y26 x25 y25)
+    (q27 x27 y27 x26 y26) (q28 x28 y28 x27 y27) (q29 x29 y29 x28 y28) (q30 x30 y30 x29 y29)
+    (q31 x31 y31 x30 y30) (q32 x32 y32 x31 y31)
+);
+chain!(Chain64;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
+    (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11) (q13 x13 y13 x12 y12) (q14 x14 y14 x13 y13)
+    (q15 x15 y15 x14 y14) (q16 x16 y16 x15 y15) (q17 x17 y17 x16 y16) (q18 x18 y18 x17 y17)
+    (q19 x19 y19 x18 y18) (q20 x20 y20 x19 y19) (q21 x21 y21 x20 y20) (q22 x22 y22 x21 y21)
+    (q23 x23 y23 x22 y22) (q24 x24 y24 x23 y23) (q25 x25 y25 x24 y24) (q26 x26 y26 x25 y25)
+    (q27 x27 y27 x26 y26) (q28 x28 y28 x27 y27) (q29 x29 y29 x28 y28) (q30 x30 y30 x29 y29)
+    (q31 x31 y31 x30 y30) (q32 x32 y32 x31 y31) (q33 x33 y33 x32 y32) (q34 x34 y34 x33 y33)
+    (q35 x35 y35 x34 y34) (q36 x36 y36 x35 y35) (q37 x37 y37 x36 y36) (q38 x38 y38 x37 y37)
+    (q39 x39 y39 x38 y38) (q40 x40 y40 x39 y39) (q41 x41 y41 x40 y40) (q42 x42 y42 x41 y41)
+    (q43 x43 y43 x42 y42) (q44 x44 y44 x43 y43) (q45 x45 y45 x44 y44) (q46 x46 y46 x45 y45)
+    (q47 x47 y47 x46 y46) (q48 x48 y48 x47 y47) (q49 x49 y49 x48 y48) (q50 x50 y50 x49 y49)
+    (q51 x51 y51 x50 y50) (q52 x52 y52 x51 y51) (q53 x53 y53 x52 y52) (q54 x54 y54 x53 y53)
+    (q55 x55 y55 x54 y54) (q56 x56 y56 x55 y55) (q57 x57 y57 x56 y56) (q58 x58 y58 x57 y57)
+    (q59 x59 y59 x58 y58) (q60 x60 y60 x59 y59) (q61 x61 y61 x60 y60) (q62 x62 y62 x61 y61)
+    (q63 x63 y63 x62 y62) (q64 x64 y64 x63 y63)
+);
 
 // ---------------------------------------------------------------------------------------
 // Models
@@ -482,6 +522,16 @@ fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     ranges: Ranges,
 ) {
+    assert_fast_path_matches_at(name, model, ranges, SAMPLES);
+}
+
+/// [`assert_fast_path_matches`] at `samples` random states.
+fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
+    name: &str,
+    model: &T,
+    ranges: Ranges,
+    samples: usize,
+) {
     assert!(
         T::FAST_EQUATIONS,
         "{name}: no generated fast path (eval_equations is the generic default)"
@@ -494,11 +544,59 @@ fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
     };
     let vector_entry = |k: usize| format!("entry {k} [{}]", coordinates[k]);
     let scalar_entry = |_: usize| "value".to_string();
-    for k in 0..SAMPLES {
+    for k in 0..samples {
         let (s, u) = sample::<N, M>(&mut rng, ranges);
         let state = || describe::<T, N, M>(&s, &u);
         let reference = eval::equations_generic(model, &s, &u);
-        let fast = model.eval_equations(&eval::Point::new(&s, &u));
+        let point = eval::Point::new(&s, &u);
+        let fast = model.eval_equations(&point);
+        // The sweep (forward-over-reverse), which large models use for `eval_equations`
+        // and every model for derivatives of the equations.
+        let swept = model.eval_equations_in(&point);
+        let qdd: [f64; N] = std::array::from_fn(|i| rng.uniform(-2.0, 2.0) + i as f64 * 0.1);
+        let residual = model.eval_inverse_dynamics_in(&point, &qdd);
+        let expected = reference.mass * SVector::from(qdd) - reference.bias;
+        let model_name = name;
+        for (name, reference, got) in [
+            (
+                "sweep: mass matrix",
+                reference.mass.as_slice(),
+                swept.mass.as_slice(),
+            ),
+            (
+                "sweep: momenta",
+                reference.momenta.as_slice(),
+                swept.momenta.as_slice(),
+            ),
+            (
+                "sweep: bias",
+                reference.bias.as_slice(),
+                swept.bias.as_slice(),
+            ),
+            (
+                "sweep: Lagrangian",
+                &[reference.lagrangian][..],
+                &[swept.lagrangian][..],
+            ),
+            (
+                "sweep: inverse dynamics",
+                expected.as_slice(),
+                &residual[..],
+            ),
+        ] {
+            let entry = |k: usize| format!("entry {k}");
+            compare(
+                model_name,
+                k,
+                &state,
+                Quantity {
+                    name,
+                    reference,
+                    fast: got,
+                    entry: &entry,
+                },
+            );
+        }
         compare(
             name,
             k,
@@ -689,4 +787,93 @@ fn accelerations_equal_reference_solution() {
     assert_accelerations_match("Relativistic", &Relativistic::default());
     assert_accelerations_match("RotatingFrame", &RotatingFrame::default());
     assert_accelerations_match("DrivenPendulum", &DrivenPendulum::default());
+}
+
+// ---------------------------------------------------------------------------------------
+// Large models: the sweep
+// ---------------------------------------------------------------------------------------
+
+/// Runs `f` in a thread with `mib` MiB of stack, passing on its panic.
+fn with_stack(mib: usize, f: impl FnOnce() + Send + 'static) {
+    let thread = std::thread::Builder::new().stack_size(mib << 20).spawn(f);
+    if let Err(panic) = thread.expect("spawn").join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[test]
+fn chains_of_32_and_64_links_match_the_generic_passes() {
+    // The reference carries a dense 64 × 64 Hessian in every number: a large stack.
+    with_stack(1024, || {
+        let chain32 = Chain32::new(0.8, 0.6, 9.81);
+        assert_fast_path_matches_at("Chain32", &chain32, ORDER_ONE, 16);
+        assert_fast_path_matches_at("Chain64", &Chain64::new(0.8, 0.6, 9.81), ORDER_ONE, 4);
+    });
+}
+
+/// The chain hanging at rest, linearized: q̈ = −M⁻¹ K q with the closed forms
+/// M_ij = m l² (N − max(i, j)) and K = diag(m g l (N − i)) (0-based; see
+/// `benches/chain.rs`), and ∂q̈/∂q̇ = 0 (q̈ is quadratic in q̇).
+fn assert_hanging_chain_linearization<T, const N: usize>(model: &T, m: f64, l: f64, g: f64)
+where
+    T: Model<N, 0> + Dynamics<N, 0>,
+{
+    let rest = State::at_rest(SVector::zeros());
+    let lin = linearize(model, &rest, &SVector::zeros()).expect("regular");
+    let mass = SMatrix::<f64, N, N>::from_fn(|i, j| m * l * l * (N - i.max(j)) as f64);
+    let stiffness = SMatrix::<f64, N, N>::from_fn(|i, j| {
+        if i == j {
+            m * g * l * (N - i) as f64
+        } else {
+            0.0
+        }
+    });
+    let want = -mass
+        .cholesky()
+        .expect("positive definite")
+        .solve(&stiffness);
+    let error = (lin.d_q - want).amax() / want.amax();
+    assert!(
+        error < 1e-11,
+        "N = {N}: ∂q̈/∂q differs by {error:e} relative"
+    );
+    assert!(
+        lin.d_qd.amax() < 1e-12,
+        "N = {N}: ∂q̈/∂q̇ = {}",
+        lin.d_qd.amax()
+    );
+}
+
+#[test]
+fn large_chains_linearize_solve_and_differentiate_in_a_2_mib_stack() {
+    // 2 MiB: what a `#[test]` thread gets; every entry point must fit it up to N = 64.
+    with_stack(2, || {
+        let (m, l, g) = (0.8, 0.6, 9.81);
+        let chain = Chain32::new(m, l, g);
+        assert_hanging_chain_linearization(&chain, m, l, g);
+
+        // The only equilibrium near the hanging chain is the hanging chain.
+        let guess = SVector::from_fn(|i, _| 0.1 * (0.7 * i as f64).sin());
+        let q = equilibrium(&chain, &guess, &SVector::zeros(), 0.0).expect("converges");
+        assert!(q.amax() < 1e-10, "equilibrium {q}");
+
+        // At rest q̈ scales as g / l and does not depend on m: ∂q̈/∂m = 0,
+        // ∂q̈/∂l = −q̈ / l, ∂q̈/∂g = q̈ / g (parameters in declaration order m, l, g).
+        let s = State::at_rest(SVector::from_fn(|i, _| 0.9 * (1.7 * i as f64 + 0.4).sin()));
+        let u = SVector::zeros();
+        let qdd = chain.accelerations(&s, &u).expect("regular");
+        let d = sensitivities(&chain, &s, &u).expect("regular");
+        let scale = qdd.amax();
+        for i in 0..32 {
+            assert!(d[(i, 0)].abs() < 1e-11 * scale / m, "∂q̈/∂m {}", d[(i, 0)]);
+            assert!((d[(i, 1)] + qdd[i] / l).abs() < 1e-11 * scale / l, "∂q̈/∂l");
+            assert!((d[(i, 2)] - qdd[i] / g).abs() < 1e-11 * scale / g, "∂q̈/∂g");
+        }
+
+        let chain = Chain64::new(m, l, g);
+        assert_hanging_chain_linearization(&chain, m, l, g);
+        let q = equilibrium(&chain, &SVector::from_element(0.05), &SVector::zeros(), 0.0)
+            .expect("converges");
+        assert!(q.amax() < 1e-10, "equilibrium {q}");
+    });
 }

@@ -427,10 +427,48 @@ fn model_impl(l: &Lowered) -> TokenStream {
     let has_dissipation = l.dissipation.is_some();
     let has_forces = !l.forces.is_empty();
     let terms = term_fns(l, false);
-    let equations = crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS);
+    let sweep = crate::sweep::sweep_fn(l);
+    let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
+    let [x, qdd, scalar] = ["x", "qdd", "__S"].map(internal);
+    let lifted = quote!(&[#(<#scalar as #p::From<f64>>::from(self.#fields)),*]);
+    let unrolled = crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS);
+    // The unrolled fast path where it exists; else the sweep in f64.
+    let equations = match (unrolled, &sweep) {
+        (Some(code), _) => Some(code),
+        (None, Some(_)) => Some(quote! {
+            const FAST_EQUATIONS: bool = true;
+
+            fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
+                Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None)
+            }
+        }),
+        (None, None) => None,
+    };
+    let swept = sweep.as_ref().map(|_| {
+        quote! {
+            fn eval_equations_in<#scalar: #p::Scalar>(
+                &self,
+                #x: &#p::eval::Point<#scalar, #n, #m>,
+            ) -> #p::eval::Equations<#n, #scalar> {
+                Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::None)
+            }
+
+            fn eval_inverse_dynamics_in<#scalar: #p::Scalar>(
+                &self,
+                #x: &#p::eval::Point<#scalar, #n, #m>,
+                #qdd: &[#scalar; #n],
+            ) -> [#scalar; #n] {
+                let e = Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(#qdd));
+                (-e.bias).into()
+            }
+        }
+    });
+    let inherent = sweep.map(|code| quote!(impl #name { #code }));
     let names = l.constraints.iter().map(|k| &k.name);
     let holonomic = l.constraints.iter().map(|k| k.holonomic);
     quote! {
+        #inherent
+
         impl #p::Model<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
             const INPUTS: [&'static str; #m] = [#(#inputs),*];
@@ -441,6 +479,7 @@ fn model_impl(l: &Lowered) -> TokenStream {
 
             #terms
             #equations
+            #swept
         }
     }
 }
@@ -467,6 +506,20 @@ fn parametric_impl(c: &Lowered) -> TokenStream {
         quote!(#p::constrained::accelerations_in::<_, #scalar, #n, #m, #k>(
             &#p::WithParameters { model: self, parameters: *#values }, #x))
     };
+    let qdd = internal("qdd");
+    let inverse_dynamics = crate::sweep::supported(c).then(|| {
+        quote! {
+            fn eval_inverse_dynamics_with<#scalar: #p::Scalar>(
+                &self,
+                #values: &[#scalar; #np],
+                #x: &#p::eval::Point<#scalar, #n, #m>,
+                #qdd: &[#scalar; #n],
+            ) -> [#scalar; #n] {
+                let e = Self::__lagrange_sweep(#values, #x, ::core::option::Option::Some(#qdd));
+                (-e.bias).into()
+            }
+        }
+    });
     quote! {
         impl #p::Parametric<#n, #m, #np> for #name {
             const PARAMETERS: [&'static str; #np] = [#(#names),*];
@@ -485,6 +538,8 @@ fn parametric_impl(c: &Lowered) -> TokenStream {
             ) -> ::core::option::Option<#p::SVector<#scalar, #n>> {
                 #accelerations
             }
+
+            #inverse_dynamics
         }
     }
 }

@@ -22,6 +22,7 @@ mod fast;
 mod func;
 mod lower;
 mod parse;
+mod sweep;
 mod units;
 
 #[cfg(test)]

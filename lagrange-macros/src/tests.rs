@@ -1489,11 +1489,11 @@ fn structurally_zero_derivatives_are_not_computed() {
 }
 
 #[test]
-fn a_model_too_large_for_the_fast_path_keeps_the_generic_passes() {
+fn a_model_too_large_for_the_unrolled_path_is_left_to_the_sweep() {
     let code = equations_code(double_pendulum(), crate::fast::MAX_STATEMENTS).unwrap();
     let n = statements(&code);
     // The double pendulum takes well under a thousand statements; with a lower limit the
-    // fast path is left out (and `eval::equations` falls back to the generic passes).
+    // unrolled path is left out (and `eval_equations` is the sweep).
     assert!((20..1000).contains(&n), "{n} statements");
     assert!(equations_code(double_pendulum(), n / 2).is_none());
     assert!(equations_code(double_pendulum(), n).is_some());

@@ -122,18 +122,19 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
     (e.mass, e.momenta, e.lagrangian)
 }
 
-/// The terms of the equations of motion M q̈ = `bias` at one state, in `f64`: what one
-/// acceleration, one mass matrix or one inverse-dynamics evaluation needs.
+/// The terms of the equations of motion M q̈ = `bias` at one state, in `f64` unless
+/// another scalar is named: what one acceleration, one mass matrix or one
+/// inverse-dynamics evaluation needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Equations<const N: usize> {
+pub struct Equations<const N: usize, S = f64> {
     /// The mass matrix ∂²L/∂q̇² (symmetric).
-    pub mass: SMatrix<f64, N, N>,
+    pub mass: SMatrix<S, N, N>,
     /// The momenta ∂L/∂q̇.
-    pub momenta: SVector<f64, N>,
+    pub momenta: SVector<S, N>,
     /// Everything but the inertial term: ∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q.
-    pub bias: SVector<f64, N>,
+    pub bias: SVector<S, N>,
     /// The value of L.
-    pub lagrangian: f64,
+    pub lagrangian: S,
 }
 
 /// The [`Equations`] at a state: the model's [`eval_equations`](Model::eval_equations),
@@ -165,6 +166,15 @@ pub fn equations_generic_at<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     x: &Point<f64, N, M>,
 ) -> Equations<N> {
+    equations_generic_in(model, x)
+}
+
+/// [`equations_generic`] at a [`Point`] in any scalar: the default of
+/// [`Model::eval_equations_in`].
+pub fn equations_generic_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> Equations<N, S> {
     let (mass, momenta, lagrangian) = mass_and_momenta_in(model, x);
     Equations {
         mass,

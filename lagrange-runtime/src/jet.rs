@@ -1,5 +1,6 @@
-//! The functions of the language in `f64` with their first two derivatives, for the code
-//! `lagrangian!` generates for [`Model::eval_equations`](crate::model::Model::eval_equations).
+//! The functions of the language with their first two derivatives, in any
+//! [`Scalar`] (plain `f64` for the unrolled fast path, dual numbers when the sweep's
+//! equations are differentiated again), for the code `lagrangian!` generates.
 //!
 //! A unary function returns `[f(x), f′(x), f″(x)]`; a binary one `[f, f_x, f_y, f_xx,
 //! f_xy, f_yy]`. The generated code applies the chain rule of second-order forward-mode
@@ -7,6 +8,7 @@
 //! same function (or the one [`functions`](crate::functions) builds it from), so the fast
 //! path and the generic dual-number passes agree to rounding, non-finite results included.
 
+use crate::model::Scalar;
 use std::f64::consts::LN_10;
 
 macro_rules! jet {
@@ -14,7 +16,7 @@ macro_rules! jet {
         $(#[$doc])*
         #[inline]
         #[must_use]
-        pub fn $name($x: f64) -> [f64; 3] $body
+        pub fn $name<S: Scalar>($x: S) -> [S; 3] $body
     )*};
 }
 
@@ -32,24 +34,24 @@ jet! {
     /// Tangent, as sin / cos.
     fn tan(x) {
         let t = x.tan();
-        let d = 1.0 + t * t;
-        [t, d, 2.0 * t * d]
+        let d = t * t + 1.0;
+        [t, d, t * d * 2.0]
     }
     /// Arcsine.
     fn asin(x) {
-        let rec = (1.0 - x * x).recip();
+        let rec = (-(x * x) + 1.0).recip();
         let f1 = rec.sqrt();
         [x.asin(), f1, x * f1 * rec]
     }
     /// Arccosine.
     fn acos(x) {
-        let rec = (1.0 - x * x).recip();
+        let rec = (-(x * x) + 1.0).recip();
         let f1 = -rec.sqrt();
         [x.acos(), f1, x * f1 * rec]
     }
     /// Arctangent.
     fn atan(x) {
-        let rec = (1.0 + x * x).recip();
+        let rec = (x * x + 1.0).recip();
         [x.atan(), rec, -x * rec * rec * 2.0]
     }
     /// Hyperbolic sine.
@@ -65,8 +67,8 @@ jet! {
     /// Hyperbolic tangent.
     fn tanh(x) {
         let t = x.tanh();
-        let d = 1.0 - t * t;
-        [t, d, -2.0 * t * d]
+        let d = -(t * t) + 1.0;
+        [t, d, t * d * -2.0]
     }
     /// e^x.
     fn exp(x) {
@@ -100,10 +102,11 @@ jet! {
     }
     /// |x|, with the derivative at 0 from the positive side.
     fn abs(x) {
-        if x < 0.0 {
-            [-x, -1.0, 0.0]
+        let (zero, one) = (S::from(0.0), S::from(1.0));
+        if x.re() < 0.0 {
+            [-x, -one, zero]
         } else {
-            [x, 1.0, 0.0]
+            [x, one, zero]
         }
     }
     /// 1 / x.
@@ -117,11 +120,12 @@ jet! {
 /// x^n for an integer n.
 #[inline]
 #[must_use]
-pub fn powi(x: f64, n: i32) -> [f64; 3] {
+pub fn powi<S: Scalar>(x: S, n: i32) -> [S; 3] {
+    let (zero, one) = (S::from(0.0), S::from(1.0));
     match n {
-        0 => [1.0, 0.0, 0.0],
-        1 => [x, 1.0, 0.0],
-        2 => [x * x, 2.0 * x, 2.0],
+        0 => [one, zero, zero],
+        1 => [x, one, zero],
+        2 => [x * x, x * 2.0, S::from(2.0)],
         _ => {
             let pow3 = x.powi(n - 3);
             [
@@ -136,16 +140,17 @@ pub fn powi(x: f64, n: i32) -> [f64; 3] {
 /// x^n for a real n that does not vary with the state.
 #[inline]
 #[must_use]
-pub fn powf(x: f64, n: f64) -> [f64; 3] {
+pub fn powf<S: Scalar>(x: S, n: f64) -> [S; 3] {
+    let (zero, one) = (S::from(0.0), S::from(1.0));
     if n == 0.0 {
-        [1.0, 0.0, 0.0]
+        [one, zero, zero]
     } else if n == 1.0 {
-        [x, 1.0, 0.0]
+        [x, one, zero]
     } else if (n - 2.0).abs() < f64::EPSILON {
-        [x * x, 2.0 * x, 2.0]
+        [x * x, x * 2.0, S::from(2.0)]
     } else {
-        let (n1, n3) = (n - 1.0, n - 3.0);
-        let pow3 = x.powf(n3);
+        let n1 = n - 1.0;
+        let pow3 = x.powf(n - 3.0);
         [pow3 * x * x * x, pow3 * x * x * n, pow3 * x * n * n1]
     }
 }
@@ -155,12 +160,14 @@ pub fn powf(x: f64, n: f64) -> [f64; 3] {
 /// with respect to y.
 #[inline]
 #[must_use]
-pub fn powd(x: f64, y: f64) -> [f64; 6] {
-    if x <= 0.0 && y.fract() == 0.0 && y.abs() <= f64::from(i32::MAX) {
+pub fn powd<S: Scalar>(x: S, y: S) -> [S; 6] {
+    let n = y.re();
+    if x.re() <= 0.0 && n.fract() == 0.0 && n.abs() <= f64::from(i32::MAX) {
         // `y` is integral and within `i32` here.
         #[allow(clippy::cast_possible_truncation)]
-        let [f, fx, fxx] = powi(x, y as i32);
-        return [f, fx, 0.0, fxx, 0.0, 0.0];
+        let [f, fx, fxx] = powi(x, n as i32);
+        let zero = S::from(0.0);
+        return [f, fx, zero, fxx, zero, zero];
     }
     let ln = x.ln();
     let f = (y * ln).exp();
@@ -171,7 +178,7 @@ pub fn powd(x: f64, y: f64) -> [f64; 6] {
         fx,
         f * ln,
         fx * (y - 1.0) * rec,
-        f * rec * (1.0 + y * ln),
+        f * rec * (y * ln + 1.0),
         f * ln * ln,
     ]
 }
@@ -181,20 +188,20 @@ pub fn powd(x: f64, y: f64) -> [f64; 6] {
 /// with respect to y, then x.
 #[inline]
 #[must_use]
-pub fn atan2(y: f64, x: f64) -> [f64; 6] {
-    if x == 0.0 && y == 0.0 {
-        return [f64::NAN; 6];
+pub fn atan2<S: Scalar>(y: S, x: S) -> [S; 6] {
+    if x.re() == 0.0 && y.re() == 0.0 {
+        return [S::from(f64::NAN); 6];
     }
     let r2 = x * x + y * y;
     let rec = r2.recip();
     let rec2 = rec * rec;
     [
-        y.atan2(x),
+        crate::functions::atan2(y, x),
         x * rec,
         -y * rec,
-        -2.0 * x * y * rec2,
+        x * y * rec2 * -2.0,
         (y * y - x * x) * rec2,
-        2.0 * x * y * rec2,
+        x * y * rec2 * 2.0,
     ]
 }
 
@@ -290,11 +297,11 @@ mod tests {
             0.8,
             -1.4,
         );
-        let [f, fx, fy, fxx, fxy, fyy] = powd(-2.0, 3.0);
+        let [f, fx, fy, fxx, fxy, fyy] = powd(-2.0_f64, 3.0);
         assert_eq!(
             [f, fx, fy, fxx, fxy, fyy],
             [-8.0, 12.0, 0.0, -12.0, 0.0, 0.0]
         );
-        assert!(atan2(0.0, 0.0)[0].is_nan());
+        assert!(atan2(0.0_f64, 0.0)[0].is_nan());
     }
 }

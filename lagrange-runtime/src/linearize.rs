@@ -10,7 +10,7 @@ use crate::eval::{check_state, Point};
 use crate::model::{Level, Model, Parametric};
 use crate::{Dynamics, State};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
-use num_dual::DualSVec;
+use num_dual::{Dual64, DualSVec};
 use std::array::from_fn;
 
 /// The first-order behaviour of a model around a state and input.
@@ -80,10 +80,72 @@ where
     T: Model<N, M> + Dynamics<N, M>,
 {
     let accelerations = model.accelerations(s, u)?;
-    let base = Point::new(s, u);
-    let singular = || DynamicsError::NonFiniteResult {
-        quantity: "derivatives of the accelerations",
+    let lin = if T::CONSTRAINT_NAMES.is_empty() {
+        unconstrained(model, s, u, accelerations)?
+    } else {
+        constrained(model, s, u, accelerations)?
     };
+    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+    if finite(lin.d_q.as_slice()) && finite(lin.d_qd.as_slice()) && finite(lin.d_u.as_slice()) {
+        Ok(lin)
+    } else {
+        Err(not_finite())
+    }
+}
+
+fn not_finite() -> DynamicsError {
+    DynamicsError::NonFiniteResult {
+        quantity: "derivatives of the accelerations",
+    }
+}
+
+/// [`linearize`] without constraints: column k of ∂q̈/∂x is −M⁻¹ ∂(M a − bias)/∂x_k at
+/// a = q̈, one sweep per column and one factorization of M.
+fn unconstrained<T, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    accelerations: SVector<f64, N>,
+) -> Result<Linearization<N, M>, DynamicsError>
+where
+    T: Model<N, M> + Dynamics<N, M>,
+{
+    let mass = crate::eval::equations(model, s, u).mass;
+    let chol = crate::eval::factor_mass::<T, N, M>(&mass)?;
+    let mut lin = Linearization {
+        state: *s,
+        inputs: *u,
+        accelerations,
+        d_q: SMatrix::zeros(),
+        d_qd: SMatrix::zeros(),
+        d_u: SMatrix::zeros(),
+    };
+    let base = Point::new(s, u);
+    residual_jacobian(model, &base, &accelerations.into(), 2 * N + M, |k, _, d| {
+        let column = -chol.solve(&d);
+        if k < N {
+            lin.d_q.set_column(k, &column);
+        } else if k < 2 * N {
+            lin.d_qd.set_column(k - N, &column);
+        } else {
+            lin.d_u.set_column(k - 2 * N, &column);
+        }
+    });
+    Ok(lin)
+}
+
+/// [`linearize`] of a constrained model: the whole constrained solve in vector dual
+/// numbers seeded on q, q̇ and u.
+fn constrained<T, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    accelerations: SVector<f64, N>,
+) -> Result<Linearization<N, M>, DynamicsError>
+where
+    T: Model<N, M> + Dynamics<N, M>,
+{
+    let base = Point::new(s, u);
     type V<const K: usize> = DualSVec<f64, K>;
     let seeded = |x: &[f64; N]| -> [V<N>; N] { from_fn(|i| V::from_re(x[i]).derivative(i)) };
     let plain = |x: &[f64; N]| -> [V<N>; N] { x.map(V::from_re) };
@@ -104,22 +166,48 @@ where
         qd: base.qd.map(V::from_re),
         u: from_fn(|i| V::from_re(base.u[i]).derivative(i)),
     };
-    let d_q = jacobian(&model.accelerations_in(&by_q).ok_or_else(singular)?);
-    let d_qd = jacobian(&model.accelerations_in(&by_qd).ok_or_else(singular)?);
-    let d_u = jacobian(&model.accelerations_in(&by_u).ok_or_else(singular)?);
-    let lin = Linearization {
+    Ok(Linearization {
         state: *s,
         inputs: *u,
         accelerations,
-        d_q,
-        d_qd,
-        d_u,
-    };
-    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-    if finite(lin.d_q.as_slice()) && finite(lin.d_qd.as_slice()) && finite(lin.d_u.as_slice()) {
-        Ok(lin)
-    } else {
-        Err(singular())
+        d_q: jacobian(&model.accelerations_in(&by_q).ok_or_else(not_finite)?),
+        d_qd: jacobian(&model.accelerations_in(&by_qd).ok_or_else(not_finite)?),
+        d_u: jacobian(&model.accelerations_in(&by_u).ok_or_else(not_finite)?),
+    })
+}
+
+/// The first `count` columns of ∂r/∂x, r = M a − bias the inverse-dynamics residual for
+/// accelerations `a` and x = (q, q̇, u) in that order: `column(k, r, ∂r/∂x_k)` for each,
+/// with r's value. One sweep of the model in first-order dual numbers per column: a
+/// number of two `f64`, so that even a 64-coordinate model stays well inside a 2 MiB
+/// thread stack unoptimized (vector duals carrying several columns at once were barely
+/// faster and took several times the stack).
+fn residual_jacobian<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<f64, N, M>,
+    a: &[f64; N],
+    count: usize,
+    mut column: impl FnMut(usize, &SVector<f64, N>, SVector<f64, N>),
+) {
+    let a: [Dual64; N] = a.map(Dual64::from_re);
+    for k in 0..count {
+        let seed = |v: f64, i: usize| {
+            let d = Dual64::from_re(v);
+            if i == k {
+                d.derivative()
+            } else {
+                d
+            }
+        };
+        let point = Point {
+            t: Dual64::from_re(x.t),
+            q: from_fn(|i| seed(x.q[i], i)),
+            qd: from_fn(|i| seed(x.qd[i], N + i)),
+            u: from_fn(|i| seed(x.u[i], 2 * N + i)),
+        };
+        let r = model.eval_inverse_dynamics_in(&point, &a);
+        let value = SVector::from_fn(|i, _| r[i].re);
+        column(k, &value, SVector::from_fn(|i, _| r[i].eps));
     }
 }
 
@@ -187,8 +275,7 @@ where
     let mut residual = f64::INFINITY;
     while iterations < ITERATIONS {
         let (force, jacobian) = static_force(model, &q, u, t)?;
-        let (gram, phi_gradient, phi_size) =
-            holonomic_terms(model, &State::new(t, q, SVector::zeros()), u);
+        let (gram, phi_gradient, phi_size) = holonomic_terms(model, &q, u, t);
         let rest = State::new(t, q, SVector::zeros());
         residual = model.accelerations(&rest, u)?.amax().max(phi_size);
         let scale = jacobian.amax().max(1.0) * (1.0 + q.amax());
@@ -205,7 +292,7 @@ where
         let Some(step) = step else { break };
         let merit = |q: &SVector<f64, N>| -> Result<f64, DynamicsError> {
             let (f, _) = static_force(model, q, u, t)?;
-            let (_, _, phi) = holonomic_terms(model, &State::new(t, *q, SVector::zeros()), u);
+            let (_, _, phi) = holonomic_terms(model, q, u, t);
             Ok(f.norm_squared() + phi * phi)
         };
         let current = force.norm_squared() + phi_size * phi_size;
@@ -233,6 +320,48 @@ where
 {
     let rest = State::new(t, *q, SVector::zeros());
     check_state::<T, N, M>(&rest, u)?;
+    if T::CONSTRAINT_NAMES.is_empty() {
+        static_force_unconstrained(model, &rest, u)
+    } else {
+        static_force_constrained(model, &rest, u)
+    }
+}
+
+/// [`static_force`] without constraints: F = M q̈ is the bias at rest, −(M·0 − bias), and
+/// its Jacobian comes from one sweep per coordinate.
+fn static_force_unconstrained<T, const N: usize, const M: usize>(
+    model: &T,
+    rest: &State<N>,
+    u: &SVector<f64, M>,
+) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
+where
+    T: Model<N, M> + Dynamics<N, M>,
+{
+    model.accelerations(rest, u)?;
+    let mut force = SVector::<f64, N>::zeros();
+    let mut jacobian = SMatrix::<f64, N, N>::zeros();
+    residual_jacobian(model, &Point::new(rest, u), &[0.0; N], N, |k, r, d| {
+        force = -r;
+        jacobian.set_column(k, &-d);
+    });
+    if jacobian.iter().all(|x| x.is_finite()) {
+        Ok((force, jacobian))
+    } else {
+        Err(not_finite())
+    }
+}
+
+/// [`static_force`] with constraints: the constrained accelerations in vector dual
+/// numbers seeded on q.
+fn static_force_constrained<T, const N: usize, const M: usize>(
+    model: &T,
+    rest: &State<N>,
+    u: &SVector<f64, M>,
+) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
+where
+    T: Model<N, M> + Dynamics<N, M>,
+{
+    let (t, q) = (rest.t, rest.q);
     type V<const K: usize> = DualSVec<f64, K>;
     let x = Point {
         t: V::from_re(t),
@@ -242,7 +371,7 @@ where
     };
     let Some(acceleration) = model.accelerations_in(&x) else {
         // Singular: let the plain evaluation say why.
-        model.accelerations(&rest, u)?;
+        model.accelerations(rest, u)?;
         return Err(DynamicsError::NonFiniteResult {
             quantity: "derivatives of the accelerations",
         });
@@ -253,13 +382,18 @@ where
     Ok((value, jacobian(&force)))
 }
 
-/// Σ ∇φₖ ∇φₖᵀ, Σ φₖ ∇φₖ and the largest |φₖ| over the holonomic constraints, accumulated
-/// without knowing their number.
+/// Σ ∇φₖ ∇φₖᵀ, Σ φₖ ∇φₖ and the largest |φₖ| over the holonomic constraints at rest at
+/// `q`, accumulated without knowing their number (zeros without constraints).
 fn holonomic_terms<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
-    s: &State<N>,
+    q: &SVector<f64, N>,
     u: &SVector<f64, M>,
+    t: f64,
 ) -> (SMatrix<f64, N, N>, SVector<f64, N>, f64) {
+    if T::CONSTRAINT_NAMES.is_empty() {
+        return (SMatrix::zeros(), SVector::zeros(), 0.0);
+    }
+    let s = State::new(t, *q, SVector::zeros());
     type V<const N: usize> = DualSVec<f64, N>;
     let q: [V<N>; N] = from_fn(|i| V::from_re(s.q[i]).derivative(i));
     let (mut gram, mut gradient, mut size) = (SMatrix::zeros(), SVector::zeros(), 0.0f64);
@@ -314,9 +448,43 @@ pub fn sensitivities<T, const N: usize, const M: usize, const P: usize>(
 where
     T: Parametric<N, M, P> + Dynamics<N, M>,
 {
-    model.accelerations(s, u)?;
-    type V<const P: usize> = DualSVec<f64, P>;
+    let accelerations = model.accelerations(s, u)?;
+    let not_finite = || DynamicsError::NonFiniteResult {
+        quantity: "parameter sensitivities",
+    };
     let values = model.parameter_values();
+    if T::CONSTRAINT_NAMES.is_empty() {
+        // Column k: −M⁻¹ ∂(M a − bias)/∂p_k at a = q̈, one sweep per parameter.
+        let mass = crate::eval::equations(model, s, u).mass;
+        let chol = crate::eval::factor_mass::<T, N, M>(&mass)?;
+        let base = Point::new(s, u);
+        let x = Point {
+            t: Dual64::from_re(base.t),
+            q: base.q.map(Dual64::from_re),
+            qd: base.qd.map(Dual64::from_re),
+            u: base.u.map(Dual64::from_re),
+        };
+        let qdd: [Dual64; N] = from_fn(|i| Dual64::from_re(accelerations[i]));
+        let mut d = SMatrix::<f64, N, P>::zeros();
+        for k in 0..P {
+            let p: [Dual64; P] = from_fn(|i| {
+                let v = Dual64::from_re(values[i]);
+                if i == k {
+                    v.derivative()
+                } else {
+                    v
+                }
+            });
+            let r = model.eval_inverse_dynamics_with(&p, &x, &qdd);
+            d.set_column(k, &-chol.solve(&SVector::from_fn(|i, _| r[i].eps)));
+        }
+        return if d.iter().all(|x| x.is_finite()) {
+            Ok(d)
+        } else {
+            Err(not_finite())
+        };
+    }
+    type V<const P: usize> = DualSVec<f64, P>;
     let p: [V<P>; P] = from_fn(|i| V::from_re(values[i]).derivative(i));
     let base = Point::new(s, u);
     let x = Point {
@@ -324,9 +492,6 @@ where
         q: base.q.map(V::from_re),
         qd: base.qd.map(V::from_re),
         u: base.u.map(V::from_re),
-    };
-    let not_finite = || DynamicsError::NonFiniteResult {
-        quantity: "parameter sensitivities",
     };
     let d = jacobian(&model.accelerations_with(&p, &x).ok_or_else(not_finite)?);
     if d.iter().all(|x| x.is_finite()) {

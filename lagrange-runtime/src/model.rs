@@ -119,6 +119,38 @@ pub trait Model<const N: usize, const M: usize> {
         crate::eval::equations_generic_at(self, x)
     }
 
+    /// The [`Equations`](crate::eval::Equations) at a point in any scalar:
+    /// [`eval::equations_generic_in`](crate::eval::equations_generic_in) unless
+    /// overridden. `lagrangian!` overrides it with its sweep (forward-over-reverse AD
+    /// generated at compile time, work linear in the model's size per coordinate), which
+    /// with dual numbers differentiates the equations again without nesting a dense
+    /// Hessian in every number: what [`linearize`](crate::linearize) builds on.
+    fn eval_equations_in<S: Scalar>(
+        &self,
+        x: &crate::eval::Point<S, N, M>,
+    ) -> crate::eval::Equations<N, S>
+    where
+        Self: Sized,
+    {
+        crate::eval::equations_generic_in(self, x)
+    }
+
+    /// The inverse-dynamics residual M q̈ − bias for the accelerations `qdd`, at a point in
+    /// any scalar: zero when `qdd` are the model's accelerations there (unconstrained).
+    /// Cheaper than the [`Equations`](crate::eval::Equations) in the code `lagrangian!`
+    /// generates: M q̈ comes from one sweep along q̈, without the mass matrix.
+    fn eval_inverse_dynamics_in<S: Scalar>(
+        &self,
+        x: &crate::eval::Point<S, N, M>,
+        qdd: &[S; N],
+    ) -> [S; N]
+    where
+        Self: Sized,
+    {
+        let e = self.eval_equations_in(x);
+        (e.mass * nalgebra::SVector::from(*qdd) - e.bias).into()
+    }
+
     /// Calls `apply(F, v)` once for each element of each applied force or torque: a
     /// force `F` whose point of application moves with velocity `v` (ṗ for a force on a
     /// position p, an element of ω for a torque on a body), so that it adds `F ∂v/∂q̇` to
@@ -308,6 +340,26 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
     ) -> Option<nalgebra::SVector<S, N>>
     where
         Self: Sized;
+
+    /// [`Model::eval_inverse_dynamics_in`] with parameters `p`: M q̈ − bias, in which the
+    /// parameters can be differentiated
+    /// ([`sensitivities`](crate::linearize::sensitivities)).
+    fn eval_inverse_dynamics_with<S: Scalar>(
+        &self,
+        p: &[S; P],
+        x: &crate::eval::Point<S, N, M>,
+        qdd: &[S; N],
+    ) -> [S; N]
+    where
+        Self: Sized,
+    {
+        let model = WithParameters {
+            model: self,
+            parameters: *p,
+        };
+        let e = crate::eval::equations_generic_in(&model, x);
+        (e.mass * nalgebra::SVector::from(*qdd) - e.bias).into()
+    }
 }
 
 /// A parametric model with its parameters fixed to values of the scalar `S` (typically

@@ -2,6 +2,9 @@
 //! reproducible "random" samples and tolerance checks with readable failure messages.
 #![allow(dead_code)]
 
+#[macro_use]
+mod chain;
+
 /// xorshift64*: reproducible "random" states without a dependency.
 pub struct Rng(pub u64);
 
