@@ -273,17 +273,17 @@ fn product(factors: &[&Val]) -> TokenStream {
     }
 }
 
-/// The locals holding parameter, input, coordinate and velocity `i`.
-fn parameter(i: usize) -> Ident {
+/// The locals holding parameter, input, coordinate and velocity `i` (also the sweep's).
+pub(crate) fn parameter(i: usize) -> Ident {
     internal(&format!("__p{i}"))
 }
-fn input(i: usize) -> Ident {
+pub(crate) fn input(i: usize) -> Ident {
     internal(&format!("__u{i}"))
 }
-fn coordinate(i: usize) -> Ident {
+pub(crate) fn coordinate(i: usize) -> Ident {
     internal(&format!("__q{i}"))
 }
-fn velocity(i: usize) -> Ident {
+pub(crate) fn velocity(i: usize) -> Ident {
     internal(&format!("__qd{i}"))
 }
 

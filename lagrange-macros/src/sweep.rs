@@ -28,6 +28,7 @@
 //! O(size) for everything else.
 
 use crate::expand::{float, internal, private, unary_fn};
+use crate::fast::{coordinate, input, parameter, velocity};
 use crate::func::Unary;
 use crate::lower::{self, Lowered};
 use proc_macro2::{Literal, Span, TokenStream};
@@ -154,14 +155,7 @@ impl Graph {
     }
 
     fn push(&mut self, op: Op) -> Id {
-        let leaf = match op {
-            Op::Coord(i) => Some((0, i)),
-            Op::Vel(i) => Some((1, i)),
-            Op::Time => Some((2, 0)),
-            Op::Param(i) => Some((3, i)),
-            Op::Input(i) => Some((4, i)),
-            _ => None,
-        };
+        let leaf = leaf_key(op);
         if let Some(&id) = leaf.and_then(|key| self.leaves.get(&key)) {
             return id;
         }
@@ -453,19 +447,6 @@ impl Sweep<'_> {
         }
         out
     }
-}
-
-fn parameter(i: usize) -> Ident {
-    internal(&format!("__p{i}"))
-}
-fn input(i: usize) -> Ident {
-    internal(&format!("__u{i}"))
-}
-fn coordinate(i: usize) -> Ident {
-    internal(&format!("__q{i}"))
-}
-fn velocity(i: usize) -> Ident {
-    internal(&format!("__qd{i}"))
 }
 
 /// The primal value (and jet) of a node.
@@ -767,7 +748,8 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
 
     // Leaves: the local of each velocity and coordinate, when live.
     let leaf = |op: fn(usize) -> Op, i: usize| -> Option<Id> {
-        (0..count).find(|&id| s.live[id] && same_leaf(g.ops[id], op(i)))
+        let id = *g.leaves.get(&leaf_key(op(i))?)?;
+        s.live[id].then_some(id)
     };
     let velocities: Vec<Option<Id>> = (0..n).map(|i| leaf(Op::Vel, i)).collect();
     let coordinates: Vec<Option<Id>> = (0..n).map(|i| leaf(Op::Coord, i)).collect();
@@ -887,9 +869,14 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     })
 }
 
-fn same_leaf(a: Op, b: Op) -> bool {
-    match (a, b) {
-        (Op::Vel(i), Op::Vel(j)) | (Op::Coord(i), Op::Coord(j)) => i == j,
-        _ => false,
+/// The key of a leaf in [`Graph::leaves`]; `None` for an operation.
+fn leaf_key(op: Op) -> Option<(u8, usize)> {
+    match op {
+        Op::Coord(i) => Some((0, i)),
+        Op::Vel(i) => Some((1, i)),
+        Op::Time => Some((2, 0)),
+        Op::Param(i) => Some((3, i)),
+        Op::Input(i) => Some((4, i)),
+        _ => None,
     }
 }
