@@ -3,7 +3,8 @@
 //!
 //! Group `integrators` times one `Integrator::step` call each of `Rk4` (h = 1e-3),
 //! `DormandPrince` (rtol 1e-8, atol 1e-10; an accepted step with an adapted step size,
-//! the memory prepared by `start`) and `Variational` (h = 1e-3), and one call of
+//! the memory prepared by `start`) and `Variational` (h = 1e-3, after 20 steps, so that
+//! it predicts from the last step as in a run), and one call of
 //! `Dynamics::accelerations` alone, so that the integrators' own overhead can be
 //! computed: RK4 overhead = time(step) − 4·time(accelerations). Group `simulation` times
 //! a whole `Simulation::run` of 1000 RK4 steps, recording state and energy at each, to
@@ -143,14 +144,15 @@ fn bench(c: &mut Criterion) {
 
     let dopri = DormandPrince::new(1e-8, 1e-10);
     let variational = Variational::new(H);
-    // Memories prepared by `start` at `s`; Dormand–Prince then takes a few steps so that
-    // its step size has adapted and the timed step is an ordinary accepted one.
+    // Memories prepared by `start` at `s`, then a few steps, so that the timed step is an
+    // ordinary one of a run: Dormand–Prince's step size has adapted, and the variational
+    // integrator predicts its positions from the last step's acceleration.
     let (s_dp, mem_dp, _, _) = advance(&model, &dopri, s, 20);
-    let (_, mem_var, _, _) = advance(&model, &variational, s, 0);
+    let (s_var, mem_var, _, _) = advance(&model, &variational, s, 20);
 
     let (rk4_evals, rk4_allocs, _) = probe(&model, &rk4, &s, &());
     let (dp_evals, dp_allocs, dp_next) = probe(&model, &dopri, &s_dp, &mem_dp);
-    let (var_evals, var_allocs, _) = probe(&model, &variational, &s, &mem_var);
+    let (var_evals, var_allocs, _) = probe(&model, &variational, &s_var, &mem_var);
     let (_, _, dp_first_evals, _) = advance(&model, &dopri, s, 1);
     assert_eq!(rk4_evals, 4, "RK4 evaluates the dynamics 4 times per step");
     assert_eq!(
@@ -209,7 +211,7 @@ fn bench(c: &mut Criterion) {
             variational.step(
                 black_box(&model),
                 &mut memory,
-                black_box(&s),
+                black_box(&s_var),
                 inputs,
                 f64::INFINITY,
             )

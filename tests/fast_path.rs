@@ -22,7 +22,9 @@
 //! the solution of the reference equations.
 //!
 //! Every model is also compared through its sweep (`Model::eval_equations_in`, the
-//! forward-over-reverse code large models use, and `eval_inverse_dynamics_in`). The planar
+//! forward-over-reverse code large models use, `eval_inverse_dynamics_in`, and
+//! `eval_gradient_in` in `f64` and, along a random direction, in dual numbers: the
+//! variational integrators' residual and Newton Jacobian). The planar
 //! chains of 32 and 64 links, past the unrolled path, are compared at fewer states (the
 //! reference needs a dense Hessian per number: run in a thread with a large stack), and
 //! their linearization, equilibrium and sensitivities are checked against closed forms
@@ -32,6 +34,7 @@
 mod common;
 
 use lagrange_runtime::linearize::{equilibrium, linearize, sensitivities};
+use lagrange_runtime::num_dual::Dual64;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::{eval, model::Model};
 
@@ -556,8 +559,48 @@ fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
         let qdd: [f64; N] = std::array::from_fn(|i| rng.uniform(-2.0, 2.0) + i as f64 * 0.1);
         let residual = model.eval_inverse_dynamics_in(&point, &qdd);
         let expected = reference.mass * SVector::from(qdd) - reference.bias;
+        // The gradient (the variational integrators' residual), and its derivative along
+        // a random direction of (q, q̇) in dual numbers (their Newton Jacobian).
+        let gradient = model.eval_gradient_in(&point);
+        let gradient_reference = eval::gradient_generic_in(model, &point);
+        let direction: [f64; N] = std::array::from_fn(|_| rng.uniform(-1.0, 1.0));
+        let dual = eval::Point {
+            t: Dual64::from(s.t),
+            q: std::array::from_fn(|i| Dual64::new(s.q[i], direction[i])),
+            qd: std::array::from_fn(|i| Dual64::new(s.qd[i], direction[i] * 3.0)),
+            u: u.map(Dual64::from).into(),
+        };
+        let tangent = |g: eval::Gradient<N, Dual64>| -> Vec<f64> {
+            [g.coordinates, g.momenta, g.forces]
+                .iter()
+                .flat_map(|v| v.iter().map(|x| x.eps))
+                .chain([g.lagrangian.eps])
+                .collect()
+        };
+        let gradient_tangent = tangent(model.eval_gradient_in(&dual));
+        let gradient_tangent_reference = tangent(eval::gradient_generic_in(model, &dual));
         let model_name = name;
         for (name, reference, got) in [
+            (
+                "gradient: ∂L/∂q",
+                gradient_reference.coordinates.as_slice(),
+                gradient.coordinates.as_slice(),
+            ),
+            (
+                "gradient: momenta",
+                gradient_reference.momenta.as_slice(),
+                gradient.momenta.as_slice(),
+            ),
+            (
+                "gradient: generalized forces",
+                gradient_reference.forces.as_slice(),
+                gradient.forces.as_slice(),
+            ),
+            (
+                "gradient: derivative along a direction of (q, q̇)",
+                &gradient_tangent_reference[..],
+                &gradient_tangent[..],
+            ),
             (
                 "sweep: mass matrix",
                 reference.mass.as_slice(),
@@ -692,6 +735,7 @@ where
 
 #[test]
 fn double_pendulum() {
+    const { assert!(<DoublePendulum as Model<2, 0>>::QUADRATIC_IN_VELOCITIES) };
     assert_fast_path_matches("DoublePendulum", &DoublePendulum::default(), ORDER_ONE);
     let uneven = DoublePendulum::new(0.7, 1.3, 0.9, 1.4, 9.81);
     assert_fast_path_matches("DoublePendulum (uneven)", &uneven, ORDER_ONE);

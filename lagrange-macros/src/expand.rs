@@ -426,6 +426,7 @@ fn model_impl(l: &Lowered) -> TokenStream {
     let inputs = l.inputs.iter().map(crate::check::key);
     let has_dissipation = l.dissipation.is_some();
     let has_forces = !l.forces.is_empty();
+    let quadratic = l.quadratic_in_velocities();
     let terms = term_fns(l, false);
     let sweep = crate::sweep::sweep_fn(l);
     let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
@@ -439,7 +440,7 @@ fn model_impl(l: &Lowered) -> TokenStream {
             const FAST_EQUATIONS: bool = true;
 
             fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
-                Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None)
+                Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, true).0
             }
         }),
         (None, None) => None,
@@ -450,7 +451,7 @@ fn model_impl(l: &Lowered) -> TokenStream {
                 &self,
                 #x: &#p::eval::Point<#scalar, #n, #m>,
             ) -> #p::eval::Equations<#n, #scalar> {
-                Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::None)
+                Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::None, true).0
             }
 
             fn eval_inverse_dynamics_in<#scalar: #p::Scalar>(
@@ -458,8 +459,16 @@ fn model_impl(l: &Lowered) -> TokenStream {
                 #x: &#p::eval::Point<#scalar, #n, #m>,
                 #qdd: &[#scalar; #n],
             ) -> [#scalar; #n] {
-                let e = Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(#qdd));
+                let (e, _) = Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(#qdd), true);
                 (-e.bias).into()
+            }
+
+            fn eval_gradient_in<#scalar: #p::Scalar>(
+                &self,
+                #x: &#p::eval::Point<#scalar, #n, #m>,
+            ) -> #p::eval::Gradient<#n, #scalar> {
+                let zero = [<#scalar as #p::From<f64>>::from(0.0); #n];
+                Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(&zero), false).1
             }
         }
     });
@@ -474,6 +483,7 @@ fn model_impl(l: &Lowered) -> TokenStream {
             const INPUTS: [&'static str; #m] = [#(#inputs),*];
             const HAS_DISSIPATION: bool = #has_dissipation;
             const HAS_FORCES: bool = #has_forces;
+            const QUADRATIC_IN_VELOCITIES: bool = #quadratic;
             const CONSTRAINT_NAMES: &'static [&'static str] = &[#(#names),*];
             const HOLONOMIC: &'static [bool] = &[#(#holonomic),*];
 
@@ -515,7 +525,7 @@ fn parametric_impl(c: &Lowered) -> TokenStream {
                 #x: &#p::eval::Point<#scalar, #n, #m>,
                 #qdd: &[#scalar; #n],
             ) -> [#scalar; #n] {
-                let e = Self::__lagrange_sweep(#values, #x, ::core::option::Option::Some(#qdd));
+                let (e, _) = Self::__lagrange_sweep(#values, #x, ::core::option::Option::Some(#qdd), true);
                 (-e.bias).into()
             }
         }

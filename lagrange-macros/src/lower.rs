@@ -188,6 +188,39 @@ pub struct Lowered<'a> {
     pub units: Option<ModelUnits>,
 }
 
+impl Lowered<'_> {
+    /// Whether L = T − V is a polynomial of degree at most two in the velocities, so that
+    /// the momenta are affine in q̇ and the mass matrix does not depend on q̇: true of
+    /// every kinetic energy ½ q̇ᵀ M(q) q̇ + q̇ᵀ b(q, t) + c(q, t), false of a relativistic
+    /// one (a square root of the speed).
+    pub fn quadratic_in_velocities(&self) -> bool {
+        // The degree of each node in q̇; `None` when it is not a polynomial in q̇.
+        let mut degree: Vec<Option<u32>> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let d = |a: Id| degree[a];
+            let free = |ids: &[Id]| ids.iter().all(|&a| d(a) == Some(0)).then_some(0);
+            let value = match node.op {
+                Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time => Some(0),
+                // The checker rejects a `dot` of anything that depends on q̇.
+                Op::Dot(_) => Some(1),
+                Op::Neg(a) => d(a),
+                Op::Add(a, b) | Op::Sub(a, b) => d(a).zip(d(b)).map(|(x, y)| x.max(y)),
+                Op::Mul(a, b) => d(a).zip(d(b)).map(|(x, y)| x + y),
+                Op::Div(a, b) => d(b).filter(|&y| y == 0).and(d(a)),
+                Op::Powi(a, k) => match u32::try_from(k) {
+                    Ok(k) => d(a).map(|x| x.saturating_mul(k)),
+                    Err(_) => free(&[a]),
+                },
+                Op::Unary(_, a) => free(&[a]),
+                Op::Pow(a, b) | Op::Atan2(a, b) => free(&[a, b]),
+            };
+            degree.push(value);
+        }
+        let at_most_two = |id: Id| degree[id].is_some_and(|x| x <= 2);
+        at_most_two(self.kinetic) && self.potential.is_none_or(at_most_two)
+    }
+}
+
 /// Lowers the model; errors go to `errors`. The result is complete only if there are none.
 pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
     let mut lw = Lowerer {

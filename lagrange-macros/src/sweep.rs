@@ -679,10 +679,12 @@ pub fn supported(l: &Lowered) -> bool {
 }
 
 /// `__lagrange_sweep`, an associated function of the model: the
-/// [`Equations`](lagrange_runtime::eval::Equations) in any scalar, the parameters given
-/// as values of it. With `qdd` given, the mass matrix is not computed and the bias is
-/// that of M q̈ = bias with M·qdd moved to the right: −(M qdd − bias), the negated
-/// inverse-dynamics residual. `None` when the model is beyond it.
+/// [`Equations`](lagrange_runtime::eval::Equations) and the
+/// [`Gradient`](lagrange_runtime::eval::Gradient) in any scalar, the parameters given as
+/// values of it. With `qdd` given, the mass matrix is not computed and the bias is that of
+/// M q̈ = bias with M·qdd moved to the right: −(M qdd − bias), the negated
+/// inverse-dynamics residual. With `motion` false (and `qdd` given), no tangent sweep
+/// runs: only the gradient is meant to be read. `None` when the model is beyond it.
 pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     if !supported(l) {
         return None;
@@ -791,26 +793,26 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             .scalar()
     };
     let momenta = velocities.iter().map(|&v| get(&adjoint, v));
-    let bias = (0..n).map(|i| {
-        let (gq, r, c) = (
-            get(&adjoint, coordinates[i]),
-            get(&applied, velocities[i]),
-            get(&along, velocities[i]),
-        );
-        quote!(#gq + #r - #c)
-    });
+    let gradient = coordinates.iter().map(|&q| get(&adjoint, q));
+    let forces = velocities.iter().map(|&v| get(&applied, v));
+    let along = velocities.iter().map(|&v| get(&along, v));
     let value = s.val(lagrangian).scalar();
 
     let p = private();
-    let [x, params, qdd, zero, accelerations, given] = [
-        "x",
-        "parameters",
-        "qdd",
-        "__zero",
-        "__accelerations",
-        "__given",
-    ]
-    .map(internal);
+    let [x, params, qdd, with_motion, zero, accelerations, given, grad, along_motion, equations] =
+        [
+            "x",
+            "parameters",
+            "qdd",
+            "motion",
+            "__zero",
+            "__accelerations",
+            "__given",
+            "__gradient",
+            "__along",
+            "__equations",
+        ]
+        .map(internal);
     let (pi, ui, qi, vi) = (0..np, 0..m, 0..n, 0..n);
     let (pn, un, qn, vn) = (
         (0..np).map(parameter),
@@ -832,7 +834,8 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             #params: &[__S; #np],
             #x: &#p::eval::Point<__S, #n, #m>,
             #qdd: ::core::option::Option<&[__S; #n]>,
-        ) -> #p::eval::Equations<#n, __S> {
+            #with_motion: bool,
+        ) -> (#p::eval::Equations<#n, __S>, #p::eval::Gradient<#n, __S>) {
             let #time: __S = #x.t;
             #( let #pn: __S = #params[#pi]; )*
             #( let #un: __S = #x.u[#ui]; )*
@@ -852,19 +855,32 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
                     #(#column_entries)*
                 }
             }
-            let #accelerations: [__S; #n] = match #qdd {
-                ::core::option::Option::Some(#given) => *#given,
-                ::core::option::Option::None => [#zero; #n],
+            let #along_motion: [__S; #n] = if #with_motion {
+                let #accelerations: [__S; #n] = match #qdd {
+                    ::core::option::Option::Some(#given) => *#given,
+                    ::core::option::Option::None => [#zero; #n],
+                };
+                #( let #an: __S = #accelerations[#ai]; )*
+                #motion_declaration
+                #(#motion_statements)*
+                [#(#along),*]
+            } else {
+                [#zero; #n]
             };
-            #( let #an: __S = #accelerations[#ai]; )*
-            #motion_declaration
-            #(#motion_statements)*
-            #p::eval::Equations {
-                mass: #mass,
+            let #grad = #p::eval::Gradient {
+                coordinates: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#gradient),*]),
                 momenta: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#momenta),*]),
-                bias: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#bias),*]),
+                forces: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#forces),*]),
                 lagrangian: #value,
-            }
+            };
+            let #equations = #p::eval::Equations {
+                mass: #mass,
+                momenta: #grad.momenta,
+                bias: #grad.coordinates + #grad.forces
+                    - <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from(#along_motion),
+                lagrangian: #grad.lagrangian,
+            };
+            (#equations, #grad)
         }
     })
 }

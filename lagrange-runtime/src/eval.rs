@@ -184,6 +184,42 @@ pub fn equations_generic_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const 
     }
 }
 
+/// The first derivatives of L at a point, and the generalized forces there: what the
+/// discrete Euler–Lagrange equations of the variational integrators need (their Newton
+/// Jacobian differentiates it once more with dual numbers), without the second
+/// derivatives the [`Equations`] carry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gradient<const N: usize, S = f64> {
+    /// ∂L/∂q.
+    pub coordinates: SVector<S, N>,
+    /// The momenta ∂L/∂q̇.
+    pub momenta: SVector<S, N>,
+    /// The generalized forces Q = Σ F·∂v/∂q̇ − ∂D/∂q̇ of the applied forces and the
+    /// dissipation (see [`generalized_forces`]).
+    pub forces: SVector<S, N>,
+    /// The value of L.
+    pub lagrangian: S,
+}
+
+/// The [`Gradient`] at a [`Point`] in any scalar from the generic passes: a first-order
+/// dual over q, one over q̇, and [`generalized_forces_in`]. The default of
+/// [`Model::eval_gradient_in`], and the reference its overrides are tested against.
+pub fn gradient_generic_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> Gradient<N, S> {
+    type V<S, const N: usize> = DualVec<S, Const<N>>;
+    let qd: [V<S, N>; N] = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
+    let (q, u) = (x.q.map(V::from_re), x.u.map(V::from_re));
+    let l = model.lagrangian(V::from_re(x.t), &q, &qd, &u);
+    Gradient {
+        coordinates: lagrangian_gradient_q(model, x),
+        momenta: l.eps.unwrap_generic(Const::<N>, U1),
+        forces: SVector::from(generalized_forces_in(model, x.t, &x.q, &x.qd, &x.u)),
+        lagrangian: l.re,
+    }
+}
+
 /// [`mass_matrix`], the momenta and the value of L at a [`Point`] in any scalar.
 pub fn mass_and_momenta_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
@@ -464,11 +500,17 @@ pub(crate) fn cholesky_solve<const N: usize>(
     Some(SVector::from(y))
 }
 
-/// Solves `mass · x = rhs` by Cholesky, or says why the mass matrix does not allow it.
+/// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`] first, the cheap path), or says
+/// why the mass matrix does not allow it.
 pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(
     mass: &SMatrix<f64, N, N>,
     rhs: &SVector<f64, N>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
+    if let Some(x) = cholesky_solve(mass, rhs) {
+        if x.iter().all(|x| x.is_finite()) {
+            return Ok(x);
+        }
+    }
     factor_mass::<T, N, M>(mass).map(|chol| chol.solve(rhs))
 }
 

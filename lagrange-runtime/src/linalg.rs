@@ -21,47 +21,86 @@ pub(crate) fn solve<S: Scalar, const N: usize>(
 
 /// Solves `a X = b` for every column of `b` at once: one elimination, as [`solve`].
 pub(crate) fn solve_columns<S: Scalar, const N: usize, const K: usize>(
-    mut a: SMatrix<S, N, N>,
+    a: SMatrix<S, N, N>,
     b: &SMatrix<S, N, K>,
 ) -> Option<SMatrix<S, N, K>> {
-    let mut b = *b;
-    for k in 0..N {
-        let column_scale = (0..N).map(|i| a[(i, k)].re().abs()).fold(0.0, f64::max);
-        let (pivot_row, largest) = (k..N)
-            .map(|i| (i, a[(i, k)].re().abs()))
-            .fold((k, -1.0), |best, x| if x.1 > best.1 { x } else { best });
-        // Also rejects NaN pivots, for which every comparison is false.
-        if !largest.is_finite() || largest <= 1e-14 * column_scale {
-            return None;
+    Some(Lu::factor(a)?.solve_columns(b))
+}
+
+/// An LU factorization with partial pivoting on the real parts, P a = L U: factored once,
+/// it solves for any right-hand side in O(N²) (the variational integrator keeps its
+/// Newton Jacobian factored across steps).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lu<S, const N: usize> {
+    /// U on and above the diagonal, the multipliers of L (unit diagonal) below it.
+    packed: SMatrix<S, N, N>,
+    /// Row k was exchanged with row `swaps[k]` at step k.
+    swaps: [usize; N],
+}
+
+impl<S: Scalar, const N: usize> Lu<S, N> {
+    /// `None` when a pivot is zero or below `1e-14` of the largest entry of its column (a
+    /// singular matrix).
+    pub(crate) fn factor(mut a: SMatrix<S, N, N>) -> Option<Self> {
+        let mut swaps = [0; N];
+        for k in 0..N {
+            let column_scale = (0..N).map(|i| a[(i, k)].re().abs()).fold(0.0, f64::max);
+            let (pivot_row, largest) = (k..N)
+                .map(|i| (i, a[(i, k)].re().abs()))
+                .fold((k, -1.0), |best, x| if x.1 > best.1 { x } else { best });
+            // Also rejects NaN pivots, for which every comparison is false.
+            if !largest.is_finite() || largest <= 1e-14 * column_scale {
+                return None;
+            }
+            a.swap_rows(k, pivot_row);
+            swaps[k] = pivot_row;
+            let pivot = a[(k, k)];
+            for i in k + 1..N {
+                let factor = a[(i, k)] / pivot;
+                a[(i, k)] = factor;
+                if factor.is_zero() {
+                    continue;
+                }
+                for j in k + 1..N {
+                    let akj = a[(k, j)];
+                    a[(i, j)] -= factor * akj;
+                }
+            }
         }
-        a.swap_rows(k, pivot_row);
-        b.swap_rows(k, pivot_row);
-        let pivot = a[(k, k)];
-        for i in k + 1..N {
-            let factor = a[(i, k)] / pivot;
-            if factor.is_zero() {
-                continue;
-            }
-            for j in k..N {
-                let akj = a[(k, j)];
-                a[(i, j)] -= factor * akj;
-            }
-            for c in 0..K {
+        Some(Lu { packed: a, swaps })
+    }
+
+    /// Solves `a x = b`.
+    pub(crate) fn solve(&self, b: &SVector<S, N>) -> SVector<S, N> {
+        self.solve_columns(b)
+    }
+
+    /// Solves `a X = b` for every column of `b`.
+    pub(crate) fn solve_columns<const K: usize>(&self, b: &SMatrix<S, N, K>) -> SMatrix<S, N, K> {
+        let (a, mut b) = (&self.packed, *b);
+        for (k, &row) in self.swaps.iter().enumerate() {
+            b.swap_rows(k, row);
+        }
+        for c in 0..K {
+            for k in 0..N {
                 let bkc = b[(k, c)];
-                b[(i, c)] -= factor * bkc;
+                for i in k + 1..N {
+                    let factor = a[(i, k)];
+                    if !factor.is_zero() {
+                        b[(i, c)] -= factor * bkc;
+                    }
+                }
+            }
+            for k in (0..N).rev() {
+                let mut sum = b[(k, c)];
+                for j in k + 1..N {
+                    sum -= a[(k, j)] * b[(j, c)];
+                }
+                b[(k, c)] = sum / a[(k, k)];
             }
         }
+        b
     }
-    for c in 0..K {
-        for k in (0..N).rev() {
-            let mut sum = b[(k, c)];
-            for j in k + 1..N {
-                sum -= a[(k, j)] * b[(j, c)];
-            }
-            b[(k, c)] = sum / a[(k, k)];
-        }
-    }
-    Some(b)
 }
 
 #[cfg(test)]

@@ -58,6 +58,11 @@ pub trait Model<const N: usize, const M: usize> {
     /// than the generic passes (`lagrangian!` sets it unless the model's code would be too
     /// large).
     const FAST_EQUATIONS: bool = false;
+    /// Whether L is a polynomial of degree at most two in q̇, so that the momenta are
+    /// affine in q̇ and the mass matrix does not depend on q̇: then one Newton update
+    /// solves ∂L/∂q̇(q, q̇) = p for q̇ exactly (the variational integrators use it).
+    /// `lagrangian!` sets it from the model's expressions; leave it false unless it holds.
+    const QUADRATIC_IN_VELOCITIES: bool = false;
     /// Names of the constraints, in order.
     const CONSTRAINT_NAMES: &'static [&'static str] = &[];
     /// For each constraint, whether it is holonomic (φ(q, t) = 0) rather than
@@ -133,6 +138,22 @@ pub trait Model<const N: usize, const M: usize> {
         Self: Sized,
     {
         crate::eval::equations_generic_in(self, x)
+    }
+
+    /// The [`Gradient`](crate::eval::Gradient) (∂L/∂q, the momenta, the generalized
+    /// forces, L) at a point in any scalar:
+    /// [`eval::gradient_generic_in`](crate::eval::gradient_generic_in) unless overridden.
+    /// `lagrangian!` overrides it with the primal and reverse passes of its sweep, which
+    /// cost a few evaluations of the model; the variational integrators call it for their
+    /// residual, and in dual numbers, one direction at a time, for its Jacobian.
+    fn eval_gradient_in<S: Scalar>(
+        &self,
+        x: &crate::eval::Point<S, N, M>,
+    ) -> crate::eval::Gradient<N, S>
+    where
+        Self: Sized,
+    {
+        crate::eval::gradient_generic_in(self, x)
     }
 
     /// The inverse-dynamics residual M q̈ − bias for the accelerations `qdd`, at a point in

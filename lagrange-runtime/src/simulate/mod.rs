@@ -45,7 +45,8 @@ mod projected;
 mod rattle;
 mod rk4;
 mod trajectory;
-mod variational;
+#[allow(missing_docs)]
+pub mod variational;
 
 pub use dopri::DormandPrince;
 pub use events::{Crossing, Direction, Event};

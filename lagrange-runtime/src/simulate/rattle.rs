@@ -133,8 +133,8 @@ fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     let mut residual = f64::INFINITY;
     let mut stalled = false;
     for _ in 0..settings.max_iterations {
-        let d = step.discrete_lagrangian(&q1);
-        let (f, jf) = step.forces(&q1);
+        let d = step.discrete(&q1);
+        let f = d.forces;
         let r1 = p0 + d.d1 + f + b * lambda;
         let (phi, j1) = position_terms::<T, N, M, K>(step.model, t1, &q1, &step.u);
         let scale = p0.amax().max(d.d1.amax()).max(f.amax());
@@ -146,7 +146,7 @@ fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         if residual <= settings.tolerance || stalled {
             return Ok((q1, d.d2 + f + r1));
         }
-        let a = d.jacobian + jf;
+        let a = step.jacobian(&q1);
         let (Some(x), Some(y)) = (linalg::solve(a, r1), linalg::solve_columns(a, &b)) else {
             break;
         };

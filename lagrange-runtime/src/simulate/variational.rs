@@ -2,11 +2,12 @@
 
 use super::rk4::fixed_step;
 use super::{Inputs, Integrator, StepError};
-use crate::eval::{self, generalized_forces_in};
-use crate::model::Model;
+use crate::eval::{self, Gradient, Point};
+use crate::linalg::Lu;
+use crate::model::{Model, Scalar};
 use crate::{Dynamics, State};
-use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{DualSVec, HyperDualVec};
+use nalgebra::{SMatrix, SVector};
+use num_dual::Dual64;
 use std::array::from_fn;
 
 /// The midpoint variational integrator: a symplectic, momentum-preserving method of
@@ -22,8 +23,10 @@ use std::array::from_fn;
 ///
 /// where Q, the generalized forces of the `force` statements and the dissipation at the
 /// midpoint, enters through the discrete Lagrange–d'Alembert principle. The first equation
-/// is solved for q₁ by Newton's method with its exact Jacobian (one hyper-dual pass gives
-/// D₁L_d, D₂L_d and D₁D₂L_d). The velocity reported with each state solves
+/// is solved for q₁ by Newton's method with its exact Jacobian, computed at the first
+/// iterate of each step (the model's [`Gradient`] at the midpoint gives D₁L_d, D₂L_d and
+/// Q; the same evaluation in dual numbers, once per coordinate, their derivatives with
+/// respect to q₁). The velocity reported with each state solves
 /// ∂L/∂q̇(q₁, q̇₁) = p₁.
 ///
 /// The control law is evaluated once per step, at the midpoint time and at the midpoint
@@ -79,7 +82,8 @@ impl Variational {
 }
 
 /// The discrete momentum carried from step to step, and the last step's mean
-/// acceleration (to predict the midpoint state for the control law).
+/// acceleration (to predict the next positions and the midpoint state for the control
+/// law).
 #[derive(Debug, Clone, Copy)]
 pub struct Memory<const N: usize> {
     pub(crate) p: SVector<f64, N>,
@@ -167,7 +171,10 @@ where
             q0: s.q,
             u,
         };
-        let (q1, p1) = self.solve_positions(&step, &memory.p, s.q + s.qd * h)?;
+        // The guess continues the last step's motion: q₁ − guess is O(h³), so one Newton
+        // update usually reaches the tolerance.
+        let guess = s.q + (s.qd + memory.acceleration * (0.5 * h)) * h;
+        let (q1, p1) = self.solve_positions(&step, &memory.p, guess)?;
         let qd1 = self.velocity(model, t_next, &q1, &p1, &u, (q1 - s.q) / h)?;
         let next = State::new(t_next, q1, qd1);
         memory.advance(s, &next, p1, h);
@@ -204,79 +211,140 @@ pub(crate) struct Step<'a, T, const N: usize, const M: usize> {
     pub(crate) u: SVector<f64, M>,
 }
 
-/// D₁L_d, D₂L_d and ∂(D₁L_d)/∂q₁ at (q₀, q₁).
+/// The discrete Euler–Lagrange terms at (q₀, q₁): D₁L_d, D₂L_d and (h/2) Q.
 pub(crate) struct Discrete<const N: usize> {
     pub(crate) d1: SVector<f64, N>,
     pub(crate) d2: SVector<f64, N>,
-    pub(crate) jacobian: SMatrix<f64, N, N>,
+    pub(crate) forces: SVector<f64, N>,
 }
 
 impl<T: Model<N, M>, const N: usize, const M: usize> Step<'_, T, N, M> {
-    pub(crate) fn discrete_lagrangian(&self, q1: &SVector<f64, N>) -> Discrete<N> {
-        type H<const N: usize> = HyperDualVec<f64, Const<N>, Const<N>>;
-        let a: [H<N>; N] = from_fn(|i| H::from_re(self.q0[i]).derivative1(i));
-        let b: [H<N>; N] = from_fn(|i| H::from_re(q1[i]).derivative2(i));
-        let mid: [H<N>; N] = from_fn(|i| (a[i] + b[i]) * 0.5);
-        let vel: [H<N>; N] = from_fn(|i| (b[i] - a[i]) * (1.0 / self.h));
-        let t = H::from_re(self.t + 0.5 * self.h);
-        let u: [H<N>; M] = from_fn(|i| H::from_re(self.u[i]));
-        let l = self.model.eval_lagrangian(t, &mid, &vel, &u) * self.h;
+    /// The model's [`Gradient`] at the midpoint of (q₀, q₁), in any scalar.
+    fn gradient<S: Scalar>(&self, q1: &[S; N]) -> Gradient<N, S> {
+        let x = Point {
+            t: S::from(self.t + 0.5 * self.h),
+            q: from_fn(|i| (q1[i] + self.q0[i]) * 0.5),
+            qd: from_fn(|i| (q1[i] - self.q0[i]) * (1.0 / self.h)),
+            u: self.u.map(S::from).into(),
+        };
+        self.model.eval_gradient_in(&x)
+    }
+
+    /// With L_d = h L(m, v), m = (q₀ + q₁)/2, v = (q₁ − q₀)/h:
+    /// D₁L_d = (h/2) ∂L/∂q − ∂L/∂q̇ and D₂L_d = (h/2) ∂L/∂q + ∂L/∂q̇ at (m, v).
+    pub(crate) fn discrete(&self, q1: &SVector<f64, N>) -> Discrete<N> {
+        let g = self.gradient::<f64>(&(*q1).into());
+        let half = 0.5 * self.h;
         Discrete {
-            d1: l.eps1.unwrap_generic(Const::<N>, U1),
-            d2: l.eps2.unwrap_generic(U1, Const::<N>).transpose(),
-            jacobian: l.eps1eps2.unwrap_generic(Const::<N>, Const::<N>),
+            d1: g.coordinates * half - g.momenta,
+            d2: g.coordinates * half + g.momenta,
+            forces: g.forces * half,
         }
     }
 
-    /// (h/2) Q at the midpoint and its derivative with respect to q₁.
-    pub(crate) fn forces(&self, q1: &SVector<f64, N>) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        if !(T::HAS_FORCES || T::HAS_DISSIPATION) {
-            return (SVector::zeros(), SMatrix::zeros());
-        }
-        type S<const N: usize> = DualSVec<f64, N>;
-        let b: [S<N>; N] = from_fn(|i| S::from_re(q1[i]).derivative(i));
-        let mid: [S<N>; N] = from_fn(|i| (b[i] + self.q0[i]) * 0.5);
-        let vel: [S<N>; N] = from_fn(|i| (b[i] - self.q0[i]) * (1.0 / self.h));
-        let t = S::from_re(self.t + 0.5 * self.h);
-        let u: [S<N>; M] = from_fn(|i| S::from_re(self.u[i]));
-        let q = generalized_forces_in(self.model, t, &mid, &vel, &u);
+    /// The Jacobian of D₁L_d + (h/2) Q with respect to q₁, exact: one dual-number
+    /// evaluation of the gradient per column, so the work is N evaluations and the stack
+    /// holds one model's worth of `Dual64`s whatever N is.
+    pub(crate) fn jacobian(&self, q1: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         let half = 0.5 * self.h;
-        let value = SVector::from_fn(|i, _| q[i].re * half);
-        let jacobian = SMatrix::from_fn(|i, j| q[i].eps.unwrap_generic(Const::<N>, U1)[j] * half);
-        (value, jacobian)
+        let mut jacobian = SMatrix::zeros();
+        for j in 0..N {
+            let seeded: [Dual64; N] = from_fn(|i| {
+                let x = Dual64::from(q1[i]);
+                if i == j {
+                    x.derivative()
+                } else {
+                    x
+                }
+            });
+            let g = self.gradient(&seeded);
+            for i in 0..N {
+                jacobian[(i, j)] =
+                    (g.coordinates[i].eps + g.forces[i].eps) * half - g.momenta[i].eps;
+            }
+        }
+        jacobian
     }
+}
+
+/// A Newton iterate of the position solve: q₁, the residual and its largest entry, and
+/// the momentum p₁ it gives.
+#[derive(Clone, Copy)]
+struct Iterate<const N: usize> {
+    q1: SVector<f64, N>,
+    r: SVector<f64, N>,
+    residual: f64,
+    p1: SVector<f64, N>,
 }
 
 impl Variational {
     /// Newton on p₀ + D₁L_d(q₀, q₁) + (h/2) Q = 0 for q₁; returns q₁ and p₁.
+    ///
+    /// The Jacobian is computed and factored once, at the first iterate, and kept for the
+    /// step (simplified Newton): from a guess O(h³) away the updates shrink the residual
+    /// by many orders of magnitude each, which is all one or two updates need. Should an
+    /// update fail to shrink it fourfold, the step goes on with full Newton (the Jacobian
+    /// at every iterate) from the better of the last two iterates.
     fn solve_positions<T: Model<N, M>, const N: usize, const M: usize>(
         &self,
         step: &Step<'_, T, N, M>,
         p0: &SVector<f64, N>,
         mut q1: SVector<f64, N>,
     ) -> Result<(SVector<f64, N>, SVector<f64, N>), StepError> {
-        let mut stalled = false;
+        let mut jacobian: Option<Lu<f64, N>> = None;
+        let mut newton = false;
+        let mut last: Option<Iterate<N>> = None;
         let mut residual = f64::INFINITY;
         for _ in 0..self.max_iterations {
-            let d = step.discrete_lagrangian(&q1);
-            let (f, jf) = step.forces(&q1);
-            let r = p0 + d.d1 + f;
-            residual = r.amax();
-            let scale = p0.amax().max(d.d1.amax()).max(f.amax());
-            if !residual.is_finite() {
-                break;
-            }
-            if residual <= self.tolerance * scale || stalled {
+            let d = step.discrete(&q1);
+            let r = p0 + d.d1 + d.forces;
+            let mut at = Iterate {
+                q1,
+                r,
+                residual: r.amax(),
                 // p₁ = D₂L_d + (h/2)Q plus what Newton could not remove (q₁ is only known
-                // to an ulp): then p₁ − p₀ = D₁L_d + D₂L_d + hQ exactly, whose component along
-                // a symmetry vanishes to round-off, so such momenta stay conserved.
-                return Ok((q1, d.d2 + f + r));
-            }
-            let Some(delta) = crate::linalg::solve(d.jacobian + jf, -r) else {
-                break;
+                // to rounding): then p₁ − p₀ = D₁L_d + D₂L_d + hQ exactly, whose component
+                // along a symmetry vanishes to round-off, so such momenta stay conserved.
+                p1: d.d2 + d.forces + r,
             };
-            stalled = delta.amax() <= 4.0 * f64::EPSILON * (1.0 + q1.amax());
-            q1 += delta;
+            residual = at.residual;
+            let scale = p0.amax().max(d.d1.amax()).max(d.forces.amax());
+            if at.residual <= self.tolerance * scale {
+                return Ok((at.q1, at.p1));
+            }
+            if let Some(before) = last {
+                // Both false for a NaN residual.
+                let (shrank, better) = (
+                    at.residual <= 0.25 * before.residual,
+                    at.residual <= before.residual,
+                );
+                if !newton && !shrank {
+                    newton = true;
+                    if !better {
+                        at = before;
+                    }
+                }
+            }
+            if !at.residual.is_finite() {
+                break;
+            }
+            let lu = match jacobian {
+                Some(lu) if !newton => lu,
+                _ => {
+                    let Some(lu) = Lu::factor(step.jacobian(&at.q1)) else {
+                        break;
+                    };
+                    jacobian = Some(lu);
+                    lu
+                }
+            };
+            let delta = lu.solve(&-at.r);
+            if delta.amax() <= 4.0 * f64::EPSILON * (1.0 + at.q1.amax()) {
+                // The update is below the rounding of q₁: this iterate is the solution.
+                return Ok((at.q1, at.p1));
+            }
+            q1 = at.q1 + delta;
+            last = Some(at);
         }
         Err(StepError::NewtonDidNotConverge {
             iterations: self.max_iterations,
@@ -285,6 +353,10 @@ impl Variational {
     }
 
     /// The velocity whose momentum is `p`: Newton on ∂L/∂q̇(q, q̇) = p with the mass matrix.
+    /// When L is quadratic in q̇ ([`Model::QUADRATIC_IN_VELOCITIES`]) the momenta are affine
+    /// in q̇ and the first update is the solution. Otherwise, after each update the momenta
+    /// are checked from the [`Gradient`] alone, and the mass matrix is evaluated again only
+    /// if another update is needed.
     fn velocity<T: Model<N, M>, const N: usize, const M: usize>(
         &self,
         model: &T,
@@ -294,18 +366,25 @@ impl Variational {
         u: &SVector<f64, M>,
         mut qd: SVector<f64, N>,
     ) -> Result<SVector<f64, N>, StepError> {
+        let converged = |momenta: &SVector<f64, N>| {
+            (momenta - p).amax() <= self.tolerance * p.amax().max(momenta.amax())
+        };
+        let mut e = eval::equations(model, &State::new(t, *q, qd), u);
         for _ in 0..self.max_iterations {
-            let s = State::new(t, *q, qd);
-            let (mass, momenta, _) = eval::mass_and_momenta(model, &s, u);
-            let r = momenta - p;
-            if r.amax() <= self.tolerance * p.amax().max(momenta.amax()) {
+            if converged(&e.momenta) {
                 return Ok(qd);
             }
-            let delta = eval::solve_mass::<T, N, M>(&mass, &r)?;
+            let delta = eval::solve_mass::<T, N, M>(&e.mass, &(e.momenta - p))?;
             qd -= delta;
-            if delta.amax() <= 4.0 * f64::EPSILON * (1.0 + qd.amax()) {
+            if T::QUADRATIC_IN_VELOCITIES || delta.amax() <= 4.0 * f64::EPSILON * (1.0 + qd.amax())
+            {
                 return Ok(qd);
             }
+            let point = Point::new(&State::new(t, *q, qd), u);
+            if converged(&model.eval_gradient_in(&point).momenta) {
+                return Ok(qd);
+            }
+            e = model.eval_equations(&point);
         }
         Err(StepError::NewtonDidNotConverge {
             iterations: self.max_iterations,
