@@ -756,6 +756,12 @@ fn constraints_fn(
         })
         .collect();
     let velocity = velocity.body(quote!(#(#calls)*));
+    // The mass matrix and bias from `eval_equations_in`, the sweep (the generic passes in
+    // nested dual numbers cost seconds of build for a linearization).
+    let solve = quote! {
+        let e = self.eval_equations_in(#x);
+        #p::constrained::accelerations_from::<Self, #scalar, #n, #m, #k>(self, #x, &e.mass, &e.bias)
+    };
     let dispatch = quote! {
         match #level {
             #p::Level::Position => { #position }
@@ -787,7 +793,7 @@ fn constraints_fn(
 
         fn accelerations_in<#scalar: #p::Scalar>(&self, #x: &#p::eval::Point<#scalar, #n, #m>)
             -> ::core::option::Option<#p::SVector<#scalar, #n>> {
-            #p::constrained::accelerations_in::<Self, #scalar, #n, #m, #k>(self, #x)
+            #solve
         }
     })
 }

@@ -156,11 +156,29 @@ pub fn accelerations_in<
     x: &Point<S, N, M>,
 ) -> Option<SVector<S, N>> {
     let (mass, _, _) = mass_and_momenta_in(model, x);
-    let rhs = bias_in(model, x);
+    accelerations_from::<T, S, N, M, K>(model, x, &mass, &bias_in(model, x))
+}
+
+/// [`accelerations_in`] with the mass matrix and the bias given (the code `lagrangian!`
+/// generates takes them from its sweep): only the constraint terms J and γ come from
+/// passes through the constraints.
+pub fn accelerations_from<
+    T: Terms<S, N, M>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+    mass: &SMatrix<S, N, N>,
+    bias: &SVector<S, N>,
+) -> Option<SVector<S, N>> {
     let (_, j) = velocity_terms_in::<T, S, N, M, K>(model, x);
     let gamma = gamma::<T, S, N, M, K>(model, x);
-    let free = linalg::solve(mass, rhs)?;
-    let y = linalg::solve_columns(mass, &j.transpose())?;
+    let lu = linalg::Lu::factor(*mass)?;
+    let free = lu.solve(bias);
+    let y = lu.solve_columns(&j.transpose());
     let lambda = linalg::solve(j * y, j * free - gamma)?;
     Some(free - y * lambda)
 }

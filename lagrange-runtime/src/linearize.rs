@@ -134,8 +134,8 @@ where
     Ok(lin)
 }
 
-/// [`linearize`] of a constrained model: the whole constrained solve in vector dual
-/// numbers seeded on q, q̇ and u.
+/// [`linearize`] of a constrained model: the whole constrained solve
+/// ([`Model::accelerations_in`]) in dual numbers, one column of (q, q̇, u) per solve.
 fn constrained<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -146,34 +146,47 @@ where
     T: Model<N, M> + Dynamics<N, M>,
 {
     let base = Point::new(s, u);
-    type V<const K: usize> = DualSVec<f64, K>;
-    let seeded = |x: &[f64; N]| -> [V<N>; N] { from_fn(|i| V::from_re(x[i]).derivative(i)) };
-    let plain = |x: &[f64; N]| -> [V<N>; N] { x.map(V::from_re) };
-    let by_q = Point {
-        t: V::from_re(s.t),
-        q: seeded(&base.q),
-        qd: plain(&base.qd),
-        u: base.u.map(V::from_re),
-    };
-    let by_qd = Point {
-        q: plain(&base.q),
-        qd: seeded(&base.qd),
-        ..by_q
-    };
-    let by_u: Point<V<M>, N, M> = Point {
-        t: V::from_re(s.t),
-        q: base.q.map(V::from_re),
-        qd: base.qd.map(V::from_re),
-        u: from_fn(|i| V::from_re(base.u[i]).derivative(i)),
-    };
-    Ok(Linearization {
+    let mut lin = Linearization {
         state: *s,
         inputs: *u,
         accelerations,
-        d_q: jacobian(&model.accelerations_in(&by_q).ok_or_else(not_finite)?),
-        d_qd: jacobian(&model.accelerations_in(&by_qd).ok_or_else(not_finite)?),
-        d_u: jacobian(&model.accelerations_in(&by_u).ok_or_else(not_finite)?),
-    })
+        d_q: SMatrix::zeros(),
+        d_qd: SMatrix::zeros(),
+        d_u: SMatrix::zeros(),
+    };
+    for k in 0..2 * N + M {
+        let a = model
+            .accelerations_in(&seeded(&base, k))
+            .ok_or_else(not_finite)?;
+        let column = a.map(|x| x.eps);
+        if k < N {
+            lin.d_q.set_column(k, &column);
+        } else if k < 2 * N {
+            lin.d_qd.set_column(k - N, &column);
+        } else {
+            lin.d_u.set_column(k - 2 * N, &column);
+        }
+    }
+    Ok(lin)
+}
+
+/// The point `x` in dual numbers with the derivative part seeding entry `k` of
+/// (q, q̇, u), in that order.
+fn seeded<const N: usize, const M: usize>(x: &Point<f64, N, M>, k: usize) -> Point<Dual64, N, M> {
+    let seed = |v: f64, i: usize| {
+        let d = Dual64::from_re(v);
+        if i == k {
+            d.derivative()
+        } else {
+            d
+        }
+    };
+    Point {
+        t: Dual64::from_re(x.t),
+        q: from_fn(|i| seed(x.q[i], i)),
+        qd: from_fn(|i| seed(x.qd[i], N + i)),
+        u: from_fn(|i| seed(x.u[i], 2 * N + i)),
+    }
 }
 
 /// The first `count` columns of ∂r/∂x, r = M a − bias the inverse-dynamics residual for
@@ -191,21 +204,7 @@ fn residual_jacobian<T: Model<N, M>, const N: usize, const M: usize>(
 ) {
     let a: [Dual64; N] = a.map(Dual64::from_re);
     for k in 0..count {
-        let seed = |v: f64, i: usize| {
-            let d = Dual64::from_re(v);
-            if i == k {
-                d.derivative()
-            } else {
-                d
-            }
-        };
-        let point = Point {
-            t: Dual64::from_re(x.t),
-            q: from_fn(|i| seed(x.q[i], i)),
-            qd: from_fn(|i| seed(x.qd[i], N + i)),
-            u: from_fn(|i| seed(x.u[i], 2 * N + i)),
-        };
-        let r = model.eval_inverse_dynamics_in(&point, &a);
+        let r = model.eval_inverse_dynamics_in(&seeded(x, k), &a);
         let value = SVector::from_fn(|i, _| r[i].re);
         column(k, &value, SVector::from_fn(|i, _| r[i].eps));
     }
@@ -351,8 +350,8 @@ where
     }
 }
 
-/// [`static_force`] with constraints: the constrained accelerations in vector dual
-/// numbers seeded on q.
+/// [`static_force`] with constraints: F = M q̈ with the constrained accelerations, in dual
+/// numbers, one coordinate per solve.
 fn static_force_constrained<T, const N: usize, const M: usize>(
     model: &T,
     rest: &State<N>,
@@ -361,25 +360,21 @@ fn static_force_constrained<T, const N: usize, const M: usize>(
 where
     T: Model<N, M> + Dynamics<N, M>,
 {
-    let (t, q) = (rest.t, rest.q);
-    type V<const K: usize> = DualSVec<f64, K>;
-    let x = Point {
-        t: V::from_re(t),
-        q: from_fn(|i| V::from_re(q[i]).derivative(i)),
-        qd: [V::from_re(0.0); N],
-        u: from_fn(|i| V::from_re(u[i])),
-    };
-    let Some(acceleration) = model.accelerations_in(&x) else {
-        // Singular: let the plain evaluation say why.
-        model.accelerations(rest, u)?;
-        return Err(DynamicsError::NonFiniteResult {
-            quantity: "derivatives of the accelerations",
-        });
-    };
-    let (mass, _, _) = crate::eval::mass_and_momenta_in(model, &x);
-    let force = mass * acceleration;
-    let value = SVector::from_fn(|i, _| force[i].re);
-    Ok((value, jacobian(&force)))
+    let base = Point::new(rest, u);
+    let mut value = SVector::<f64, N>::zeros();
+    let mut jacobian = SMatrix::<f64, N, N>::zeros();
+    for k in 0..N {
+        let x = seeded(&base, k);
+        let Some(acceleration) = model.accelerations_in(&x) else {
+            // Singular: let the plain evaluation say why.
+            model.accelerations(rest, u)?;
+            return Err(not_finite());
+        };
+        let force = model.eval_equations_in(&x).mass * acceleration;
+        value = force.map(|f| f.re);
+        jacobian.set_column(k, &force.map(|f| f.eps));
+    }
+    Ok((value, jacobian))
 }
 
 /// Σ ∇φₖ ∇φₖᵀ, Σ φₖ ∇φₖ and the largest |φₖ| over the holonomic constraints at rest at
