@@ -1,5 +1,10 @@
 //! Evaluating a model allocates nothing: every dual number lives on the stack.
-//! A counting global allocator proves it for every `Dynamics` method.
+//! A counting global allocator proves it for every `Dynamics` method, and for
+//! `accelerations`, `mass_matrix` and a step of each unconstrained integrator of the
+//! 64-link chain (past the unrolled fast path: the sweep).
+
+#[macro_use]
+mod common;
 
 use lagrange_runtime::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -168,5 +173,41 @@ fn integrator_steps_do_not_allocate() {
             .t;
     });
     assert_eq!(n, 0, "allocations in an integrator step");
+    assert!(sink.is_finite());
+}
+
+include!("common/chain64.rs");
+
+#[test]
+fn a_64_link_chain_evaluates_and_steps_without_allocating() {
+    use lagrange_runtime::simulate::{DormandPrince, Integrator, Rk4, Variational};
+    let chain = Chain64::new(0.8, 0.6, 9.81);
+    let q = SVector::<f64, 64>::from_fn(|i, _| 0.3 * (0.7 * i as f64).sin());
+    let qd = SVector::<f64, 64>::from_fn(|i, _| 0.2 * (1.3 * i as f64).cos());
+    let s = State::new(0.0, q, qd);
+    let u = SVector::zeros();
+    let mut inputs = |_: f64, _: &State<64>| SVector::zeros();
+    let dp = DormandPrince::default();
+    let vi = Variational::new(1e-3);
+    let mut dp_memory = dp.start(&chain, &s, &mut inputs).unwrap();
+    let mut vi_memory = vi.start(&chain, &s, &mut inputs).unwrap();
+    let mut sink = 0.0;
+    let n = allocations_during(|| {
+        sink += chain.accelerations(&s, &u).unwrap().sum();
+        sink += chain.mass_matrix(&s, &u).sum();
+        sink += Rk4 { step: 1e-3 }
+            .step(&chain, &mut (), &s, &mut inputs, 1.0)
+            .unwrap()
+            .t;
+        sink += dp
+            .step(&chain, &mut dp_memory, &s, &mut inputs, 1.0)
+            .unwrap()
+            .t;
+        sink += vi
+            .step(&chain, &mut vi_memory, &s, &mut inputs, 1.0)
+            .unwrap()
+            .t;
+    });
+    assert_eq!(n, 0, "allocations with 64 coordinates");
     assert!(sink.is_finite());
 }
