@@ -111,7 +111,13 @@ where
     T: Model<N, M> + Dynamics<N, M>,
 {
     let mass = crate::eval::equations(model, s, u).mass;
-    let chol = crate::eval::factor_mass::<T, N, M>(&mass)?;
+    // `accelerations` has solved with this factorization, so it exists; the diagnosis is
+    // only a guard.
+    let Some(ldlt) = crate::eval::Ldlt::factor(&mass) else {
+        return Err(crate::eval::factor_mass::<T, N, M>(&mass)
+            .err()
+            .unwrap_or(DynamicsError::SingularMassMatrix));
+    };
     let mut lin = Linearization {
         state: *s,
         inputs: *u,
@@ -122,7 +128,7 @@ where
     };
     let base = Point::new(s, u);
     residual_jacobian(model, &base, &accelerations.into(), 2 * N + M, |k, _, d| {
-        let column = -chol.solve(&d);
+        let column = -ldlt.solve(&d);
         if k < N {
             lin.d_q.set_column(k, &column);
         } else if k < 2 * N {
