@@ -19,10 +19,8 @@
 //! [`ConstraintSolver`].
 
 use crate::error::DynamicsError;
-use crate::eval::{
-    bias_in, check_state, equations, factor_mass, mass_and_momenta_in, Equations, Point,
-};
-use crate::linalg;
+use crate::eval::{bias_in, check_state, equations, mass_and_momenta_in, Equations, Point};
+use crate::linalg::{self, factor_mass};
 use crate::model::{Level, Model};
 use crate::model::{Scalar, Terms};
 use crate::{Dynamics, State};

@@ -36,9 +36,10 @@
 //! directly for a [`Model`] written by hand.
 
 use crate::error::{DynamicsError, StatePart};
+use crate::linalg::{cholesky_solve, solve_mass};
 use crate::model::{Model, Scalar, Terms};
 use crate::State;
-use nalgebra::{Cholesky, Const, SMatrix, SVector, U1};
+use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Derivative, Dual2Vec, DualNum, DualSVec, DualVec, HyperDualVec};
 use std::array::from_fn;
 
@@ -435,140 +436,5 @@ pub(crate) fn check_finite<const N: usize, const M: usize>(
     match u.iter().zip(inputs).find(|(u, _)| !u.is_finite()) {
         Some((_, &name)) => bad(StatePart::Input, name),
         None => Ok(()),
-    }
-}
-
-/// A Cholesky pivot smaller than this fraction of its own diagonal entry counts as zero:
-/// the coordinate's inertia is (to rounding) a combination of the others'. Relative to
-/// each coordinate's own entry, so that a heavy cart next to a light pendulum is fine
-/// however different their masses.
-const SINGULAR: f64 = 1e-12;
-
-/// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
-/// diagonal entry it came from; false for NaN.
-fn clear_pivot(d: f64, diagonal: f64) -> bool {
-    d > 0.0 && d > SINGULAR * diagonal
-}
-
-/// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ,
-/// `None` where a pivot fails the test of [`factor_mass`] (or is NaN): see [`Ldlt`].
-pub(crate) fn cholesky_solve<const N: usize>(
-    mass: &SMatrix<f64, N, N>,
-    rhs: &SVector<f64, N>,
-) -> Option<SVector<f64, N>> {
-    Some(Ldlt::factor(mass)?.solve(rhs))
-}
-
-/// The square-root-free Cholesky factorization L D Lᵀ of a mass matrix. The pivots dⱼ are
-/// the squares of the Cholesky diagonal, so the pivot test is that of [`factor_mass`].
-/// Plain loops over stack arrays with one division per coordinate and no square root: for
-/// the small matrices of mechanical models several times cheaper than nalgebra's
-/// decomposition, and it accepts nothing [`factor_mass`] would reject.
-pub(crate) struct Ldlt<const N: usize> {
-    /// l[i][j] (i > j) of the unit lower factor.
-    l: [[f64; N]; N],
-    /// 1 / dⱼ.
-    inv: [f64; N],
-}
-
-impl<const N: usize> Ldlt<N> {
-    /// `None` where a pivot fails the test of [`factor_mass`] (or is NaN).
-    pub(crate) fn factor(mass: &SMatrix<f64, N, N>) -> Option<Self> {
-        // w[i][j] = l[i][j] dⱼ.
-        let mut l = [[0.0f64; N]; N];
-        let mut w = [[0.0f64; N]; N];
-        let mut inv = [0.0f64; N];
-        for j in 0..N {
-            let mut d = mass[(j, j)];
-            for k in 0..j {
-                d -= l[j][k] * w[j][k];
-            }
-            if !clear_pivot(d, mass[(j, j)]) {
-                return None;
-            }
-            inv[j] = d.recip();
-            for i in j + 1..N {
-                let mut x = mass[(i, j)];
-                for k in 0..j {
-                    x -= l[i][k] * w[j][k];
-                }
-                w[i][j] = x;
-                l[i][j] = x * inv[j];
-            }
-        }
-        Some(Ldlt { l, inv })
-    }
-
-    /// Solves `mass · x = rhs`.
-    pub(crate) fn solve(&self, rhs: &SVector<f64, N>) -> SVector<f64, N> {
-        let (l, inv) = (&self.l, &self.inv);
-        let mut y = [0.0f64; N];
-        for i in 0..N {
-            let mut x = rhs[i];
-            for k in 0..i {
-                x -= l[i][k] * y[k];
-            }
-            y[i] = x;
-        }
-        for i in (0..N).rev() {
-            let mut x = y[i] * inv[i];
-            for k in i + 1..N {
-                x -= l[k][i] * y[k];
-            }
-            y[i] = x;
-        }
-        SVector::from(y)
-    }
-}
-
-/// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`] first, the cheap path), or says
-/// why the mass matrix does not allow it.
-pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(
-    mass: &SMatrix<f64, N, N>,
-    rhs: &SVector<f64, N>,
-) -> Result<SVector<f64, N>, DynamicsError> {
-    if let Some(x) = cholesky_solve(mass, rhs) {
-        if x.iter().all(|x| x.is_finite()) {
-            return Ok(x);
-        }
-    }
-    factor_mass::<T, N, M>(mass).map(|chol| chol.solve(rhs))
-}
-
-/// The Cholesky factor of the mass matrix, or why it has none.
-pub(crate) fn factor_mass<T: Model<N, M>, const N: usize, const M: usize>(
-    mass: &SMatrix<f64, N, N>,
-) -> Result<Cholesky<f64, Const<N>>, DynamicsError> {
-    if !mass.iter().all(|x| x.is_finite()) {
-        return Err(DynamicsError::NonFiniteResult {
-            quantity: "mass matrix",
-        });
-    }
-    if let Some(chol) = mass.cholesky() {
-        let l = chol.l_dirty();
-        if (0..N).all(|i| clear_pivot(l[(i, i)] * l[(i, i)], mass[(i, i)])) {
-            return Ok(chol);
-        }
-    }
-    Err(diagnose::<T, N, M>(mass))
-}
-
-fn diagnose<T: Model<N, M>, const N: usize, const M: usize>(
-    mass: &SMatrix<f64, N, N>,
-) -> DynamicsError {
-    let scale = mass.amax().max(f64::MIN_POSITIVE);
-    let tiny = f64::EPSILON * scale;
-    if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= tiny) {
-        return DynamicsError::MissingVelocity {
-            coordinate: T::COORDINATES[i],
-        };
-    }
-    // Positive semi-definite (singular) matrices become definite under a small shift;
-    // indefinite ones do not.
-    let shifted = mass + SMatrix::<f64, N, N>::identity() * (1e3 * tiny);
-    if shifted.cholesky().is_some() {
-        DynamicsError::SingularMassMatrix
-    } else {
-        DynamicsError::IndefiniteMassMatrix
     }
 }

@@ -113,8 +113,8 @@ where
     let mass = crate::eval::equations(model, s, u).mass;
     // `accelerations` has solved with this factorization, so it exists; the diagnosis is
     // only a guard.
-    let Some(ldlt) = crate::eval::Ldlt::factor(&mass) else {
-        return Err(crate::eval::factor_mass::<T, N, M>(&mass)
+    let Some(ldlt) = crate::linalg::Ldlt::factor(&mass) else {
+        return Err(crate::linalg::factor_mass::<T, N, M>(&mass)
             .err()
             .unwrap_or(DynamicsError::SingularMassMatrix));
     };
@@ -457,7 +457,7 @@ where
     if T::CONSTRAINT_NAMES.is_empty() {
         // Column k: −M⁻¹ ∂(M a − bias)/∂p_k at a = q̈, one sweep per parameter.
         let mass = crate::eval::equations(model, s, u).mass;
-        let chol = crate::eval::factor_mass::<T, N, M>(&mass)?;
+        let chol = crate::linalg::factor_mass::<T, N, M>(&mass)?;
         let base = Point::new(s, u);
         let x = Point {
             t: Dual64::from_re(base.t),

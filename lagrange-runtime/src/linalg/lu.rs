@@ -1,10 +1,10 @@
-//! Dense linear algebra on stack matrices of a const-generic size, in any
-//! [`Scalar`](crate::model::Scalar).
+//! LU with partial pivoting, in any [`Scalar`](crate::model::Scalar): the general
+//! (non-symmetric) solve.
 //!
 //! nalgebra's LU needs type-level dimension bounds (`DimMin`, typenum) that a `const N:
 //! usize` generic cannot satisfy, and its decompositions need `ComplexField`, which dual
-//! numbers over dual numbers do not provide; so the general (non-symmetric) solve lives
-//! here. With dual numbers it differentiates the solution exactly.
+//! numbers over dual numbers do not provide; so it lives here. With dual numbers it
+//! differentiates the solution exactly.
 
 use crate::model::Scalar;
 use nalgebra::{SMatrix, SVector};

@@ -1,0 +1,75 @@
+//! The square-root-free Cholesky factorization of a mass matrix, in `f64`.
+
+use super::mass::clear_pivot;
+use nalgebra::{SMatrix, SVector};
+
+/// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ,
+/// `None` where a pivot fails the test of [`factor_mass`](super::factor_mass) (or is NaN): see [`Ldlt`].
+pub(crate) fn cholesky_solve<const N: usize>(
+    mass: &SMatrix<f64, N, N>,
+    rhs: &SVector<f64, N>,
+) -> Option<SVector<f64, N>> {
+    Some(Ldlt::factor(mass)?.solve(rhs))
+}
+
+/// The square-root-free Cholesky factorization L D Lᵀ of a mass matrix. The pivots dⱼ are
+/// the squares of the Cholesky diagonal, so the pivot test is that of [`factor_mass`](super::factor_mass).
+/// Plain loops over stack arrays with one division per coordinate and no square root: for
+/// the small matrices of mechanical models several times cheaper than nalgebra's
+/// decomposition, and it accepts nothing [`factor_mass`](super::factor_mass) would reject.
+pub(crate) struct Ldlt<const N: usize> {
+    /// l[i][j] (i > j) of the unit lower factor.
+    l: [[f64; N]; N],
+    /// 1 / dⱼ.
+    inv: [f64; N],
+}
+
+impl<const N: usize> Ldlt<N> {
+    /// `None` where a pivot fails the test of [`factor_mass`](super::factor_mass) (or is NaN).
+    pub(crate) fn factor(mass: &SMatrix<f64, N, N>) -> Option<Self> {
+        // w[i][j] = l[i][j] dⱼ.
+        let mut l = [[0.0f64; N]; N];
+        let mut w = [[0.0f64; N]; N];
+        let mut inv = [0.0f64; N];
+        for j in 0..N {
+            let mut d = mass[(j, j)];
+            for k in 0..j {
+                d -= l[j][k] * w[j][k];
+            }
+            if !clear_pivot(d, mass[(j, j)]) {
+                return None;
+            }
+            inv[j] = d.recip();
+            for i in j + 1..N {
+                let mut x = mass[(i, j)];
+                for k in 0..j {
+                    x -= l[i][k] * w[j][k];
+                }
+                w[i][j] = x;
+                l[i][j] = x * inv[j];
+            }
+        }
+        Some(Ldlt { l, inv })
+    }
+
+    /// Solves `mass · x = rhs`.
+    pub(crate) fn solve(&self, rhs: &SVector<f64, N>) -> SVector<f64, N> {
+        let (l, inv) = (&self.l, &self.inv);
+        let mut y = [0.0f64; N];
+        for i in 0..N {
+            let mut x = rhs[i];
+            for k in 0..i {
+                x -= l[i][k] * y[k];
+            }
+            y[i] = x;
+        }
+        for i in (0..N).rev() {
+            let mut x = y[i] * inv[i];
+            for k in i + 1..N {
+                x -= l[k][i] * y[k];
+            }
+            y[i] = x;
+        }
+        SVector::from(y)
+    }
+}

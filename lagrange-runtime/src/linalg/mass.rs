@@ -1,0 +1,71 @@
+//! Solving with a mass matrix, and saying why it cannot be done: a velocity the kinetic
+//! energy lacks, a singular or an indefinite matrix.
+
+use super::Ldlt;
+use crate::error::DynamicsError;
+use crate::model::Model;
+use nalgebra::{Cholesky, Const, SMatrix, SVector};
+
+/// A Cholesky pivot smaller than this fraction of its own diagonal entry counts as zero:
+/// the coordinate's inertia is (to rounding) a combination of the others'. Relative to
+/// each coordinate's own entry, so that a heavy cart next to a light pendulum is fine
+/// however different their masses.
+pub(crate) const SINGULAR: f64 = 1e-12;
+
+/// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
+/// diagonal entry it came from; false for NaN.
+pub(crate) fn clear_pivot(d: f64, diagonal: f64) -> bool {
+    d > 0.0 && d > SINGULAR * diagonal
+}
+
+/// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`] first, the cheap path), or says
+/// why the mass matrix does not allow it.
+pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(
+    mass: &SMatrix<f64, N, N>,
+    rhs: &SVector<f64, N>,
+) -> Result<SVector<f64, N>, DynamicsError> {
+    if let Some(x) = Ldlt::factor(mass).map(|f| f.solve(rhs)) {
+        if x.iter().all(|x| x.is_finite()) {
+            return Ok(x);
+        }
+    }
+    factor_mass::<T, N, M>(mass).map(|chol| chol.solve(rhs))
+}
+
+/// The Cholesky factor of the mass matrix, or why it has none.
+pub(crate) fn factor_mass<T: Model<N, M>, const N: usize, const M: usize>(
+    mass: &SMatrix<f64, N, N>,
+) -> Result<Cholesky<f64, Const<N>>, DynamicsError> {
+    if !mass.iter().all(|x| x.is_finite()) {
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "mass matrix",
+        });
+    }
+    if let Some(chol) = mass.cholesky() {
+        let l = chol.l_dirty();
+        if (0..N).all(|i| clear_pivot(l[(i, i)] * l[(i, i)], mass[(i, i)])) {
+            return Ok(chol);
+        }
+    }
+    Err(diagnose::<T, N, M>(mass))
+}
+
+pub(crate) fn diagnose<T: Model<N, M>, const N: usize, const M: usize>(
+    mass: &SMatrix<f64, N, N>,
+) -> DynamicsError {
+    let scale = mass.amax().max(f64::MIN_POSITIVE);
+    let tiny = f64::EPSILON * scale;
+    if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= tiny) {
+        return DynamicsError::MissingVelocity {
+            coordinate: T::COORDINATES[i],
+        };
+    }
+    // Positive semi-definite (singular) matrices become definite under a small shift;
+    // indefinite ones do not.
+    let shifted = mass + SMatrix::<f64, N, N>::identity() * (1e3 * tiny);
+    if shifted.cholesky().is_some() {
+        DynamicsError::SingularMassMatrix
+    } else {
+        DynamicsError::IndefiniteMassMatrix
+    }
+}
