@@ -139,7 +139,7 @@ fn bench(c: &mut Criterion) {
     let zero = |_: f64, _: &State<2>| SVector::<f64, 0>::zeros();
     // The example's start, then one second of motion, so that the velocities are not zero.
     let rest = State::new(0.0, SVector::from([2.0, 1.0]), SVector::zeros());
-    let rk4 = Rk4 { step: H };
+    let rk4 = Rk4::new(H);
     let (s, (), _, _) = advance(&model, &rk4, rest, 1000);
 
     let dopri = DormandPrince::new(1e-8, 1e-10);

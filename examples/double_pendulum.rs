@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // step and cost about the same: four evaluations of the accelerations against a few
     // Newton iterations on the discrete Euler–Lagrange equations.
     let runs = [
-        long_run(&model, start, "RK4, h = 2 ms", &Rk4 { step: 2e-3 }, true)?,
+        long_run(&model, start, "RK4, h = 2 ms", &Rk4::new(2e-3), true)?,
         long_run(
             &model,
             start,

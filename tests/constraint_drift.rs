@@ -113,11 +113,11 @@ fn projection_holds_constraints_over_100k_steps_and_plain_rk4_drifts() {
     let model = DoublePendulum::default();
     let clock = Instant::now();
     let projected = Simulation::new(&model, double_start())
-        .run(&Projected::new(Rk4 { step: 1e-3 }), 100.0)
+        .run(&Projected::new(Rk4::new(1e-3)), 100.0)
         .unwrap();
     let elapsed = clock.elapsed();
     let plain = Simulation::new(&model, double_start())
-        .run(&Rk4 { step: 1e-3 }, 100.0)
+        .run(&Rk4::new(1e-3), 100.0)
         .unwrap();
     assert_eq!(projected.len(), 100_001);
     assert_eq!(plain.len(), 100_001);
@@ -157,10 +157,10 @@ fn baumgarte_stabilization_reduces_drift() {
     };
     let stabilized = Baumgarte::new(&model, gains);
     let run = Simulation::new(&stabilized, double_start())
-        .run(&Rk4 { step: 1e-3 }, 100.0)
+        .run(&Rk4::new(1e-3), 100.0)
         .unwrap();
     let plain = Simulation::new(&model, double_start())
-        .run(&Rk4 { step: 1e-3 }, 100.0)
+        .run(&Rk4::new(1e-3), 100.0)
         .unwrap();
     // Measured: Baumgarte keeps |φ| ≤ 6.4e-10 and |φ̇| ≤ 8.4e-9 over the whole run
     // (2.8e-10 in the first tenth, 6.4e-10 in the last: bounded, not growing); without
@@ -202,7 +202,7 @@ fn baumgarte_violation_follows_the_damped_oscillator() {
         let stabilized = Baumgarte::new(&model, Stabilization { alpha, beta });
         let times: Vec<f64> = (1..=40).map(|i| 0.05 * i as f64).collect();
         let run = Simulation::new(&stabilized, start)
-            .run_at(&Rk4 { step: 5e-4 }, &times)
+            .run_at(&Rk4::new(5e-4), &times)
             .unwrap();
         let mut err = 0.0f64;
         for s in run.states() {
@@ -273,7 +273,7 @@ fn projection_with_held_coordinates_gives_consistent_initial_conditions() {
     assert!(model.violation(&p, &U).velocity < 1e-13);
     // The projected state is a valid start: the run stays on the constraints.
     let run = Simulation::new(&model, p)
-        .run(&Projected::new(Rk4 { step: 1e-3 }), 1.0)
+        .run(&Projected::new(Rk4::new(1e-3)), 1.0)
         .unwrap();
     let (wp, wv) = worst(&model, run.states());
     assert!(wp <= 1e-12 && wv < 1e-13);
@@ -307,7 +307,7 @@ fn redundant_constraints_are_named() {
     );
     // A simulation stops at once with the same reason.
     let failed = Simulation::new(&model, s)
-        .run(&Rk4 { step: 1e-3 }, 1.0)
+        .run(&Rk4::new(1e-3), 1.0)
         .unwrap_err();
     assert_eq!(failed.reason, StepError::Dynamics(want));
     assert_eq!(failed.time, 0.0);

@@ -50,7 +50,7 @@ fn a_falling_body_reaches_the_floor_at_the_closed_form_time() {
     let runs: Vec<Trajectory<1>> = vec![
         Simulation::new(&Fall::default(), start)
             .event(floor())
-            .run(&Rk4 { step: 0.07 }, 5.0)
+            .run(&Rk4::new(0.07), 5.0)
             .unwrap(),
         Simulation::new(&Fall::default(), start)
             .event(floor())
@@ -62,7 +62,7 @@ fn a_falling_body_reaches_the_floor_at_the_closed_form_time() {
             .unwrap(),
         Simulation::new(&Fall::default(), start)
             .event(floor())
-            .run_at(&Rk4 { step: 0.07 }, &[1.0, 5.0])
+            .run_at(&Rk4::new(0.07), &[1.0, 5.0])
             .unwrap(),
     ];
     for run in &runs {
@@ -83,7 +83,7 @@ fn a_falling_body_reaches_the_floor_at_the_closed_form_time() {
             .unwrap(),
         Simulation::new(&Bead::default(), start)
             .event(floor())
-            .run(&Projected::new(Rk4 { step: 0.07 }), 5.0)
+            .run(&Projected::new(Rk4::new(0.07)), 5.0)
             .unwrap(),
     ] {
         let hit = run.stopped_by().unwrap();
@@ -225,7 +225,7 @@ fn a_hop_shorter_than_a_step_is_found_from_a_zero_start() {
     let run = Simulation::new(&Fall::default(), tiny)
         .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
         .progress(|_| hooked += 1)
-        .run(&Rk4 { step: 0.01 }, 1.0)
+        .run(&Rk4::new(0.01), 1.0)
         .unwrap();
     let hit = run.stopped_by().expect("the landing");
     assert!((hit.state.t - 2e-3 / G).abs() < 1e-12, "{hit:?}");
@@ -235,7 +235,7 @@ fn a_hop_shorter_than_a_step_is_found_from_a_zero_start() {
     for run in [
         Simulation::new(&Fall::default(), start)
             .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
-            .run(&Rk4 { step: 0.1 }, 1.0)
+            .run(&Rk4::new(0.1), 1.0)
             .unwrap(),
         Simulation::new(&Fall::default(), start)
             .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
@@ -249,7 +249,7 @@ fn a_hop_shorter_than_a_step_is_found_from_a_zero_start() {
     let down = State::new(0.0, SVector::from([0.0]), SVector::from([-v]));
     let run = Simulation::new(&Fall::default(), down)
         .event(Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling())
-        .run(&Rk4 { step: 0.1 }, 1.0)
+        .run(&Rk4::new(0.1), 1.0)
         .unwrap();
     assert!(
         run.stopped_by().is_none(),
@@ -269,7 +269,7 @@ fn crossings_at_step_ends_nan_brackets_and_simultaneous_events() {
     let start = State::at_rest(SVector::from([1.0]));
     let run = Simulation::new(&Osc, start)
         .event(Event::record("one", |t, _: &State<1>| t - 1.0))
-        .run(&Rk4 { step: 0.25 }, 2.0)
+        .run(&Rk4::new(0.25), 2.0)
         .unwrap();
     assert_eq!(run.crossings().len(), 1, "{:?}", run.crossings());
     assert_eq!(run.crossings()[0].state.t, 1.0);
@@ -283,7 +283,7 @@ fn crossings_at_step_ends_nan_brackets_and_simultaneous_events() {
     };
     let run = Simulation::new(&Osc, start)
         .event(Event::stop("nan", g))
-        .run(&Rk4 { step: 1.0 }, 2.0)
+        .run(&Rk4::new(1.0), 2.0)
         .unwrap();
     let hit = run.stopped_by().unwrap();
     assert!(hit.state.t >= 0.5f64.cbrt() - 1e-12, "{hit:?}");

@@ -230,7 +230,7 @@ fn driven_crank_traces_the_hand_coupler_curve() {
     let turn = 2.0 * std::f64::consts::PI / w;
     let times: Vec<f64> = (1..=240).map(|i| 2.0 * turn * i as f64 / 240.0).collect();
     let run = Simulation::new(&model, start)
-        .run_at(&Projected::new(Rk4 { step: 1e-3 }), &times)
+        .run_at(&Projected::new(Rk4::new(1e-3)), &times)
         .unwrap();
     let (mut dp, mut dv) = (0.0f64, 0.0f64);
     for s in run.states() {

@@ -323,7 +323,7 @@ fn angular_momentum_and_energy_are_conserved() {
     let pitch_bound = (body.I1 * w1_max / l_norm).asin();
 
     let run = Simulation::new(&body, s0)
-        .run(&Rk4 { step: 4e-3 }, 6.0)
+        .run(&Rk4::new(4e-3), 6.0)
         .unwrap();
     let (mut dl, mut dh, mut pitch) = (0.0f64, 0.0f64, 0.0f64);
     for s in run.states() {
@@ -394,7 +394,7 @@ fn sampled_run(body: &FreeBody, s0: State<3>, t_end: f64) -> Trajectory<3> {
         .map(|i| t_end * i as f64 / SAMPLES as f64)
         .collect();
     Simulation::new(body, s0)
-        .run_at(&Rk4 { step: dt }, &times)
+        .run_at(&Rk4::new(dt), &times)
         .unwrap()
 }
 

@@ -104,7 +104,7 @@ fn assert_order(name: &str, errors: &[f64], theory: f64) {
 
 #[test]
 fn rk4_is_fourth_order() {
-    let errors: Vec<f64> = STEPS.iter().map(|&h| error(&Rk4 { step: h })).collect();
+    let errors: Vec<f64> = STEPS.iter().map(|&h| error(&Rk4::new(h))).collect();
     // Leading term A (ωh)^4 ω t_end / 120 with A = √(x0² + (v0/ω)²): 2.1e-4 at ωh = 0.2.
     let a = X0.hypot(V0 / 2.0);
     let predicted = a * 0.2f64.powi(4) * 20.0 / 120.0;

@@ -163,7 +163,7 @@ fn rk4_period_energy_and_angular_momentum() {
         let t = orbit.period();
         let h = t / 1000.0;
         let trajectory = Simulation::new(&orbit.model, orbit.start())
-            .run(&Rk4 { step: h }, 1.2 * t)
+            .run(&Rk4::new(h), 1.2 * t)
             .unwrap();
         let measured = crossing_time(&trajectory, 2.0 * PI);
         let rel = (measured / t - 1.0).abs();

@@ -109,7 +109,7 @@ fn variational_energy_error_stays_bounded() {
 /// though it began three times better.
 #[test]
 fn rk4_energy_drifts() {
-    let trajectory = run("RK4", &Rk4 { step: 0.02 }, 0.02, 1.0, 0.5);
+    let trajectory = run("RK4", &Rk4::new(0.02), 0.02, 1.0, 0.5);
     let drift = tenths(&trajectory);
     let e = trajectory.energies();
     let h0 = e[0];
@@ -145,7 +145,7 @@ fn chaotic_motion_bounded_versus_drifting() {
         2.0,
         1.0,
     ));
-    let rk4 = tenths(&run("RK4 (chaotic)", &Rk4 { step: 0.01 }, 0.01, 2.0, 1.0));
+    let rk4 = tenths(&run("RK4 (chaotic)", &Rk4::new(0.01), 0.01, 2.0, 1.0));
     println!("chaotic: variational per tenth {:?}", show(&vi));
     println!("chaotic: RK4 per tenth {:?}", show(&rk4));
     let vi_ratio = vi[9] / vi[0];

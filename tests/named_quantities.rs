@@ -116,7 +116,7 @@ fn lets_along_a_trajectory_by_name() {
     let model = DoublePendulum::default();
     let start = State::at_rest(SVector::from([0.5, -0.3]));
     let run = Simulation::new(&model, start)
-        .run(&Rk4 { step: 0.01 }, 0.5)
+        .run(&Rk4::new(0.01), 0.5)
         .unwrap();
     let lets = model.lets_along(&run);
     assert_eq!(lets.len(), run.len());

@@ -147,11 +147,11 @@ fn integrator_steps_do_not_allocate() {
     let c = State::new(0.0, SVector::from([0.1, 0.0, 0.5, 0.6]), SVector::zeros());
     let mut none = |_: f64, _: &State<4>| SVector::zeros();
     let rattle = Rattle::new(1e-3);
-    let projected = Projected::new(Rk4 { step: 1e-3 });
+    let projected = Projected::new(Rk4::new(1e-3));
     let mut rattle_memory = rattle.start(&slider, &c, &mut none).unwrap();
     let mut sink = 0.0;
     let n = allocations_during(|| {
-        sink += Rk4 { step: 1e-3 }
+        sink += Rk4::new(1e-3)
             .step(&arm, &mut (), &s, &mut inputs, 1.0)
             .unwrap()
             .t;
@@ -195,7 +195,7 @@ fn a_64_link_chain_evaluates_and_steps_without_allocating() {
     let n = allocations_during(|| {
         sink += chain.accelerations(&s, &u).unwrap().sum();
         sink += chain.mass_matrix(&s, &u).sum();
-        sink += Rk4 { step: 1e-3 }
+        sink += Rk4::new(1e-3)
             .step(&chain, &mut (), &s, &mut inputs, 1.0)
             .unwrap()
             .t;

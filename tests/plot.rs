@@ -25,7 +25,7 @@ fn dir(test: &str) -> PathBuf {
 
 fn run() -> Trajectory<1> {
     Simulation::new(&Pendulum::default(), State::at_rest(SVector::from([1.0])))
-        .run(&Rk4 { step: 0.01 }, 2.0)
+        .run(&Rk4::new(0.01), 2.0)
         .unwrap()
 }
 

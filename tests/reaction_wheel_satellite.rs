@@ -213,7 +213,7 @@ fn planar_motion_matches_the_closed_form_and_keeps_the_momentum() {
         let h0 = (jb + jw) * s0.qd[0] + jw * s0.qd[1];
         let run = Simulation::new(&sat, s0)
             .inputs(|t, _| V1::new(TAU0 * (W_PLANAR * t).sin()))
-            .run_at(&Rk4 { step: 0.01 }, &times)
+            .run_at(&Rk4::new(0.01), &times)
             .unwrap();
         assert_eq!(run.len(), times.len());
         for s in run.states() {
@@ -451,7 +451,7 @@ fn gyrostat_from_rest_moves_like_the_planar_satellite() {
     let times: Vec<f64> = (1..=40).map(|i| 0.1 * i as f64).collect();
     let run = Simulation::new(&g, s0)
         .inputs(|t, _| motor_torque(t))
-        .run_at(&Rk4 { step: 4e-3 }, &times)
+        .run_at(&Rk4::new(4e-3), &times)
         .unwrap();
     let k = (jb + jw) / (jb * jw);
     for s in run.states() {
@@ -497,7 +497,7 @@ fn gyrostat_keeps_its_angular_momentum_while_the_motor_works() {
     let times: Vec<f64> = (1..=STEPS).map(|i| h * i as f64).collect();
     let run = Simulation::new(&g, s0)
         .inputs(|t, _| motor_torque(t))
-        .run_at(&Rk4 { step: h }, &times)
+        .run_at(&Rk4::new(h), &times)
         .unwrap();
     assert_eq!(run.len(), STEPS);
     let states: Vec<State<4>> = std::iter::once(s0)

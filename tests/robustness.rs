@@ -44,7 +44,7 @@ fn a_step_too_small_to_change_the_time_is_an_error_not_an_endless_loop() {
     // At t = 10⁶ the spacing of f64 is 1.2e-10: a step of 1e-12 cannot advance the clock.
     let start = State::new(1e6, SVector::from([1.0]), SVector::zeros());
     for result in [
-        Simulation::new(&Free::default(), start).run(&Rk4 { step: 1e-12 }, 1e6 + 1.0),
+        Simulation::new(&Free::default(), start).run(&Rk4::new(1e-12), 1e6 + 1.0),
         Simulation::new(&Free::default(), start).run(&Variational::new(1e-12), 1e6 + 1.0),
     ] {
         let error = result.unwrap_err();
@@ -59,7 +59,7 @@ fn a_step_too_small_to_change_the_time_is_an_error_not_an_endless_loop() {
 fn no_output_times_is_invalid() {
     let start = State::new(0.0, SVector::from([1.0]), SVector::zeros());
     let error = Simulation::new(&Wall::default(), start)
-        .run_at(&Rk4 { step: 0.1 }, &[])
+        .run_at(&Rk4::new(0.1), &[])
         .unwrap_err();
     assert!(matches!(error.reason, StepError::InvalidSettings(_)));
 }

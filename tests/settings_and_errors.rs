@@ -71,10 +71,10 @@ fn every_integrator_rejects_a_start_that_is_not_finite() {
     for t0 in [f64::NAN, f64::NEG_INFINITY, f64::INFINITY] {
         let s = start(t0, 1.0, 0.0);
         assert!(time_error(
-            Simulation::new(&model, s).run(&Rk4 { step: 0.1 }, 1.0)
+            Simulation::new(&model, s).run(&Rk4::new(0.1), 1.0)
         ));
         assert!(time_error(
-            Simulation::new(&model, s).run_at(&Rk4 { step: 0.1 }, &[1.0])
+            Simulation::new(&model, s).run_at(&Rk4::new(0.1), &[1.0])
         ));
         assert!(time_error(
             Simulation::new(&model, s).run(&DormandPrince::default(), 1.0)
@@ -84,7 +84,7 @@ fn every_integrator_rejects_a_start_that_is_not_finite() {
         ));
     }
     let error = Simulation::new(&model, start(0.0, f64::NAN, 0.0))
-        .run(&Rk4 { step: 0.1 }, 1.0)
+        .run(&Rk4::new(0.1), 1.0)
         .unwrap_err();
     assert_eq!(
         error.reason,
@@ -108,7 +108,7 @@ fn dormand_prince_names_a_control_law_that_fails_mid_run() {
     });
     let rk4 = Simulation::new(&model, start(0.0, 1.0, 0.0))
         .inputs(law)
-        .run(&Rk4 { step: 0.01 }, 1.0)
+        .run(&Rk4::new(0.01), 1.0)
         .unwrap_err();
     assert_eq!(rk4.reason, want);
     let dp = Simulation::new(&model, start(0.0, 1.0, 0.0))
@@ -165,7 +165,7 @@ fn a_failed_run_at_keeps_the_last_state_reached() {
     let law = |t: f64, _: &State<1>| SVector::from([if t > 0.95 { f64::NAN } else { 0.0 }]);
     let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
         .inputs(law)
-        .run_at(&Rk4 { step: 0.01 }, &[0.2, 2.0])
+        .run_at(&Rk4::new(0.01), &[0.2, 2.0])
         .unwrap_err();
     let states = error.trajectory.states();
     assert_eq!(states.len(), 2, "{:?}", states);
@@ -182,7 +182,7 @@ fn a_run_has_a_step_budget() {
     let model = Oscillator::default();
     // 1e-300 s steps would need 10³⁰⁰ of them: the default budget stops the run.
     let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
-        .run_at(&Rk4 { step: 1e-300 }, &[1.0])
+        .run_at(&Rk4::new(1e-300), &[1.0])
         .unwrap_err();
     assert_eq!(
         error.reason,
@@ -197,7 +197,7 @@ fn a_run_has_a_step_budget() {
     let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
         .max_steps(250)
         .progress(|p| steps = p.steps)
-        .run(&Rk4 { step: 1e-3 }, 1.0)
+        .run(&Rk4::new(1e-3), 1.0)
         .unwrap_err();
     assert_eq!(error.reason, StepError::StepBudgetExhausted { steps: 250 });
     assert_eq!(error.trajectory.len(), 251);
@@ -206,12 +206,12 @@ fn a_run_has_a_step_budget() {
     // Enough budget: the same run succeeds.
     let run = Simulation::new(&model, start(0.0, 1.0, 0.0))
         .max_steps(1000)
-        .run(&Rk4 { step: 1e-3 }, 1.0)
+        .run(&Rk4::new(1e-3), 1.0)
         .unwrap();
     assert!((run.last().q[0] - 2f64.cos()).abs() < 1e-10);
     let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
         .max_steps(0)
-        .run(&Rk4 { step: 1e-3 }, 1.0)
+        .run(&Rk4::new(1e-3), 1.0)
         .unwrap_err();
     assert!(matches!(error.reason, StepError::InvalidSettings(_)));
 }
@@ -281,7 +281,7 @@ fn fixed_steps_integrate_over_the_time_their_label_advances() {
     let t0 = 1e17;
     let s = State::new(t0, SVector::from([0.0]), SVector::from([1.0]));
     for result in [
-        Simulation::new(&Free, s).run(&Rk4 { step: 10.0 }, t0 + 160.0),
+        Simulation::new(&Free, s).run(&Rk4::new(10.0), t0 + 160.0),
         Simulation::new(&Free, s).run(&Variational::new(10.0), t0 + 160.0),
         Simulation::new(&Free, s).run(&DormandPrince::default(), t0 + 160.0),
     ] {
@@ -347,7 +347,7 @@ fn a_stopped_run_records_its_last_state_once_and_its_start_always() {
     let model = Oscillator::default();
     let error = Simulation::new(&model, start(0.0, 1.0, 0.0))
         .max_steps(5)
-        .run_at(&Rk4 { step: 0.1 }, &[0.5, 1.0])
+        .run_at(&Rk4::new(0.1), &[0.5, 1.0])
         .unwrap_err();
     let times: Vec<f64> = error.trajectory.times().collect();
     assert_eq!(times, [0.5]);
@@ -422,7 +422,7 @@ fn a_cancelled_run_keeps_its_trajectory() {
                 std::ops::ControlFlow::Continue(())
             }
         })
-        .run_at(&Rk4 { step: 0.01 }, &[0.1, 1.0])
+        .run_at(&Rk4::new(0.01), &[0.1, 1.0])
         .unwrap_err();
     assert_eq!(error.reason, StepError::Cancelled);
     let times: Vec<f64> = error.trajectory.times().collect();

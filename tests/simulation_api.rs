@@ -127,7 +127,7 @@ fn rk4_keeps_its_order_with_a_control_law() {
     let error = |h: f64| {
         let end = *Simulation::new(&model, start)
             .inputs(|t, s| SVector::from([f0 * (w * t).cos() - c * s.qd[0]]))
-            .run(&Rk4 { step: h }, 130.0)
+            .run(&Rk4::new(h), 130.0)
             .unwrap()
             .last();
         (end.q[0].hypot(end.qd[0] / w) / amplitude - 1.0).abs()
@@ -147,7 +147,7 @@ fn csv_has_named_columns_and_round_trips_every_value() {
     let model = Oscillator::default();
     let start = State::new(0.0, SVector::from([1.0]), SVector::from([0.5]));
     let trajectory = Simulation::new(&model, start)
-        .run(&Rk4 { step: 0.1 }, 1.0)
+        .run(&Rk4::new(0.1), 1.0)
         .unwrap();
     let mut out = Vec::new();
     trajectory.write_csv(&mut out).unwrap();
@@ -174,7 +174,7 @@ fn csv_has_named_columns_and_round_trips_every_value() {
     let kepler = Kepler::default();
     let start = State::new(0.0, SVector::from([1.0, 0.0]), SVector::from([0.0, 1.0]));
     let orbit = Simulation::new(&kepler, start)
-        .run(&Rk4 { step: 0.5 }, 1.0)
+        .run(&Rk4::new(0.5), 1.0)
         .unwrap();
     let mut out = Vec::new();
     orbit.write_csv(&mut out).unwrap();
@@ -311,7 +311,7 @@ fn run_at_records_exactly_the_requested_times() {
     }
     // Tolerances from the leading errors at t = 7.3 (ω t ≈ 15, see integrator_orders.rs):
     // RK4 A (ωh)⁴ ωt/120 ≈ 2e-8, variational A (ωh)² ωt/12 ≈ 5e-6.
-    check("RK4", &Rk4 { step: 0.01 }, start, &times, 5e-8);
+    check("RK4", &Rk4::new(0.01), start, &times, 5e-8);
     check(
         "Dormand–Prince",
         &DormandPrince::new(1e-11, 1e-12),
@@ -323,7 +323,7 @@ fn run_at_records_exactly_the_requested_times() {
 
     // The initial time is recorded only when asked for.
     let with_start = Simulation::new(&model, start)
-        .run_at(&Rk4 { step: 0.1 }, &[0.0, 0.5])
+        .run_at(&Rk4::new(0.1), &[0.0, 0.5])
         .unwrap();
     assert_eq!(with_start.times().collect::<Vec<_>>(), [0.0, 0.5]);
     assert_eq!(with_start.states()[0], start);
@@ -347,7 +347,7 @@ fn run_at_with_output_times_one_ulp_apart() {
     }
     times.push(1.0);
     assert_eq!(times[9], 0.9999999999999999);
-    let rk4 = Simulation::new(&model, start).run_at(&Rk4 { step: 0.01 }, &times);
+    let rk4 = Simulation::new(&model, start).run_at(&Rk4::new(0.01), &times);
     assert_eq!(rk4.unwrap().len(), 11);
     let vi = Simulation::new(&model, start).run_at(&Variational::new(0.01), &times);
     assert_eq!(vi.unwrap().len(), 11);
@@ -373,7 +373,7 @@ fn singular_mass_matrix_stops_the_run_with_the_trajectory_so_far() {
     for (name, result) in [
         (
             "RK4",
-            Simulation::new(&model, start).run(&Rk4 { step: 0.125 }, 2.0),
+            Simulation::new(&model, start).run(&Rk4::new(0.125), 2.0),
         ),
         (
             // Its midpoint equations hold at t = 0.9375, but the velocity at t = 1 solves
@@ -486,7 +486,7 @@ fn invalid_settings_are_refused() {
     };
     let sim = || Simulation::new(&model, start);
     for h in [-0.1, 0.0, f64::NAN, f64::INFINITY] {
-        invalid(sim().run(&Rk4 { step: h }, 1.0), &format!("RK4 step {h}"));
+        invalid(sim().run(&Rk4::new(h), 1.0), &format!("RK4 step {h}"));
         invalid(
             sim().run(&Variational::new(h), 1.0),
             &format!("variational step {h}"),
@@ -534,7 +534,7 @@ fn invalid_settings_are_refused() {
     ] {
         invalid(sim().run(&bad, 1.0), what);
     }
-    let rk4 = Rk4 { step: 0.1 };
+    let rk4 = Rk4::new(0.1);
     invalid(sim().run_at(&rk4, &[0.6, 0.55, 0.7]), "unsorted times");
     invalid(sim().run_at(&rk4, &[0.4, 0.6]), "a time before the start");
     invalid(sim().run_at(&rk4, &[0.6, f64::NAN]), "a NaN time");
@@ -559,7 +559,7 @@ fn progress_hook_reports_every_step_up_to_completion() {
     let mut seen = Vec::new();
     let trajectory = Simulation::new(&model, start)
         .progress(|p| seen.push(p))
-        .run(&Rk4 { step: 0.1 }, 3.0)
+        .run(&Rk4::new(0.1), 3.0)
         .unwrap();
     assert_eq!(seen.len(), 20);
     assert_eq!(seen.len(), trajectory.len() - 1);

@@ -88,7 +88,7 @@ fn momentum_is_m_l2_sin2_theta_phidot() {
 fn rk4_conserves_p_phi_only_approximately() {
     let model = model();
     let rk4 = Simulation::new(&model, start())
-        .run(&Rk4 { step: H }, T_END)
+        .run(&Rk4::new(H), T_END)
         .unwrap();
     let vi = Simulation::new(&model, start())
         .run(&Variational::new(H), T_END)

@@ -270,9 +270,7 @@ fn steady_precession_at_either_root_makes_every_acceleration_vanish() {
 
             // And it stays so: 500 RK4 steps of 1e-3 keep θ = θ0 and ψ̇, φ̇ constant (RK4
             // follows a motion with q̈ = 0 exactly, up to round-off).
-            let run = Simulation::new(&top, s)
-                .run(&Rk4 { step: 1e-3 }, 0.5)
-                .unwrap();
+            let run = Simulation::new(&top, s).run(&Rk4::new(1e-3), 0.5).unwrap();
             for x in run.states() {
                 assert!(
                     (x.q[1] - theta0).abs() < 1e-9,
@@ -341,9 +339,7 @@ fn nutating_top_conserves_energy_and_both_momenta() {
     let theta1 = (2.0 * (b * cs0 - a) / (b + disc.sqrt())).acos();
     assert!((0.04..0.045).contains(&(theta1 - theta0)), "θ1 = {theta1}");
 
-    let run = Simulation::new(&top, s0)
-        .run(&Rk4 { step: 1e-3 }, 2.0)
-        .unwrap();
+    let run = Simulation::new(&top, s0).run(&Rk4::new(1e-3), 2.0).unwrap();
     assert!(run.len() >= 2001);
     let (mut dh, mut dpsi, mut dphi) = (0.0f64, 0.0f64, 0.0f64);
     let (mut th_max, mut th_min_later) = (f64::MIN, f64::MAX);

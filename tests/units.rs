@@ -196,7 +196,7 @@ fn vector_constraints_may_mix_dimensions_and_units_follow_columns() {
     let r = Weld::default().constraint_residuals(&s, &SVector::zeros());
     assert_eq!(r, SVector::from([0.7 - 0.5, 0.1]));
     let run = Simulation::new(&Weld::default(), State::at_rest(SVector::from([0.5, 0.0])))
-        .run(&Rk4 { step: 0.01 }, 0.01)
+        .run(&Rk4::new(0.01), 0.01)
         .unwrap();
     let mut csv = Vec::new();
     run.write_csv(&mut csv).unwrap();
@@ -232,7 +232,7 @@ fn trajectories_label_their_columns_with_units() {
     let model = CartPole::default();
     let run = Simulation::new(&model, State::at_rest(SVector::from([0.0, 0.3])))
         .inputs(|_, _| SVector::from([0.5, 0.0]))
-        .run(&Rk4 { step: 0.01 }, 0.05)
+        .run(&Rk4::new(0.01), 0.05)
         .unwrap();
     let mut csv = Vec::new();
     run.write_csv(&mut csv).unwrap();
@@ -251,7 +251,7 @@ fn trajectories_label_their_columns_with_units() {
     assert_eq!(run.column("theta").unwrap()[0], 0.3);
 
     let plain = Simulation::new(&PlainCartPole::default(), State::at_rest(SVector::zeros()))
-        .run(&Rk4 { step: 0.01 }, 0.02)
+        .run(&Rk4::new(0.01), 0.02)
         .unwrap();
     let mut csv = Vec::new();
     plain.write_csv(&mut csv).unwrap();
@@ -267,7 +267,7 @@ fn serialized_trajectories_keep_their_units() {
         &Top::default(),
         State::at_rest(SVector::from([0.0, 0.2, 0.0])),
     )
-    .run(&Rk4 { step: 0.01 }, 0.03)
+    .run(&Rk4::new(0.01), 0.03)
     .unwrap();
     let json = serde_json::to_string(&run).unwrap();
     let back: lagrange_runtime::simulate::Trajectory<3, 1> = serde_json::from_str(&json).unwrap();

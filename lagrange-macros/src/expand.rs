@@ -668,7 +668,7 @@ pub fn dynamics_impl(
     let accelerations = if k == 0 {
         quote!(#p::eval::accelerations(self, #s, #u))
     } else {
-        quote!(#p::constrained::solve::<Self, #n, #m, #k>(self, #s, #u, None).map(|r| r.0))
+        quote!(#p::constrained::solve::<Self, #n, #m, #k>(self, #s, #u, None).map(|r| r.accelerations))
     };
     quote! {
         impl #p::Dynamics<#n, #m> for #name {
@@ -832,14 +832,14 @@ fn constrained_impls(c: &Lowered) -> TokenStream {
             }
             fn multipliers(&self, #state, #input)
                 -> #p::Result<#p::SVector<f64, #k>, #p::DynamicsError> {
-                #solver::solve::<Self, #n, #m, #k>(self, #s, #u, None).map(|r| r.1)
+                #solver::solve::<Self, #n, #m, #k>(self, #s, #u, None).map(|r| r.multipliers)
             }
         }
 
         impl #p::ConstraintSolver<#n, #m> for #name {
             fn stabilized_accelerations(&self, #state, #input, #stabilization: #solver::Stabilization)
                 -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
-                #solver::solve::<Self, #n, #m, #k>(self, #s, #u, Some(#stabilization)).map(|r| r.0)
+                #solver::solve::<Self, #n, #m, #k>(self, #s, #u, Some(#stabilization)).map(|r| r.accelerations)
             }
             fn project(&self, #state, #input, #hold: &[usize], #tolerance: f64)
                 -> #p::Result<#p::State<#n>, #p::DynamicsError> {

@@ -181,6 +181,15 @@ pub fn accelerations_from<
     Some(free - y * lambda)
 }
 
+/// The solution of the constrained equations of motion at one state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Solution<const N: usize, const K: usize> {
+    /// q̈.
+    pub accelerations: SVector<f64, N>,
+    /// λ, one per constraint; the constraint force on the coordinates is −Jᵀλ.
+    pub multipliers: SVector<f64, K>,
+}
+
 /// The accelerations and the multipliers λ, optionally with Baumgarte stabilization.
 ///
 /// # Errors
@@ -192,7 +201,7 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
-) -> Result<(SVector<f64, N>, SVector<f64, K>), DynamicsError> {
+) -> Result<Solution<N, K>, DynamicsError> {
     check_state::<T, N, M>(s, u)?;
     let Equations {
         mass,
@@ -224,7 +233,10 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     let qdd = free - y * lambda;
     finite(&qdd, "accelerations")?;
     finite(&lambda, "constraint multipliers")?;
-    Ok((qdd, lambda))
+    Ok(Solution {
+        accelerations: qdd,
+        multipliers: lambda,
+    })
 }
 
 /// Names the constraints in a dependency: those whose replacement by a trivial equation
@@ -464,7 +476,7 @@ pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
 /// let stabilized = Baumgarte::new(&model, Stabilization { alpha: 10.0, beta: 10.0 });
 /// // Start 1 cm off the circle: the stabilization pulls the motion back onto it.
 /// let start = State::new(0.0, SVector::from([1.01, 0.0]), SVector::zeros());
-/// let run = Simulation::new(&stabilized, start).run(&Rk4 { step: 1e-3 }, 3.0).unwrap();
+/// let run = Simulation::new(&stabilized, start).run(&Rk4::new(1e-3), 3.0).unwrap();
 /// assert!(model.violation(run.last(), &SVector::zeros()).position < 1e-6);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -542,7 +554,7 @@ pub fn reaction_forces<T: Model<N, M>, const N: usize, const M: usize, const K: 
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
-    let (_, lambda) = solve::<T, N, M, K>(model, s, u, None)?;
+    let lambda = solve::<T, N, M, K>(model, s, u, None)?.multipliers;
     let (_, j) = velocity_terms::<T, N, M, K>(model, s, u);
     Ok(-(j.transpose() * lambda))
 }

@@ -21,7 +21,7 @@
 //!
 //! let model = Pendulum::default();
 //! let run = Simulation::new(&model, State::at_rest(SVector::from([1.0])))
-//!     .run(&Rk4 { step: 0.01 }, 2.0)
+//!     .run(&Rk4::new(0.01), 2.0)
 //!     .unwrap();
 //! let dir = std::env::temp_dir().join("lagrange-plot-doc");
 //! quick_look(&run, dir.join("pendulum.png")).unwrap();

@@ -47,9 +47,10 @@ impl Default for DormandPrince {
 /// A proposed step at most this fraction of max(|t|, 1) has underflowed.
 const UNDERFLOW: f64 = 16.0 * f64::EPSILON;
 
-/// What the method keeps between steps.
+/// What [`DormandPrince`] keeps between steps (its [`Integrator::Memory`]): the step size
+/// it has adapted to, and the last stage of the last step (first same as last).
 #[derive(Debug, Clone, Copy)]
-pub struct Memory<const N: usize> {
+pub struct DormandPrinceMemory<const N: usize> {
     /// The step size to try next.
     h: f64,
     /// The slope at the start of the next step (first same as last) and the state it
@@ -188,21 +189,21 @@ impl DormandPrince {
 }
 
 impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for DormandPrince {
-    type Memory = Memory<N>;
+    type Memory = DormandPrinceMemory<N>;
 
     fn start(
         &self,
         model: &T,
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
-    ) -> Result<Memory<N>, StepError> {
+    ) -> Result<DormandPrinceMemory<N>, StepError> {
         self.check()?;
         let k1 = slope(model, s, inputs)?;
         let h = match self.initial_step {
             Some(h) => h.min(self.max_step),
             None => self.initial(model, s, &k1, inputs)?,
         };
-        Ok(Memory {
+        Ok(DormandPrinceMemory {
             h,
             k1: Some((*s, k1)),
         })
@@ -211,7 +212,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
     fn step(
         &self,
         model: &T,
-        memory: &mut Memory<N>,
+        memory: &mut DormandPrinceMemory<N>,
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
         t_max: f64,

@@ -33,7 +33,7 @@
 //!
 //! let start = State::new(0.0, SVector::from([1.0]), SVector::from([0.0]));
 //! let trajectory = Simulation::new(&Oscillator::default(), start)
-//!     .run(&Rk4 { step: 1e-3 }, 1.0)
+//!     .run(&Rk4::new(1e-3), 1.0)
 //!     .unwrap();
 //! let end = trajectory.last();
 //! assert!((end.q[0] - 2.0f64.cos()).abs() < 1e-10); // x(t) = cos(ω t), ω = √(k/m) = 2
@@ -45,10 +45,9 @@ mod projected;
 mod rattle;
 mod rk4;
 mod trajectory;
-#[allow(missing_docs)]
-pub mod variational;
+mod variational;
 
-pub use dopri::DormandPrince;
+pub use dopri::{DormandPrince, DormandPrinceMemory};
 pub use events::{Crossing, Direction, Event};
 pub use projected::Projected;
 #[doc(hidden)]
@@ -56,7 +55,7 @@ pub use rattle::rattle_step;
 pub use rattle::Rattle;
 pub use rk4::Rk4;
 pub use trajectory::Trajectory;
-pub use variational::Variational;
+pub use variational::{Variational, VariationalMemory};
 
 use crate::eval::check_finite;
 use crate::{Dynamics, DynamicsError, State};
@@ -309,7 +308,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     /// // Dropped from 2 m: it reaches the floor at t = √(2·2/g).
     /// let run = Simulation::new(&Fall::default(), State::at_rest(SVector::from([2.0])))
     ///     .event(Event::stop("floor", |_t, s| s.q[0]).falling())
-    ///     .run(&Rk4 { step: 0.1 }, 10.0)
+    ///     .run(&Rk4::new(0.1), 10.0)
     ///     .unwrap();
     /// let floor = run.stopped_by().unwrap();
     /// assert_eq!(floor.event, "floor");
@@ -354,7 +353,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     /// let start = State::at_rest(SVector::from([10.0]));
     /// let error = Simulation::new(&Fall::default(), start)
     ///     .progress(|p| if p.steps == 100 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
-    ///     .run(&Rk4 { step: 1e-3 }, 60.0)
+    ///     .run(&Rk4::new(1e-3), 60.0)
     ///     .unwrap_err();
     /// assert_eq!(error.reason, StepError::Cancelled);
     /// assert_eq!(error.trajectory.len(), 101); // the start and 100 steps

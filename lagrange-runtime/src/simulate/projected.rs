@@ -30,7 +30,7 @@ use crate::{ConstraintSolver, State};
 /// let model = Pendulum::default();
 /// let start = State::new(0.0, SVector::from([1.0, 0.0]), SVector::zeros());
 /// let run = Simulation::new(&model, start)
-///     .run(&Projected::new(Rk4 { step: 1e-2 }), 10.0)
+///     .run(&Projected::new(Rk4::new(1e-2)), 10.0)
 ///     .unwrap();
 /// let drift = model.violation(run.last(), &SVector::zeros());
 /// assert!(drift.position < 1e-12 && drift.velocity < 1e-12);

@@ -1,7 +1,7 @@
 //! The constrained variational integrator (SHAKE/RATTLE type).
 
 use super::rk4::fixed_step;
-use super::variational::{check_settings, Memory, Step};
+use super::variational::{check_settings, Step, VariationalMemory};
 use super::{Inputs, Integrator, StepError};
 use crate::constrained::{position_terms, velocity_terms};
 use crate::eval::mass_and_momenta;
@@ -62,27 +62,27 @@ impl<T, const N: usize, const M: usize> Integrator<T, N, M> for Rattle
 where
     T: ConstraintSolver<N, M> + Model<N, M>,
 {
-    type Memory = Memory<N>;
+    type Memory = VariationalMemory<N>;
 
     fn start(
         &self,
         model: &T,
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
-    ) -> Result<Memory<N>, StepError> {
+    ) -> Result<VariationalMemory<N>, StepError> {
         check_settings(self.step, self.tolerance, self.max_iterations)?;
         if T::HOLONOMIC.iter().any(|h| !h) {
             return Err(StepError::InvalidSettings(
                 "RATTLE handles holonomic constraints only; this model has nonholonomic ones",
             ));
         }
-        Memory::start(model, s, inputs)
+        VariationalMemory::start(model, s, inputs)
     }
 
     fn step(
         &self,
         model: &T,
-        memory: &mut Memory<N>,
+        memory: &mut VariationalMemory<N>,
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
         t_max: f64,

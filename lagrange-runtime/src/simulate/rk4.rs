@@ -12,6 +12,13 @@ pub struct Rk4 {
     pub step: f64,
 }
 
+impl Rk4 {
+    /// Step `step` (checked, as every setting, when a run starts: positive and finite).
+    pub fn new(step: f64) -> Self {
+        Rk4 { step }
+    }
+}
+
 type Slope<const N: usize> = (SVector<f64, N>, SVector<f64, N>);
 
 /// (q̇, q̈) at `s`, the control law evaluated there.

@@ -81,16 +81,17 @@ impl Variational {
     }
 }
 
-/// The discrete momentum carried from step to step, and the last step's mean
-/// acceleration (to predict the next positions and the midpoint state for the control
-/// law).
+/// What [`Variational`] and [`Rattle`](super::Rattle) keep between steps (their
+/// [`Integrator::Memory`]): the discrete momentum carried from step to step, and the last
+/// step's mean acceleration (to predict the next positions and the midpoint state for the
+/// control law).
 #[derive(Debug, Clone, Copy)]
-pub struct Memory<const N: usize> {
+pub struct VariationalMemory<const N: usize> {
     pub(crate) p: SVector<f64, N>,
     pub(crate) acceleration: SVector<f64, N>,
 }
 
-impl<const N: usize> Memory<N> {
+impl<const N: usize> VariationalMemory<N> {
     /// The memory at the start of a run: the continuous momentum ∂L/∂q̇ at `s`.
     pub(crate) fn start<T: Model<N, M>, const M: usize>(
         model: &T,
@@ -99,7 +100,7 @@ impl<const N: usize> Memory<N> {
     ) -> Result<Self, StepError> {
         let u = inputs(s.t, s);
         eval::check_state::<T, N, M>(s, &u)?;
-        Ok(Memory {
+        Ok(VariationalMemory {
             p: eval::momenta(model, s, &u),
             acceleration: SVector::zeros(),
         })
@@ -137,27 +138,27 @@ impl<T, const N: usize, const M: usize> Integrator<T, N, M> for Variational
 where
     T: Dynamics<N, M> + Model<N, M>,
 {
-    type Memory = Memory<N>;
+    type Memory = VariationalMemory<N>;
 
     fn start(
         &self,
         model: &T,
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
-    ) -> Result<Memory<N>, StepError> {
+    ) -> Result<VariationalMemory<N>, StepError> {
         check_settings(self.step, self.tolerance, self.max_iterations)?;
         if !T::CONSTRAINT_NAMES.is_empty() {
             return Err(StepError::InvalidSettings(
                 "this model has constraints: use the constrained variational integrator `Rattle`",
             ));
         }
-        Memory::start(model, s, inputs)
+        VariationalMemory::start(model, s, inputs)
     }
 
     fn step(
         &self,
         model: &T,
-        memory: &mut Memory<N>,
+        memory: &mut VariationalMemory<N>,
         s: &State<N>,
         inputs: &mut Inputs<'_, N, M>,
         t_max: f64,
