@@ -99,6 +99,32 @@ fn not_finite() -> DynamicsError {
     }
 }
 
+impl<const N: usize, const M: usize> Linearization<N, M> {
+    /// The linearization at `s`, `u` with all derivatives zero, to be filled column by
+    /// column.
+    fn zero(s: &State<N>, u: &SVector<f64, M>, accelerations: SVector<f64, N>) -> Self {
+        Linearization {
+            state: *s,
+            inputs: *u,
+            accelerations,
+            d_q: SMatrix::zeros(),
+            d_qd: SMatrix::zeros(),
+            d_u: SMatrix::zeros(),
+        }
+    }
+
+    /// Sets column `k` of ∂q̈/∂(q, q̇, u), counted across the three blocks in that order.
+    fn set_column(&mut self, k: usize, column: &SVector<f64, N>) {
+        if k < N {
+            self.d_q.set_column(k, column);
+        } else if k < 2 * N {
+            self.d_qd.set_column(k - N, column);
+        } else {
+            self.d_u.set_column(k - 2 * N, column);
+        }
+    }
+}
+
 /// [`linearize`] without constraints: column k of ∂q̈/∂x is −M⁻¹ ∂(M a − bias)/∂x_k at
 /// a = q̈, one sweep per column and one factorization of M.
 fn unconstrained<T, const N: usize, const M: usize>(
@@ -118,24 +144,10 @@ where
             .err()
             .unwrap_or(DynamicsError::SingularMassMatrix));
     };
-    let mut lin = Linearization {
-        state: *s,
-        inputs: *u,
-        accelerations,
-        d_q: SMatrix::zeros(),
-        d_qd: SMatrix::zeros(),
-        d_u: SMatrix::zeros(),
-    };
+    let mut lin = Linearization::zero(s, u, accelerations);
     let base = Point::new(s, u);
     residual_jacobian(model, &base, &accelerations.into(), 2 * N + M, |k, _, d| {
-        let column = -ldlt.solve(&d);
-        if k < N {
-            lin.d_q.set_column(k, &column);
-        } else if k < 2 * N {
-            lin.d_qd.set_column(k - N, &column);
-        } else {
-            lin.d_u.set_column(k - 2 * N, &column);
-        }
+        lin.set_column(k, &-ldlt.solve(&d));
     });
     Ok(lin)
 }
@@ -152,26 +164,12 @@ where
     T: Model<N, M> + Dynamics<N, M>,
 {
     let base = Point::new(s, u);
-    let mut lin = Linearization {
-        state: *s,
-        inputs: *u,
-        accelerations,
-        d_q: SMatrix::zeros(),
-        d_qd: SMatrix::zeros(),
-        d_u: SMatrix::zeros(),
-    };
+    let mut lin = Linearization::zero(s, u, accelerations);
     for k in 0..2 * N + M {
         let a = model
             .accelerations_in(&seeded(&base, k))
             .ok_or_else(not_finite)?;
-        let column = a.map(|x| x.eps);
-        if k < N {
-            lin.d_q.set_column(k, &column);
-        } else if k < 2 * N {
-            lin.d_qd.set_column(k - N, &column);
-        } else {
-            lin.d_u.set_column(k - 2 * N, &column);
-        }
+        lin.set_column(k, &a.map(|x| x.eps));
     }
     Ok(lin)
 }
