@@ -84,14 +84,6 @@ pub fn expand(l: &Lowered) -> TokenStream {
         ),
         lets_impl(l),
         model_impl(l),
-        dynamics_impl(
-            l.model,
-            l.coordinates.len(),
-            l.inputs.len(),
-            l.constraints.len(),
-            units_const(l),
-        ),
-        constrained_impls(l),
         parametric_impl(l),
     ];
     quote!(#(#items)*)
@@ -202,8 +194,7 @@ pub fn lets_type(model: &Model) -> Ident {
     format_ident!("{}Lets", model.name, span = model.name.span())
 }
 
-/// `Name::lets`, and the hidden generic methods that evaluate the lets and the energies
-/// T, V and D (read by `Dynamics::kinetic_energy` and its siblings).
+/// `Name::lets`, `Name::lets_along`, and the hidden generic method that evaluates the lets.
 fn lets_impl(l: &Lowered) -> TokenStream {
     let name = &l.model.name;
     let (n, m) = (l.coordinates.len(), l.inputs.len());
@@ -229,20 +220,16 @@ fn lets_impl(l: &Lowered) -> TokenStream {
         quote!(#field: #init)
     });
     let ty = lets_type(l.model);
-    let energies = [Some(l.kinetic), l.potential, l.dissipation];
-    let lets: Vec<Option<Id>> = ids.iter().map(|&i| Some(i)).collect();
     let eval_lets_name = internal("__eval_lets");
-    let eval_lets = values_fn(l, &eval_lets_name, &lets);
-    let eval_energies = values_fn(l, &internal("__eval_energies"), &energies);
+    let eval_lets = values_fn(l, &eval_lets_name, &ids);
     let doc =
         format!("The `let`s of the model at the state `s` with inputs `u`, by name ([`{ty}`]).");
-    let args = f64_args(&s, &u);
     quote! {
         impl #name {
             #[doc = #doc]
             #[must_use]
             pub fn lets(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
-                let #v = self.#eval_lets_name::<f64>(#args);
+                let #v = self.#eval_lets_name(&#p::eval::Point::new(#s, #u));
                 #ty { #(#fields),* }
             }
 
@@ -253,39 +240,40 @@ fn lets_impl(l: &Lowered) -> TokenStream {
             }
 
             #eval_lets
-            #eval_energies
         }
     }
 }
 
-/// The arguments (t, q, q̇, u) of a generated generic method, in `f64`, from `s` and `u`.
-fn f64_args(s: &Ident, u: &Ident) -> TokenStream {
-    let from = quote!(::core::array::from_fn);
-    quote!(#s.t, &#from(|i| #s.q[i]), &#from(|i| #s.qd[i]), &#from(|i| #u[i]))
-}
-
-/// A generic method `name` evaluating the nodes `ids` (zero for `None`) at (t, q, q̇, u).
-fn values_fn(l: &Lowered, name: &Ident, ids: &[Option<Id>]) -> TokenStream {
-    let (n, m) = (l.coordinates.len(), l.inputs.len());
+/// A generic method `name` evaluating the nodes `ids` at a point.
+fn values_fn(l: &Lowered, name: &Ident, ids: &[Id]) -> TokenStream {
     let p = private();
-    let [d, t, q, qd, u] = ["__D", "t", "q", "qd", "u"].map(internal);
+    let (d, x) = (internal("__D"), internal("x"));
     let mut g = Gen::new(l, false);
-    let values: Vec<TokenStream> = ids
-        .iter()
-        .map(|id| match id {
-            Some(id) => lift(g.primal(*id)),
-            None => quote!(<#d as #p::From<f64>>::from(0.0)),
-        })
-        .collect();
+    let values: Vec<TokenStream> = ids.iter().map(|&id| lift(g.primal(id))).collect();
     let count = ids.len();
     let body = g.body(quote!([#(#values),*]));
+    let point = point_type(l, &d);
+    let unpack = unpack_point(&x);
     quote! {
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         #[inline]
-        fn #name<#d: #p::Scalar>(&self, #t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]) -> [#d; #count] {
+        fn #name<#d: #p::Scalar>(&self, #x: &#point) -> [#d; #count] {
+            #unpack
             #body
         }
     }
+}
+
+/// `Point<D, N, M>`, the argument of every generated term.
+fn point_type(l: &Lowered, d: &Ident) -> TokenStream {
+    let (n, m, p) = (l.coordinates.len(), l.inputs.len(), private());
+    quote!(#p::eval::Point<#d, #n, #m>)
+}
+
+/// The locals `t`, `q`, `qd` and `u` that generated code reads, from the point `x`.
+fn unpack_point(x: &Ident) -> TokenStream {
+    let [t, q, qd, u] = ["t", "q", "qd", "u"].map(internal);
+    quote!(let (#t, #q, #qd, #u) = (#x.t, &#x.q, &#x.qd, &#x.u);)
 }
 
 fn model_struct(model: &Model, parameters: &[Parameter], units: Option<&[Unit]>) -> TokenStream {
@@ -475,12 +463,16 @@ fn model_impl(l: &Lowered) -> TokenStream {
     let inherent = sweep.map(|code| quote!(impl #name { #code }));
     let names = l.constraints.iter().map(|k| &k.name);
     let holonomic = l.constraints.iter().map(|k| k.holonomic);
+    let k = l.constraints.len();
+    let units = units_const(l);
     quote! {
         #inherent
 
         impl #p::Model<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
             const INPUTS: [&'static str; #m] = [#(#inputs),*];
+            #units
+            type Constraints = #p::Count<#k>;
             const HAS_DISSIPATION: bool = #has_dissipation;
             const HAS_FORCES: bool = #has_forces;
             const QUADRATIC_IN_VELOCITIES: bool = #quadratic;
@@ -498,7 +490,7 @@ fn model_impl(l: &Lowered) -> TokenStream {
 /// the number type (so that they can be differentiated), and the accelerations in them.
 fn parametric_impl(c: &Lowered) -> TokenStream {
     let name = &c.model.name;
-    let (n, m, k) = (c.coordinates.len(), c.inputs.len(), c.constraints.len());
+    let (n, m) = (c.coordinates.len(), c.inputs.len());
     let np = c.parameters.len();
     let p = private();
     let names = c.parameters.iter().map(|x| crate::check::key(&x.name));
@@ -510,12 +502,6 @@ fn parametric_impl(c: &Lowered) -> TokenStream {
             ::core::option::Option::Some([#(#units),*]);)
     });
     let [values, x, scalar] = ["values", "x", "__S"].map(internal);
-    let accelerations = if k == 0 {
-        quote!(#p::eval::accelerations_in(&#p::WithParameters { model: self, parameters: *#values }, #x))
-    } else {
-        quote!(#p::constrained::accelerations_in::<_, #scalar, #n, #m, #k>(
-            &#p::WithParameters { model: self, parameters: *#values }, #x))
-    };
     let qdd = internal("qdd");
     let inverse_dynamics = crate::sweep::supported(c).then(|| {
         quote! {
@@ -540,52 +526,37 @@ fn parametric_impl(c: &Lowered) -> TokenStream {
             }
 
             #terms
-
-            fn accelerations_with<#scalar: #p::Scalar>(
-                &self,
-                #values: &[#scalar; #np],
-                #x: &#p::eval::Point<#scalar, #n, #m>,
-            ) -> ::core::option::Option<#p::SVector<#scalar, #n>> {
-                #accelerations
-            }
-
             #inverse_dynamics
         }
     }
 }
 
-/// The model's terms as functions generic over the number type: `eval_lagrangian`,
-/// `eval_dissipation`, `eval_forces` and `eval_constraints`, or with `parametric` their
-/// `_with` forms taking the parameters as an array.
+/// The model's terms as functions generic over the number type, each taking a `Point`:
+/// `eval_energies`, `eval_dissipation`, `eval_forces` and `eval_constraints`, or with
+/// `parametric` their `_with` forms taking the parameters as an array first.
 fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
-    let (n, m, np) = (l.coordinates.len(), l.inputs.len(), l.parameters.len());
+    let np = l.parameters.len();
     let p = private();
-    let [d, f, t, q, qd, u, apply, pa] =
-        ["__D", "__F", "t", "q", "qd", "u", "apply", "parameters"].map(internal);
-    let params = quote!(#t: #d, #q: &[#d; #n], #qd: &[#d; #n], #u: &[#d; #m]);
+    let [d, f, x, apply, pa] = ["__D", "__F", "x", "apply", "parameters"].map(internal);
+    let point = point_type(l, &d);
     let args = if parametric {
-        quote!(&self, #pa: &[#d; #np], #params)
+        quote!(&self, #pa: &[#d; #np], #x: &#point)
     } else {
-        quote!(&self, #params)
+        quote!(&self, #x: &#point)
     };
+    let unpack = unpack_point(&x);
     let suffix = if parametric { "_with" } else { "" };
     let fn_name = |base: &str| Ident::new(&format!("{base}{suffix}"), Span::call_site());
     let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]);
 
     let mut g = Gen::new(l, parametric);
-    let lagrangian = match l.potential {
-        Some(v) => {
-            let (a, b) = (g.primal(l.kinetic), g.primal(v));
-            let (code, kind) = combine(Binary::Sub, a, b);
-            lift((code, kind))
-        }
-        None => {
-            let v = g.primal(l.kinetic);
-            lift(v)
-        }
+    let kinetic = lift(g.primal(l.kinetic));
+    let potential = match l.potential {
+        Some(v) => lift(g.primal(v)),
+        None => quote!(<#d as #p::From<f64>>::from(0.0)),
     };
-    let lagrangian = g.body(lagrangian);
-    let eval_lagrangian = fn_name("eval_lagrangian");
+    let energies = g.body(quote!(#p::Energies { kinetic: #kinetic, potential: #potential }));
+    let eval_energies = fn_name("eval_energies");
 
     let dissipation = l.dissipation.map(|e| {
         let mut g = Gen::new(l, parametric);
@@ -595,7 +566,7 @@ fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
         quote! {
             #allow
             #[inline]
-            fn #eval_dissipation<#d: #p::Scalar>(#args) -> #d { #body }
+            fn #eval_dissipation<#d: #p::Scalar>(#args) -> #d { #unpack #body }
         }
     });
 
@@ -614,15 +585,15 @@ fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
         quote! {
             #allow
             #[inline]
-            fn #eval_forces<#d: #p::Scalar, #f: #p::FnMut(#d, #d)>(#args, mut #apply: #f) { #body }
+            fn #eval_forces<#d: #p::Scalar, #f: #p::FnMut(#d, #d)>(#args, mut #apply: #f) { #unpack #body }
         }
     });
 
-    let constraints = constraints_fn(l, &params, &allow, parametric);
+    let constraints = constraints_fn(l, &allow, parametric);
     quote! {
         #allow
         #[inline]
-        fn #eval_lagrangian<#d: #p::Scalar>(#args) -> #d { #lagrangian }
+        fn #eval_energies<#d: #p::Scalar>(#args) -> #p::Energies<#d> { #unpack #energies }
 
         #dissipation
         #forces
@@ -650,84 +621,16 @@ fn units_const(l: &Lowered) -> TokenStream {
     }
 }
 
-/// `impl Dynamics`, each method calling `eval` (the accelerations of a model with `k`
-/// constraints through the constrained solver).
-pub fn dynamics_impl(
-    model: &Model,
-    n: usize,
-    m: usize,
-    k: usize,
-    units: TokenStream,
-) -> TokenStream {
-    let name = &model.name;
-    let p = private();
-    let [s, u, qdd] = ["s", "u", "qdd"].map(internal);
-    let state = quote!(#s: &#p::State<#n>);
-    let input = quote!(#u: &#p::SVector<f64, #m>);
-    let (args, energies) = (f64_args(&s, &u), internal("__eval_energies"));
-    let accelerations = if k == 0 {
-        quote!(#p::eval::accelerations(self, #s, #u))
-    } else {
-        quote!(#p::constrained::solve::<Self, #n, #m, #k>(self, #s, #u, None).map(|r| r.accelerations))
-    };
-    quote! {
-        impl #p::Dynamics<#n, #m> for #name {
-            const COORDINATES: [&'static str; #n] = <Self as #p::Model<#n, #m>>::COORDINATES;
-            const INPUTS: [&'static str; #m] = <Self as #p::Model<#n, #m>>::INPUTS;
-            #units
-
-            fn lagrangian(&self, #state, #input) -> f64 {
-                #p::eval::lagrangian(self, #s, #u)
-            }
-            fn kinetic_energy(&self, #state, #input) -> f64 {
-                self.#energies::<f64>(#args)[0]
-            }
-            fn potential_energy(&self, #state, #input) -> f64 {
-                self.#energies::<f64>(#args)[1]
-            }
-            fn dissipation(&self, #state, #input) -> f64 {
-                self.#energies::<f64>(#args)[2]
-            }
-            fn energy(&self, #state, #input) -> f64 {
-                #p::eval::energy(self, #s, #u)
-            }
-            fn momenta(&self, #state, #input) -> #p::SVector<f64, #n> {
-                #p::eval::momenta(self, #s, #u)
-            }
-            fn mass_matrix(&self, #state, #input) -> #p::SMatrix<f64, #n, #n> {
-                #p::eval::mass_matrix(self, #s, #u)
-            }
-            fn generalized_forces(&self, #state, #input) -> #p::SVector<f64, #n> {
-                #p::eval::generalized_forces(self, #s, #u)
-            }
-            fn accelerations(&self, #state, #input)
-                -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
-                #accelerations
-            }
-            fn inverse_dynamics(&self, #state, #qdd: &#p::SVector<f64, #n>, #input)
-                -> #p::SVector<f64, #n> {
-                #p::eval::inverse_dynamics(self, #s, #qdd, #u)
-            }
-        }
-    }
-}
-
-/// `eval_constraints`: each constraint as written at `Level::Position`; at
-/// `Level::Velocity` holonomic ones differentiated along the motion (their tangent's `eps`)
-/// and nonholonomic ones as written.
-fn constraints_fn(
-    l: &Lowered,
-    params: &TokenStream,
-    allow: &TokenStream,
-    parametric: bool,
-) -> Option<TokenStream> {
+/// `eval_constraints` (or `eval_constraints_with`): each constraint as written at
+/// `Level::Position`; at `Level::Velocity` holonomic ones differentiated along the motion
+/// (their tangent's `eps`) and nonholonomic ones as written.
+fn constraints_fn(l: &Lowered, allow: &TokenStream, parametric: bool) -> Option<TokenStream> {
     if l.constraints.is_empty() {
         return None;
     }
     let p = private();
-    let [d, f, apply, level, x, scalar, pa] =
-        ["__D", "__F", "apply", "level", "x", "__S", "parameters"].map(internal);
-    let (n, m, k) = (l.coordinates.len(), l.inputs.len(), l.constraints.len());
+    let [d, f, apply, level, x, pa] =
+        ["__D", "__F", "apply", "level", "x", "parameters"].map(internal);
     let np = l.parameters.len();
     let mut position = Gen::new(l, parametric);
     let calls: Vec<TokenStream> = l
@@ -756,114 +659,30 @@ fn constraints_fn(
         })
         .collect();
     let velocity = velocity.body(quote!(#(#calls)*));
-    // The mass matrix and bias from `eval_equations_in`, the sweep (the generic passes in
-    // nested dual numbers cost seconds of build for a linearization).
-    let solve = quote! {
-        let e = self.eval_equations_in(#x);
-        #p::constrained::accelerations_from::<Self, #scalar, #n, #m, #k>(self, #x, &e.mass, &e.bias)
+    let (name, parameters) = if parametric {
+        (quote!(eval_constraints_with), quote!(#pa: &[#d; #np],))
+    } else {
+        (quote!(eval_constraints), quote!())
     };
-    let dispatch = quote! {
-        match #level {
-            #p::Level::Position => { #position }
-            #p::Level::Velocity => { #velocity }
-        }
-    };
-    if parametric {
-        return Some(quote! {
-            #allow
-            #[inline]
-            fn eval_constraints_with<#d: #p::Scalar, #f: #p::FnMut(usize, #d)>(
-                &self,
-                #level: #p::Level,
-                #pa: &[#d; #np],
-                #params,
-                mut #apply: #f,
-            ) { #dispatch }
-        });
-    }
+    let point = point_type(l, &d);
+    let unpack = unpack_point(&x);
     Some(quote! {
         #allow
         #[inline]
-        fn eval_constraints<#d: #p::Scalar, #f: #p::FnMut(usize, #d)>(
+        fn #name<#d: #p::Scalar, #f: #p::FnMut(usize, #d)>(
             &self,
             #level: #p::Level,
-            #params,
+            #parameters
+            #x: &#point,
             mut #apply: #f,
-        ) { #dispatch }
-
-        fn accelerations_in<#scalar: #p::Scalar>(&self, #x: &#p::eval::Point<#scalar, #n, #m>)
-            -> ::core::option::Option<#p::SVector<#scalar, #n>> {
-            #solve
+        ) {
+            #unpack
+            match #level {
+                #p::Level::Position => { #position }
+                #p::Level::Velocity => { #velocity }
+            }
         }
     })
-}
-
-/// `impl Constrained<N, M, K>` and `impl ConstraintSolver<N, M>` for a model with
-/// constraints: the runtime's generic solver, instantiated with this model's K.
-fn constrained_impls(c: &Lowered) -> TokenStream {
-    let k = c.constraints.len();
-    if k == 0 {
-        return TokenStream::new();
-    }
-    let name = &c.model.name;
-    let (n, m) = (c.coordinates.len(), c.inputs.len());
-    let p = private();
-    let [s, u, hold, tolerance, stabilization, settings, momentum, t_next] = [
-        "s",
-        "u",
-        "hold",
-        "tolerance",
-        "stabilization",
-        "settings",
-        "momentum",
-        "t_next",
-    ]
-    .map(internal);
-    let state = quote!(#s: &#p::State<#n>);
-    let input = quote!(#u: &#p::SVector<f64, #m>);
-    let names = c.constraints.iter().map(|k| &k.name);
-    let solver = quote!(#p::constrained);
-    quote! {
-        impl #p::Constrained<#n, #m, #k> for #name {
-            const CONSTRAINTS: [&'static str; #k] = [#(#names),*];
-
-            fn constraint_residuals(&self, #state, #input) -> #p::SVector<f64, #k> {
-                #solver::residuals::<Self, #n, #m, #k>(self, #s, #u)
-            }
-            fn multipliers(&self, #state, #input)
-                -> #p::Result<#p::SVector<f64, #k>, #p::DynamicsError> {
-                #solver::solve::<Self, #n, #m, #k>(self, #s, #u, None).map(|r| r.multipliers)
-            }
-        }
-
-        impl #p::ConstraintSolver<#n, #m> for #name {
-            fn stabilized_accelerations(&self, #state, #input, #stabilization: #solver::Stabilization)
-                -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
-                #solver::solve::<Self, #n, #m, #k>(self, #s, #u, Some(#stabilization)).map(|r| r.accelerations)
-            }
-            fn project(&self, #state, #input, #hold: &[usize], #tolerance: f64)
-                -> #p::Result<#p::State<#n>, #p::DynamicsError> {
-                #solver::project::<Self, #n, #m, #k>(self, #s, #u, #hold, #tolerance)
-            }
-            fn violation(&self, #state, #input) -> #solver::Violation {
-                #solver::violation::<Self, #n, #m, #k>(self, #s, #u)
-            }
-            fn reaction_forces(&self, #state, #input)
-                -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> {
-                #solver::reaction_forces::<Self, #n, #m, #k>(self, #s, #u)
-            }
-            fn rattle_step(
-                &self,
-                #settings: &#p::simulate::Rattle,
-                #state,
-                #momentum: &#p::SVector<f64, #n>,
-                #input,
-                #t_next: f64,
-            ) -> #p::Result<(#p::State<#n>, #p::SVector<f64, #n>), #p::simulate::StepError> {
-                #p::simulate::rattle_step::<Self, #n, #m, #k>(#settings, self, #s, #momentum, #u, #t_next)
-            }
-        }
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

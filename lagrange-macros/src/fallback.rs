@@ -1,6 +1,6 @@
 //! What is emitted next to the errors of a model that failed its checks: the same data
-//! types as a successful expansion and a stub `impl Dynamics`, so that code using the
-//! model reports nothing beyond the real errors.
+//! types as a successful expansion and a stub `impl Model`, so that code using the model
+//! reports nothing beyond the real errors.
 
 use crate::ast::{Model, Statement};
 use crate::check::key;
@@ -66,70 +66,28 @@ fn constraint_count(l: &Lowered) -> usize {
     l.constraints.len() + failed
 }
 
-/// `Dynamics` and `Model` (and, with constraints, `Constrained` and `ConstraintSolver`)
-/// impls that are never compiled into a program: code using the model through these
-/// traits reports nothing beyond the real errors.
+/// A `Model` impl that is never compiled into a program (the blanket impls of the
+/// runtime give it `Dynamics` and, with its constraint count, `Constrained`), and the
+/// inherent `lets` methods: code using the model reports nothing beyond the real errors.
 fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
     let name = &model.name;
     let lets = expand::lets_type(model);
     let p = quote!(::lagrange_runtime::__private);
     let stub = quote!({ ::core::unreachable!() });
-    let d = quote!(__D);
-    let params = quote!(_t: #d, _q: &[#d; #n], _qd: &[#d; #n], _u: &[#d; #m]);
-    let coordinates = vec![quote!("?"); n];
-    let inputs = vec![quote!("?"); m];
     let s = quote!(_s: &#p::State<#n>);
-    let u = quote!(_u: &#p::SVector<f64, #m>);
-    let vector = quote!(#p::SVector<f64, #n>);
-    let mut out = quote! {
-        impl #p::Dynamics<#n, #m> for #name {
-            const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
-            const INPUTS: [&'static str; #m] = [#(#inputs),*];
-            fn lagrangian(&self, #s, #u) -> f64 #stub
-            fn energy(&self, #s, #u) -> f64 #stub
-            fn momenta(&self, #s, #u) -> #vector #stub
-            fn mass_matrix(&self, #s, #u) -> #p::SMatrix<f64, #n, #n> #stub
-            fn generalized_forces(&self, #s, #u) -> #vector #stub
-            fn accelerations(&self, #s, #u) -> #p::Result<#vector, #p::DynamicsError> #stub
-            fn inverse_dynamics(&self, #s, _qdd: &#vector, #u) -> #vector #stub
-            fn kinetic_energy(&self, #s, #u) -> f64 #stub
-            fn potential_energy(&self, #s, #u) -> f64 #stub
-            fn dissipation(&self, #s, #u) -> f64 #stub
-        }
+    quote! {
         impl #name {
             /// Not generated: the model has errors.
-            pub fn lets(&self, #s, #u) -> #lets #stub
+            pub fn lets(&self, #s, _u: &#p::SVector<f64, #m>) -> #lets #stub
             /// Not generated: the model has errors.
             pub fn lets_along(&self, _t: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#lets> #stub
         }
         impl #p::Model<#n, #m> for #name {
-            const COORDINATES: [&'static str; #n] = [#(#coordinates),*];
-            const INPUTS: [&'static str; #m] = [#(#inputs),*];
-            fn eval_lagrangian<#d: #p::Scalar>(&self, #params) -> #d #stub
+            const COORDINATES: [&'static str; #n] = ["?"; #n];
+            const INPUTS: [&'static str; #m] = ["?"; #m];
+            const CONSTRAINT_NAMES: &'static [&'static str] = &["?"; #k];
+            type Constraints = #p::Count<#k>;
+            fn eval_energies<D: #p::Scalar>(&self, _x: &#p::eval::Point<D, #n, #m>) -> #p::Energies<D> #stub
         }
-    };
-    if k > 0 {
-        let names = vec![quote!("?"); k];
-        out.extend(quote! {
-            impl #p::Constrained<#n, #m, #k> for #name {
-                const CONSTRAINTS: [&'static str; #k] = [#(#names),*];
-                fn constraint_residuals(&self, #s, #u) -> #p::SVector<f64, #k> #stub
-                fn multipliers(&self, #s, #u)
-                    -> #p::Result<#p::SVector<f64, #k>, #p::DynamicsError> #stub
-            }
-            impl #p::ConstraintSolver<#n, #m> for #name {
-                fn stabilized_accelerations(&self, #s, #u, _b: #p::constrained::Stabilization)
-                    -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> #stub
-                fn project(&self, #s, #u, _h: &[usize], _t: f64)
-                    -> #p::Result<#p::State<#n>, #p::DynamicsError> #stub
-                fn violation(&self, #s, #u) -> #p::constrained::Violation #stub
-                fn reaction_forces(&self, #s, #u)
-                    -> #p::Result<#p::SVector<f64, #n>, #p::DynamicsError> #stub
-                fn rattle_step(&self, _r: &#p::simulate::Rattle, #s, _p: &#p::SVector<f64, #n>,
-                    #u, _t: f64)
-                    -> #p::Result<(#p::State<#n>, #p::SVector<f64, #n>), #p::simulate::StepError> #stub
-            }
-        });
     }
-    out
 }

@@ -1,11 +1,15 @@
-//! The traits a model's user programs against.
+//! The traits a model's user programs against, implemented for every
+//! [`Model`](crate::model::Model) by the blanket impls at the end of this file.
 
-use crate::{DynamicsError, State};
+use crate::eval::{self, Point};
+use crate::model::{Count, Model};
+use crate::{constrained, DynamicsError, State};
 use nalgebra::{SMatrix, SVector};
 
 /// The Euler–Lagrange dynamics of a model with `N` generalized coordinates and `M` inputs.
 ///
-/// `lagrangian!` implements it for the struct it generates. Code written once over
+/// Every [`Model`] implements it (so every struct `lagrangian!` generates), with
+/// [`eval`] and, for a model with constraints, [`constrained::solve`]. Code written once over
 /// `D: Dynamics<N, M>` (a controller, an integrator, an estimator) works for every model.
 ///
 /// # Example
@@ -102,6 +106,9 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
 /// A model with `K` constraints Φ = 0, solved with the Lagrange equations of the first
 /// kind: M q̈ + Φ_qᵀ λ = (the rest), so the constraint force on the coordinates is
 /// −Φ_qᵀ λ.
+///
+/// Every [`Model`] whose [`Constraints`](Model::Constraints) is `Count<K>` implements it
+/// (with K = 0 for a model without constraints).
 pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<N, M> {
     /// Names of the constraints, in order.
     const CONSTRAINTS: [&'static str; K];
@@ -119,4 +126,69 @@ pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<
         s: &State<N>,
         u: &SVector<f64, M>,
     ) -> Result<SVector<f64, K>, DynamicsError>;
+}
+
+impl<T: Model<N, M>, const N: usize, const M: usize> Dynamics<N, M> for T {
+    const COORDINATES: [&'static str; N] = T::COORDINATES;
+    const INPUTS: [&'static str; M] = T::INPUTS;
+    const UNITS: Option<crate::Units<N, M>> = T::UNITS;
+
+    fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        eval::lagrangian(self, s, u)
+    }
+    fn kinetic_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.eval_energies(&Point::new(s, u)).kinetic
+    }
+    fn potential_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.eval_energies(&Point::new(s, u)).potential
+    }
+    fn dissipation(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.eval_dissipation(&Point::new(s, u))
+    }
+    fn energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        eval::energy(self, s, u)
+    }
+    fn momenta(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N> {
+        eval::momenta(self, s, u)
+    }
+    fn mass_matrix(&self, s: &State<N>, u: &SVector<f64, M>) -> SMatrix<f64, N, N> {
+        eval::mass_matrix(self, s, u)
+    }
+    fn generalized_forces(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N> {
+        eval::generalized_forces(self, s, u)
+    }
+    fn accelerations(
+        &self,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+    ) -> Result<SVector<f64, N>, DynamicsError> {
+        constrained::accelerations(self, s, u, None)
+    }
+    fn inverse_dynamics(
+        &self,
+        s: &State<N>,
+        qdd: &SVector<f64, N>,
+        u: &SVector<f64, M>,
+    ) -> SVector<f64, N> {
+        eval::inverse_dynamics(self, s, qdd, u)
+    }
+}
+
+impl<T, const N: usize, const M: usize, const K: usize> Constrained<N, M, K> for T
+where
+    T: Model<N, M, Constraints = Count<K>>,
+{
+    const CONSTRAINTS: [&'static str; K] = crate::model::names(T::CONSTRAINT_NAMES);
+
+    fn constraint_residuals(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, K> {
+        constrained::residuals::<T, N, M, K>(self, s, u)
+    }
+
+    fn multipliers(
+        &self,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+    ) -> Result<SVector<f64, K>, DynamicsError> {
+        constrained::solve::<T, N, M, K>(self, s, u, None).map(|r| r.multipliers)
+    }
 }

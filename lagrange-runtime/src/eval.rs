@@ -40,12 +40,8 @@ use crate::linalg::{cholesky_solve, solve_mass};
 use crate::model::{Model, Scalar, Terms};
 use crate::State;
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Derivative, Dual2Vec, DualNum, DualSVec, DualVec, HyperDualVec};
+use num_dual::{Derivative, Dual2Vec, DualSVec, DualVec, HyperDualVec};
 use std::array::from_fn;
-
-fn lift<D: DualNum<Primitive = f64>, const N: usize>(v: &SVector<f64, N>) -> [D; N] {
-    from_fn(|i| D::from(v[i]))
-}
 
 /// L = T − V.
 pub fn lagrangian<T: Model<N, M>, const N: usize, const M: usize>(
@@ -53,7 +49,7 @@ pub fn lagrangian<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> f64 {
-    model.eval_lagrangian(s.t, &lift(&s.q), &lift(&s.qd), &lift(u))
+    model.eval_lagrangian(&Point::new(s, u))
 }
 
 /// L and the momenta p = ∂L/∂q̇ from one pass.
@@ -62,8 +58,9 @@ fn lagrangian_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> (f64, SVector<f64, N>) {
-    let qd: [DualSVec<f64, N>; N] = from_fn(|i| DualSVec::from_re(s.qd[i]).derivative(i));
-    let l = model.eval_lagrangian(DualSVec::from_re(s.t), &lift(&s.q), &qd, &lift(u));
+    let x = Point::new(s, u).map(DualSVec::from_re);
+    let qd = from_fn(|i| DualSVec::from_re(s.qd[i]).derivative(i));
+    let l = model.eval_lagrangian(&Point { qd, ..x });
     (l.re, l.eps.unwrap_generic(Const::<N>, U1))
 }
 
@@ -108,6 +105,20 @@ impl<const N: usize, const M: usize> Point<f64, N, M> {
             q: s.q.into(),
             qd: s.qd.into(),
             u: (*u).into(),
+        }
+    }
+}
+
+impl<S: Copy, const N: usize, const M: usize> Point<S, N, M> {
+    /// Every value of the point through `f`: `x.map(D::from_re)` lifts it into the dual
+    /// numbers `D` with zero derivatives, to be seeded where a pass needs them.
+    #[inline]
+    pub fn map<D>(&self, mut f: impl FnMut(S) -> D) -> Point<D, N, M> {
+        Point {
+            t: f(self.t),
+            q: self.q.map(&mut f),
+            qd: self.qd.map(&mut f),
+            u: self.u.map(&mut f),
         }
     }
 }
@@ -159,19 +170,11 @@ pub fn equations_generic<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> Equations<N> {
-    equations_generic_at(model, &Point::new(s, u))
-}
-
-/// [`equations_generic`] at a [`Point`]: the default of [`Model::eval_equations`].
-pub fn equations_generic_at<T: Model<N, M>, const N: usize, const M: usize>(
-    model: &T,
-    x: &Point<f64, N, M>,
-) -> Equations<N> {
-    equations_generic_in(model, x)
+    equations_generic_in(model, &Point::new(s, u))
 }
 
 /// [`equations_generic`] at a [`Point`] in any scalar: the default of
-/// [`Model::eval_equations_in`].
+/// [`Model::eval_equations`] and [`Model::eval_equations_in`].
 pub fn equations_generic_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
@@ -210,13 +213,15 @@ pub fn gradient_generic_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M
     x: &Point<S, N, M>,
 ) -> Gradient<N, S> {
     type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let qd: [V<S, N>; N] = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
-    let (q, u) = (x.q.map(V::from_re), x.u.map(V::from_re));
-    let l = model.lagrangian(V::from_re(x.t), &q, &qd, &u);
+    let qd = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
+    let l = model.lagrangian(&Point {
+        qd,
+        ..x.map(V::from_re)
+    });
     Gradient {
         coordinates: lagrangian_gradient_q(model, x),
         momenta: l.eps.unwrap_generic(Const::<N>, U1),
-        forces: SVector::from(generalized_forces_in(model, x.t, &x.q, &x.qd, &x.u)),
+        forces: SVector::from(generalized_forces_in(model, x)),
         lagrangian: l.re,
     }
 }
@@ -227,9 +232,11 @@ pub fn mass_and_momenta_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M
     x: &Point<S, N, M>,
 ) -> (SMatrix<S, N, N>, SVector<S, N>, S) {
     type D<S, const N: usize> = Dual2Vec<S, Const<N>>;
-    let qd: [D<S, N>; N] = from_fn(|i| D::from_re(x.qd[i]).derivative(i));
-    let (q, u) = (x.q.map(D::from_re), x.u.map(D::from_re));
-    let l = model.lagrangian(D::from_re(x.t), &q, &qd, &u);
+    let qd = from_fn(|i| D::from_re(x.qd[i]).derivative(i));
+    let l = model.lagrangian(&Point {
+        qd,
+        ..x.map(D::from_re)
+    });
     let p = l.v1.unwrap_generic(U1, Const::<N>).transpose();
     (l.v2.unwrap_generic(Const::<N>, Const::<N>), p, l.re)
 }
@@ -259,7 +266,12 @@ fn mixed_term<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
         qi
     });
     let t = H::from_re(x.t).derivative2(0);
-    let l = model.lagrangian(t, &q, &qd, &x.u.map(H::from_re));
+    let l = model.lagrangian(&Point {
+        t,
+        q,
+        qd,
+        u: x.u.map(H::from_re),
+    });
     l.eps1eps2.unwrap_generic(Const::<N>, U1)
 }
 
@@ -269,9 +281,11 @@ fn lagrangian_gradient_q<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: 
     x: &Point<S, N, M>,
 ) -> SVector<S, N> {
     type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let q: [V<S, N>; N] = from_fn(|i| V::from_re(x.q[i]).derivative(i));
-    let (qd, u) = (x.qd.map(V::from_re), x.u.map(V::from_re));
-    let l = model.lagrangian(V::from_re(x.t), &q, &qd, &u);
+    let q = from_fn(|i| V::from_re(x.q[i]).derivative(i));
+    let l = model.lagrangian(&Point {
+        q,
+        ..x.map(V::from_re)
+    });
     l.eps.unwrap_generic(Const::<N>, U1)
 }
 
@@ -283,8 +297,7 @@ pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    let q = generalized_forces_in(model, s.t, &s.q.into(), &s.qd.into(), &(*u).into());
-    SVector::from(q)
+    SVector::from(generalized_forces_in(model, &Point::new(s, u)))
 }
 
 /// [`generalized_forces`] in any [`Scalar`]: with dual numbers for
@@ -292,21 +305,21 @@ pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
 /// Jacobian, linearizations).
 pub fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
-    t: S,
-    q: &[S; N],
-    qd: &[S; N],
-    u: &[S; M],
+    x: &Point<S, N, M>,
 ) -> [S; N] {
     type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let seeded = |x: &[S; N]| -> [V<S, N>; N] {
-        from_fn(|i| V::new(x[i], Derivative::derivative_generic(Const::<N>, U1, i)))
-    };
-    let plain = |x: &[S; N]| -> [V<S, N>; N] { x.map(V::from_re) };
     let mut total = [S::zero(); N];
+    if !T::HAS_FORCES && !T::HAS_DISSIPATION {
+        return total;
+    }
+    let qd = from_fn(|i| V::new(x.qd[i], Derivative::derivative_generic(Const::<N>, U1, i)));
+    let seeded = Point {
+        qd,
+        ..x.map(V::from_re)
+    };
     if T::HAS_FORCES {
         // Virtual power: Q_j += F · ∂v/∂q̇_j, v linear in q̇ (ṗ of a point, ω of a body).
-        let (t, q, u) = (V::from_re(t), plain(q), u.map(V::from_re));
-        model.forces(t, &q, &seeded(qd), &u, |f, v| {
+        model.forces(&seeded, |f, v| {
             let dv = v.eps.unwrap_generic(Const::<N>, U1);
             for (total, dv) in total.iter_mut().zip(dv.iter()) {
                 *total += f.re * *dv;
@@ -314,7 +327,7 @@ pub fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const
         });
     }
     if T::HAS_DISSIPATION {
-        let d = model.dissipation(V::from_re(t), &plain(q), &seeded(qd), &u.map(V::from_re));
+        let d = model.dissipation(&seeded);
         let dd = d.eps.unwrap_generic(Const::<N>, U1);
         for (total, dd) in total.iter_mut().zip(dd.iter()) {
             *total -= *dd;
@@ -329,15 +342,15 @@ pub fn bias_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> SVector<S, N> {
-    let forces = generalized_forces_in(model, x.t, &x.q, &x.qd, &x.u);
+    let forces = generalized_forces_in(model, x);
     lagrangian_gradient_q(model, x) - mixed_term(model, x) + SVector::from(forces)
 }
 
-/// The accelerations of an unconstrained model at a [`Point`] in any scalar, by LU on
-/// the mass matrix (no diagnostics: `None` when it is singular). With dual numbers this
-/// differentiates the accelerations exactly; [`linearize`](crate::linearize::linearize)
-/// uses it.
-pub fn accelerations_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
+/// The accelerations of an unconstrained model at a [`Point`] in any scalar from the
+/// generic passes, by LU on the mass matrix (no diagnostics: `None` when it is singular).
+/// With dual numbers this differentiates the accelerations exactly; parameter
+/// sensitivities use it.
+pub fn accelerations_generic_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> Option<SVector<S, N>> {

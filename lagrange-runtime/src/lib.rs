@@ -71,9 +71,9 @@ pub mod __private {
     pub use crate::eval;
     pub use crate::functions;
     pub use crate::jet;
-    pub use crate::model::{Level, Model, Parametric, Scalar, WithParameters};
+    pub use crate::model::{Count, Energies, Level, Model, Parametric, Scalar};
     pub use crate::simulate;
-    pub use crate::{Constrained, ConstraintSolver, Dynamics, DynamicsError, State, Units};
+    pub use crate::{Dynamics, DynamicsError, State, Units};
     pub use core::convert::From;
     pub use core::default::Default;
     pub use core::ops::FnMut;

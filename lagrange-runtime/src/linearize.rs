@@ -153,7 +153,7 @@ where
 }
 
 /// [`linearize`] of a constrained model: the whole constrained solve
-/// ([`Model::accelerations_in`]) in dual numbers, one column of (q, q̇, u) per solve.
+/// ([`Model::eval_accelerations_in`]) in dual numbers, one column of (q, q̇, u) per solve.
 fn constrained<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -167,7 +167,7 @@ where
     let mut lin = Linearization::zero(s, u, accelerations);
     for k in 0..2 * N + M {
         let a = model
-            .accelerations_in(&seeded(&base, k))
+            .eval_accelerations_in(&seeded(&base, k))
             .ok_or_else(not_finite)?;
         lin.set_column(k, &a.map(|x| x.eps));
     }
@@ -369,7 +369,7 @@ where
     let mut jacobian = SMatrix::<f64, N, N>::zeros();
     for k in 0..N {
         let x = seeded(&base, k);
-        let Some(acceleration) = model.accelerations_in(&x) else {
+        let Some(acceleration) = model.eval_accelerations_in(&x) else {
             // Singular: let the plain evaluation say why.
             model.accelerations(rest, u)?;
             return Err(not_finite());
@@ -392,13 +392,13 @@ fn holonomic_terms<T: Model<N, M>, const N: usize, const M: usize>(
     if T::CONSTRAINT_NAMES.is_empty() {
         return (SMatrix::zeros(), SVector::zeros(), 0.0);
     }
-    let s = State::new(t, *q, SVector::zeros());
     type V<const N: usize> = DualSVec<f64, N>;
-    let q: [V<N>; N] = from_fn(|i| V::from_re(s.q[i]).derivative(i));
     let (mut gram, mut gradient, mut size) = (SMatrix::zeros(), SVector::zeros(), 0.0f64);
-    let uv: [V<N>; M] = from_fn(|i| V::from_re(u[i]));
-    let zeros = [V::from_re(0.0); N];
-    model.eval_constraints(Level::Position, V::from_re(s.t), &q, &zeros, &uv, |k, c| {
+    let x = Point {
+        q: from_fn(|i| V::from_re(q[i]).derivative(i)),
+        ..Point::new(&State::new(t, *q, SVector::zeros()), u).map(V::from_re)
+    };
+    model.eval_constraints(Level::Position, &x, |k, c| {
         if T::HOLONOMIC.get(k) == Some(&true) {
             let row: SVector<f64, N> = c.eps.unwrap_generic(Const::<N>, U1);
             gram += row * row.transpose();
@@ -456,13 +456,7 @@ where
         // Column k: −M⁻¹ ∂(M a − bias)/∂p_k at a = q̈, one sweep per parameter.
         let mass = crate::eval::equations(model, s, u).mass;
         let chol = crate::linalg::factor_mass::<T, N, M>(&mass)?;
-        let base = Point::new(s, u);
-        let x = Point {
-            t: Dual64::from_re(base.t),
-            q: base.q.map(Dual64::from_re),
-            qd: base.qd.map(Dual64::from_re),
-            u: base.u.map(Dual64::from_re),
-        };
+        let x = Point::new(s, u).map(Dual64::from_re);
         let qdd: [Dual64; N] = from_fn(|i| Dual64::from_re(accelerations[i]));
         let mut d = SMatrix::<f64, N, P>::zeros();
         for k in 0..P {
@@ -485,14 +479,12 @@ where
     }
     type V<const P: usize> = DualSVec<f64, P>;
     let p: [V<P>; P] = from_fn(|i| V::from_re(values[i]).derivative(i));
-    let base = Point::new(s, u);
-    let x = Point {
-        t: V::from_re(base.t),
-        q: base.q.map(V::from_re),
-        qd: base.qd.map(V::from_re),
-        u: base.u.map(V::from_re),
-    };
-    let d = jacobian(&model.accelerations_with(&p, &x).ok_or_else(not_finite)?);
+    let x = Point::new(s, u).map(V::from_re);
+    let d = jacobian(
+        &model
+            .eval_accelerations_with(&p, &x)
+            .ok_or_else(not_finite)?,
+    );
     if d.iter().all(|x| x.is_finite()) {
         Ok(d)
     } else {

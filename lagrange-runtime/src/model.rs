@@ -1,5 +1,38 @@
-//! The terms of a model, generic over the number type: what `lagrangian!` generates.
+//! The terms of a model, generic over the number type: what `lagrangian!` generates, and
+//! the one trait a model written by hand implements.
+//!
+//! # One model, one trait family
+//!
+//! A model is its [`Model`] impl: T and V ([`eval_energies`](Model::eval_energies)), the
+//! dissipation D, the applied forces and the constraints, each evaluable at a
+//! [`Point`] in any [`Scalar`], and the number of its constraints as the type
+//! [`Count<K>`](Count). Everything else follows from it through blanket impls in the
+//! runtime: [`Dynamics`](crate::Dynamics) (the `f64` API at a [`State`](crate::State)),
+//! [`Constrained<N, M, K>`](crate::Constrained) for the model's own K, and
+//! [`ConstraintSolver`](crate::ConstraintSolver) (projection, stabilization, violation,
+//! reaction forces). `lagrangian!` implements `Model` and [`Parametric`], and nothing else.
+//!
+//! Generic code that needs K as a const parameter (the constrained solver's matrices are
+//! K × N) reaches it through one mechanism: [`ConstraintCount::with`] runs a
+//! [`WithCount`] computation with the model's K. A new constrained algorithm is a
+//! `WithCount` in the runtime; the macro does not change.
+//!
+//! # Names
+//!
+//! - Methods of `Model` and `Parametric` start with `eval_` and take a [`Point`]; those
+//!   that end in `_in` work in any scalar `S` (dual numbers differentiate them again), the
+//!   others in `f64` or in the dual numbers of the generic passes.
+//! - `_with`: the same with the parameters given as values of the number type
+//!   ([`Parametric`]), so that they can be differentiated.
+//! - `_generic` (in [`eval`](crate::eval)): the reference implementation by generic
+//!   dual-number passes, which the code `lagrangian!` generates must agree with.
+//! - Without a prefix or suffix ([`Dynamics::accelerations`](crate::Dynamics::accelerations),
+//!   [`eval::accelerations`](crate::eval::accelerations)): `f64` at a
+//!   [`State`](crate::State), checked, with errors that say what went wrong.
 
+use crate::eval::{Equations, Gradient, Point};
+use crate::Units;
+use nalgebra::SVector;
 use num_dual::DualNum;
 
 /// Which form of the constraints [`Model::eval_constraints`] evaluates.
@@ -19,30 +52,126 @@ pub trait Scalar: DualNum<Primitive = f64> + Copy {}
 
 impl<T: DualNum<Primitive = f64> + Copy> Scalar for T {}
 
-/// The Lagrangian, the dissipation function and the applied forces of a model with `N`
-/// coordinates and `M` inputs, each evaluable in any [`Scalar`].
+/// The kinetic and potential energies at a point, as [`Model::eval_energies`] returns
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Energies<D> {
+    /// T, of the `kinetic` statement.
+    pub kinetic: D,
+    /// V, of the `potential` statement (zero without one).
+    pub potential: D,
+}
+
+/// The number of constraints of a model, as a type: [`Model::Constraints`] is `Count<K>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Count<const K: usize>;
+
+/// A number of constraints carried by a type ([`Count<K>`](Count)); its
+/// [`with`](ConstraintCount::with) hands K to generic code as a const parameter.
+pub trait ConstraintCount {
+    /// The number of constraints.
+    const K: usize;
+
+    /// Runs `computation` with this K.
+    fn with<C: WithCount>(computation: C) -> C::Output;
+}
+
+impl<const K: usize> ConstraintCount for Count<K> {
+    const K: usize = K;
+
+    #[inline]
+    fn with<C: WithCount>(computation: C) -> C::Output {
+        computation.run::<K>()
+    }
+}
+
+/// A computation that needs a model's number of constraints K as a const parameter (to
+/// size its K × N matrices): run it with [`ConstraintCount::with`].
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::model::{ConstraintCount, Model, WithCount};
+///
+/// lagrangian! {
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: x, y;
+///         kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+///         potential = m * g * y;
+///         constraint rod = x^2 + y^2 - l^2;
+///     }
+/// }
+///
+/// /// The number of rows of a constraint Jacobian.
+/// struct Rows;
+/// impl WithCount for Rows {
+///     type Output = usize;
+///     fn run<const K: usize>(self) -> usize {
+///         SMatrix::<f64, K, 2>::zeros().nrows()
+///     }
+/// }
+///
+/// fn rows<T: Model<2, 0>>(_: &T) -> usize {
+///     T::Constraints::with(Rows)
+/// }
+/// assert_eq!(rows(&Pendulum::default()), 1);
+/// ```
+pub trait WithCount {
+    /// What the computation returns.
+    type Output;
+
+    /// The computation, for K constraints.
+    fn run<const K: usize>(self) -> Self::Output;
+}
+
+/// The constraint names as an array of the model's own length, checked when it compiles.
+pub(crate) const fn names<const K: usize>(names: &'static [&'static str]) -> [&'static str; K] {
+    assert!(
+        names.len() == K,
+        "CONSTRAINT_NAMES must name as many constraints as `Model::Constraints` counts"
+    );
+    let mut out = [""; K];
+    let mut i = 0;
+    while i < K {
+        out[i] = names[i];
+        i += 1;
+    }
+    out
+}
+
+/// The kinetic and potential energies, the dissipation function, the applied forces and
+/// the constraints of a model with `N` coordinates and `M` inputs, each evaluable at a
+/// [`Point`] in any [`Scalar`].
 ///
 /// `lagrangian!` implements this trait; the functions of [`eval`](crate::eval) turn it into
-/// exact derivatives, and the generated [`Dynamics`](crate::Dynamics) impl calls them. A
-/// model written by hand implements `Model` and gets the same dynamics from `eval`.
+/// exact derivatives, and the blanket impls of [`Dynamics`](crate::Dynamics),
+/// [`Constrained`](crate::Constrained) and [`ConstraintSolver`](crate::ConstraintSolver)
+/// call them. A model written by hand implements `Model` and gets all of them.
 ///
 /// # Example
 /// A harmonic oscillator written without the macro:
 /// ```
-/// use lagrange_runtime::{eval, model::{Model, Scalar}, State, SVector};
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::eval::Point;
+/// use lagrange_runtime::model::{Count, Energies, Model, Scalar};
 ///
 /// struct Oscillator { m: f64, k: f64 }
 ///
 /// impl Model<1, 0> for Oscillator {
 ///     const COORDINATES: [&'static str; 1] = ["x"];
 ///     const INPUTS: [&'static str; 0] = [];
-///     fn eval_lagrangian<D: Scalar>(&self, _t: D, q: &[D; 1], qd: &[D; 1], _u: &[D; 0]) -> D {
-///         qd[0] * qd[0] * (self.m / 2.0) - q[0] * q[0] * (self.k / 2.0)
+///     type Constraints = Count<0>;
+///     fn eval_energies<D: Scalar>(&self, x: &Point<D, 1, 0>) -> Energies<D> {
+///         Energies {
+///             kinetic: x.qd[0] * x.qd[0] * (self.m / 2.0),
+///             potential: x.q[0] * x.q[0] * (self.k / 2.0),
+///         }
 ///     }
 /// }
 ///
 /// let s = State::new(0.0, SVector::from([0.5]), SVector::from([0.0]));
-/// let qdd = eval::accelerations(&Oscillator { m: 2.0, k: 8.0 }, &s, &SVector::zeros()).unwrap();
+/// let qdd = Oscillator { m: 2.0, k: 8.0 }.accelerations(&s, &SVector::zeros()).unwrap();
 /// assert!((qdd[0] - -2.0).abs() < 1e-15); // −k x / m
 /// ```
 pub trait Model<const N: usize, const M: usize> {
@@ -50,6 +179,9 @@ pub trait Model<const N: usize, const M: usize> {
     const COORDINATES: [&'static str; N];
     /// Names of the inputs, in order.
     const INPUTS: [&'static str; M];
+    /// The units of the coordinates, velocities and inputs when the model declares units;
+    /// `None` when it declares none.
+    const UNITS: Option<Units<N, M>> = None;
     /// Whether [`eval_dissipation`](Model::eval_dissipation) can be nonzero.
     const HAS_DISSIPATION: bool = false;
     /// Whether [`eval_forces`](Model::eval_forces) applies any force.
@@ -63,19 +195,40 @@ pub trait Model<const N: usize, const M: usize> {
     /// solves ∂L/∂q̇(q, q̇) = p for q̇ exactly (the variational integrators use it).
     /// `lagrangian!` sets it from the model's expressions; leave it false unless it holds.
     const QUADRATIC_IN_VELOCITIES: bool = false;
-    /// Names of the constraints, in order.
+    /// Names of the constraints, in order: as many as [`Constraints`](Model::Constraints)
+    /// counts.
     const CONSTRAINT_NAMES: &'static [&'static str] = &[];
     /// For each constraint, whether it is holonomic (φ(q, t) = 0) rather than
     /// nonholonomic (A(q, t) q̇ + b(q, t) = 0).
     const HOLONOMIC: &'static [bool] = &[];
 
-    /// L = T − V at time `t`, coordinates `q`, velocities `qd` and inputs `u`.
-    fn eval_lagrangian<D: Scalar>(&self, t: D, q: &[D; N], qd: &[D; N], u: &[D; M]) -> D;
+    /// The number of constraints K, as [`Count<K>`](Count): `Count<0>` for a model without
+    /// constraints.
+    type Constraints: ConstraintCount;
+
+    /// T and V at a point.
+    fn eval_energies<D: Scalar>(&self, x: &Point<D, N, M>) -> Energies<D>;
+
+    /// L = T − V at a point.
+    #[inline]
+    fn eval_lagrangian<D: Scalar>(&self, x: &Point<D, N, M>) -> D {
+        let e = self.eval_energies(x);
+        e.kinetic - e.potential
+    }
 
     /// The Rayleigh dissipation function D; zero unless overridden.
-    fn eval_dissipation<D: Scalar>(&self, t: D, q: &[D; N], qd: &[D; N], u: &[D; M]) -> D {
-        let _ = (q, qd, u);
-        t * 0.0
+    fn eval_dissipation<D: Scalar>(&self, x: &Point<D, N, M>) -> D {
+        x.t * 0.0
+    }
+
+    /// Calls `apply(F, v)` once for each element of each applied force or torque: a
+    /// force `F` whose point of application moves with velocity `v` (ṗ for a force on a
+    /// position p, an element of ω for a torque on a body), so that it adds `F ∂v/∂q̇` to
+    /// the generalized forces (virtual power; for a point, ∂ṗ/∂q̇ = ∂p/∂q). `v` must be
+    /// linear in q̇: only its derivative with respect to q̇ is used, so the number type
+    /// carries the seeds of q̇. Applies nothing unless overridden.
+    fn eval_forces<D: Scalar, F: FnMut(D, D)>(&self, x: &Point<D, N, M>, apply: F) {
+        let _ = (x, apply);
     }
 
     /// Calls `apply(k, value)` for each constraint k. At [`Level::Position`] the constraint
@@ -85,71 +238,47 @@ pub trait Model<const N: usize, const M: usize> {
     fn eval_constraints<D: Scalar, F: FnMut(usize, D)>(
         &self,
         level: Level,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     ) {
-        let _ = (level, t, q, qd, u, apply);
+        let _ = (level, x, apply);
     }
 
-    /// The accelerations at a point in any scalar type, `None` where the mass matrix (or
-    /// the constraint system) is singular: [`eval::accelerations_in`](crate::eval::accelerations_in)
-    /// unless overridden; `lagrangian!` overrides it for models with constraints to solve
-    /// the constrained system. With dual numbers it gives exact derivatives of q̈
-    /// ([`linearize`](crate::linearize::linearize)).
-    fn accelerations_in<S: Scalar>(
-        &self,
-        x: &crate::eval::Point<S, N, M>,
-    ) -> Option<nalgebra::SVector<S, N>>
-    where
-        Self: Sized,
-    {
-        crate::eval::accelerations_in(self, x)
-    }
-
-    /// The [`Equations`](crate::eval::Equations) (mass matrix, momenta, right-hand side,
-    /// L) at a state in `f64`: [`eval::equations_generic`](crate::eval::equations_generic)
-    /// unless overridden with code specialised to the model.
+    /// The [`Equations`] (mass matrix, momenta, right-hand side, L) at a point in `f64`:
+    /// [`eval::equations_generic_in`](crate::eval::equations_generic_in) unless overridden
+    /// with code specialised to the model.
     ///
     /// `lagrangian!` overrides it (and sets [`FAST_EQUATIONS`](Model::FAST_EQUATIONS)):
     /// forward-mode AD unrolled at compile time into plain `f64` arithmetic, with only the
     /// derivative components that can be nonzero. An override must agree with
-    /// `equations_generic` to rounding.
-    fn eval_equations(&self, x: &crate::eval::Point<f64, N, M>) -> crate::eval::Equations<N>
-    where
-        Self: Sized,
-    {
-        crate::eval::equations_generic_at(self, x)
-    }
-
-    /// The [`Equations`](crate::eval::Equations) at a point in any scalar:
-    /// [`eval::equations_generic_in`](crate::eval::equations_generic_in) unless
-    /// overridden. `lagrangian!` overrides it with its sweep (forward-over-reverse AD
-    /// generated at compile time, work linear in the model's size per coordinate), which
-    /// with dual numbers differentiates the equations again without nesting a dense
-    /// Hessian in every number: what [`linearize`](crate::linearize) builds on.
-    fn eval_equations_in<S: Scalar>(
-        &self,
-        x: &crate::eval::Point<S, N, M>,
-    ) -> crate::eval::Equations<N, S>
+    /// `equations_generic_in` to rounding.
+    fn eval_equations(&self, x: &Point<f64, N, M>) -> Equations<N>
     where
         Self: Sized,
     {
         crate::eval::equations_generic_in(self, x)
     }
 
-    /// The [`Gradient`](crate::eval::Gradient) (∂L/∂q, the momenta, the generalized
-    /// forces, L) at a point in any scalar:
-    /// [`eval::gradient_generic_in`](crate::eval::gradient_generic_in) unless overridden.
-    /// `lagrangian!` overrides it with the primal and reverse passes of its sweep, which
-    /// cost a few evaluations of the model; the variational integrators call it for their
-    /// residual, and in dual numbers, one direction at a time, for its Jacobian.
-    fn eval_gradient_in<S: Scalar>(
-        &self,
-        x: &crate::eval::Point<S, N, M>,
-    ) -> crate::eval::Gradient<N, S>
+    /// The [`Equations`] at a point in any scalar:
+    /// [`eval::equations_generic_in`](crate::eval::equations_generic_in) unless
+    /// overridden. `lagrangian!` overrides it with its sweep (forward-over-reverse AD
+    /// generated at compile time, work linear in the model's size per coordinate), which
+    /// with dual numbers differentiates the equations again without nesting a dense
+    /// Hessian in every number: what [`linearize`](crate::linearize) builds on.
+    fn eval_equations_in<S: Scalar>(&self, x: &Point<S, N, M>) -> Equations<N, S>
+    where
+        Self: Sized,
+    {
+        crate::eval::equations_generic_in(self, x)
+    }
+
+    /// The [`Gradient`] (∂L/∂q, the momenta, the generalized forces, L) at a point in any
+    /// scalar: [`eval::gradient_generic_in`](crate::eval::gradient_generic_in) unless
+    /// overridden. `lagrangian!` overrides it with the primal and reverse passes of its
+    /// sweep, which cost a few evaluations of the model; the variational integrators call
+    /// it for their residual, and in dual numbers, one direction at a time, for its
+    /// Jacobian.
+    fn eval_gradient_in<S: Scalar>(&self, x: &Point<S, N, M>) -> Gradient<N, S>
     where
         Self: Sized,
     {
@@ -158,35 +287,27 @@ pub trait Model<const N: usize, const M: usize> {
 
     /// The inverse-dynamics residual M q̈ − bias for the accelerations `qdd`, at a point in
     /// any scalar: zero when `qdd` are the model's accelerations there (unconstrained).
-    /// Cheaper than the [`Equations`](crate::eval::Equations) in the code `lagrangian!`
-    /// generates: M q̈ comes from one sweep along q̈, without the mass matrix.
-    fn eval_inverse_dynamics_in<S: Scalar>(
-        &self,
-        x: &crate::eval::Point<S, N, M>,
-        qdd: &[S; N],
-    ) -> [S; N]
+    /// Cheaper than the [`Equations`] in the code `lagrangian!` generates: M q̈ comes from
+    /// one sweep along q̈, without the mass matrix.
+    fn eval_inverse_dynamics_in<S: Scalar>(&self, x: &Point<S, N, M>, qdd: &[S; N]) -> [S; N]
     where
         Self: Sized,
     {
         let e = self.eval_equations_in(x);
-        (e.mass * nalgebra::SVector::from(*qdd) - e.bias).into()
+        (e.mass * SVector::from(*qdd) - e.bias).into()
     }
 
-    /// Calls `apply(F, v)` once for each element of each applied force or torque: a
-    /// force `F` whose point of application moves with velocity `v` (ṗ for a force on a
-    /// position p, an element of ω for a torque on a body), so that it adds `F ∂v/∂q̇` to
-    /// the generalized forces (virtual power; for a point, ∂ṗ/∂q̇ = ∂p/∂q). `v` must be
-    /// linear in q̇: only its derivative with respect to q̇ is used, so the number type
-    /// carries the seeds of q̇. Applies nothing unless overridden.
-    fn eval_forces<D: Scalar, F: FnMut(D, D)>(
-        &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-        apply: F,
-    ) {
-        let _ = (t, q, qd, u, apply);
+    /// The accelerations at a point in any scalar, `None` where the mass matrix (or the
+    /// constraint system) is singular: the unconstrained solve of
+    /// [`eval_equations_in`](Model::eval_equations_in), or with constraints the
+    /// constrained one ([`constrained::accelerations_from`](crate::constrained::accelerations_from)).
+    /// With dual numbers it gives exact derivatives of q̈
+    /// ([`linearize`](crate::linearize::linearize)).
+    fn eval_accelerations_in<S: Scalar>(&self, x: &Point<S, N, M>) -> Option<SVector<S, N>>
+    where
+        Self: Sized,
+    {
+        crate::constrained::accelerations_of(self, x)
     }
 }
 
@@ -194,7 +315,8 @@ pub trait Model<const N: usize, const M: usize> {
 /// [`constrained`](crate::constrained) evaluate them, in dual numbers `D` built over an
 /// outer scalar `S` (with S = f64 for plain evaluation). Every [`Model`] provides them;
 /// [`WithParameters`] provides them with the parameters as values of `S`, so that
-/// derivatives with respect to parameters come out of the same passes.
+/// derivatives with respect to parameters come out of the same passes. You never
+/// implement it.
 pub trait Terms<S: Scalar, const N: usize, const M: usize> {
     /// As [`Model::HAS_DISSIPATION`].
     const HAS_DISSIPATION: bool;
@@ -202,30 +324,15 @@ pub trait Terms<S: Scalar, const N: usize, const M: usize> {
     const HAS_FORCES: bool;
 
     /// As [`Model::eval_lagrangian`].
-    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(
-        &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-    ) -> D;
+    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D;
 
     /// As [`Model::eval_dissipation`].
-    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(
-        &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-    ) -> D;
+    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D;
 
     /// As [`Model::eval_forces`].
     fn forces<D: Scalar + DualNum<InnerDual = S>, F: FnMut(D, D)>(
         &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     );
 
@@ -233,10 +340,7 @@ pub trait Terms<S: Scalar, const N: usize, const M: usize> {
     fn constraints<D: Scalar + DualNum<InnerDual = S>, F: FnMut(usize, D)>(
         &self,
         level: Level,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     );
 }
@@ -245,47 +349,33 @@ impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> Terms<S, N, M> f
     const HAS_DISSIPATION: bool = T::HAS_DISSIPATION;
     const HAS_FORCES: bool = T::HAS_FORCES;
 
-    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(
-        &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-    ) -> D {
-        self.eval_lagrangian(t, q, qd, u)
+    #[inline]
+    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D {
+        self.eval_lagrangian(x)
     }
 
-    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(
-        &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-    ) -> D {
-        self.eval_dissipation(t, q, qd, u)
+    #[inline]
+    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D {
+        self.eval_dissipation(x)
     }
 
+    #[inline]
     fn forces<D: Scalar + DualNum<InnerDual = S>, F: FnMut(D, D)>(
         &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     ) {
-        self.eval_forces(t, q, qd, u, apply);
+        self.eval_forces(x, apply);
     }
 
+    #[inline]
     fn constraints<D: Scalar + DualNum<InnerDual = S>, F: FnMut(usize, D)>(
         &self,
         level: Level,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     ) {
-        self.eval_constraints(level, t, q, qd, u, apply);
+        self.eval_constraints(level, x, apply);
     }
 }
 
@@ -301,66 +391,52 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
     /// The parameter values of this model, in declaration order.
     fn parameter_values(&self) -> [f64; P];
 
-    /// L with parameters `p`.
-    fn eval_lagrangian_with<D: Scalar>(
-        &self,
-        p: &[D; P],
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-    ) -> D;
+    /// [`Model::eval_energies`] with parameters `p`.
+    fn eval_energies_with<D: Scalar>(&self, p: &[D; P], x: &Point<D, N, M>) -> Energies<D>;
 
-    /// D (dissipation) with parameters `p`; zero unless overridden.
-    fn eval_dissipation_with<D: Scalar>(
-        &self,
-        p: &[D; P],
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-    ) -> D {
-        let _ = (p, q, qd, u);
-        t * 0.0
+    /// [`Model::eval_dissipation`] with parameters `p`; zero unless overridden.
+    fn eval_dissipation_with<D: Scalar>(&self, p: &[D; P], x: &Point<D, N, M>) -> D {
+        let _ = p;
+        x.t * 0.0
     }
 
-    /// The forces with parameters `p`; none unless overridden.
+    /// [`Model::eval_forces`] with parameters `p`; none unless overridden.
     fn eval_forces_with<D: Scalar, F: FnMut(D, D)>(
         &self,
         p: &[D; P],
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     ) {
-        let _ = (p, t, q, qd, u, apply);
+        let _ = (p, x, apply);
     }
 
-    /// The constraints with parameters `p`; none unless overridden.
-    #[allow(clippy::too_many_arguments)]
+    /// [`Model::eval_constraints`] with parameters `p`; none unless overridden.
     fn eval_constraints_with<D: Scalar, F: FnMut(usize, D)>(
         &self,
         level: Level,
         p: &[D; P],
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     ) {
-        let _ = (level, p, t, q, qd, u, apply);
+        let _ = (level, p, x, apply);
     }
 
-    /// The accelerations at a point with parameters `p`, both in the scalar `S` (`None`
-    /// where singular); constrained models solve their constrained system.
-    fn accelerations_with<S: Scalar>(
+    /// [`Model::eval_accelerations_in`] with parameters `p`: both in the scalar `S`
+    /// (`None` where singular); constrained models solve their constrained system.
+    fn eval_accelerations_with<S: Scalar>(
         &self,
         p: &[S; P],
-        x: &crate::eval::Point<S, N, M>,
-    ) -> Option<nalgebra::SVector<S, N>>
+        x: &Point<S, N, M>,
+    ) -> Option<SVector<S, N>>
     where
-        Self: Sized;
+        Self: Sized,
+    {
+        let model = WithParameters {
+            model: self,
+            parameters: *p,
+        };
+        crate::constrained::accelerations_generic_of::<Self, _, S, N, M>(&model, x)
+    }
 
     /// [`Model::eval_inverse_dynamics_in`] with parameters `p`: M q̈ − bias, in which the
     /// parameters can be differentiated
@@ -368,7 +444,7 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
     fn eval_inverse_dynamics_with<S: Scalar>(
         &self,
         p: &[S; P],
-        x: &crate::eval::Point<S, N, M>,
+        x: &Point<S, N, M>,
         qdd: &[S; N],
     ) -> [S; N]
     where
@@ -379,7 +455,7 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
             parameters: *p,
         };
         let e = crate::eval::equations_generic_in(&model, x);
-        (e.mass * nalgebra::SVector::from(*qdd) - e.bias).into()
+        (e.mass * SVector::from(*qdd) - e.bias).into()
     }
 }
 
@@ -402,51 +478,34 @@ where
     const HAS_DISSIPATION: bool = T::HAS_DISSIPATION;
     const HAS_FORCES: bool = T::HAS_FORCES;
 
-    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(
-        &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-    ) -> D {
-        let p = self.parameters.map(D::from_re);
-        self.model.eval_lagrangian_with(&p, t, q, qd, u)
+    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D {
+        let e = self
+            .model
+            .eval_energies_with(&self.parameters.map(D::from_re), x);
+        e.kinetic - e.potential
     }
 
-    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(
-        &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
-    ) -> D {
-        let p = self.parameters.map(D::from_re);
-        self.model.eval_dissipation_with(&p, t, q, qd, u)
+    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D {
+        self.model
+            .eval_dissipation_with(&self.parameters.map(D::from_re), x)
     }
 
     fn forces<D: Scalar + DualNum<InnerDual = S>, F: FnMut(D, D)>(
         &self,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     ) {
         let p = self.parameters.map(D::from_re);
-        self.model.eval_forces_with(&p, t, q, qd, u, apply);
+        self.model.eval_forces_with(&p, x, apply);
     }
 
     fn constraints<D: Scalar + DualNum<InnerDual = S>, F: FnMut(usize, D)>(
         &self,
         level: Level,
-        t: D,
-        q: &[D; N],
-        qd: &[D; N],
-        u: &[D; M],
+        x: &Point<D, N, M>,
         apply: F,
     ) {
         let p = self.parameters.map(D::from_re);
-        self.model
-            .eval_constraints_with(level, &p, t, q, qd, u, apply);
+        self.model.eval_constraints_with(level, &p, x, apply);
     }
 }

@@ -50,8 +50,6 @@ mod variational;
 pub use dopri::{DormandPrince, DormandPrinceMemory};
 pub use events::{Crossing, Direction, Event};
 pub use projected::Projected;
-#[doc(hidden)]
-pub use rattle::rattle_step;
 pub use rattle::Rattle;
 pub use rk4::Rk4;
 pub use trajectory::Trajectory;

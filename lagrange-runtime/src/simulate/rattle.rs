@@ -7,8 +7,8 @@ use crate::constrained::{position_terms, velocity_terms};
 use crate::eval::mass_and_momenta;
 use crate::linalg;
 use crate::linalg::factor_mass;
-use crate::model::Model;
-use crate::{ConstraintSolver, DynamicsError, State};
+use crate::model::{ConstraintCount, Model, WithCount};
+use crate::{DynamicsError, State};
 use nalgebra::SVector;
 
 /// The midpoint variational integrator for models with holonomic constraints, in the
@@ -60,7 +60,7 @@ impl Rattle {
 
 impl<T, const N: usize, const M: usize> Integrator<T, N, M> for Rattle
 where
-    T: ConstraintSolver<N, M> + Model<N, M>,
+    T: Model<N, M>,
 {
     type Memory = VariationalMemory<N>;
 
@@ -89,22 +89,46 @@ where
     ) -> Result<State<N>, StepError> {
         let (h, t_next) = fixed_step(s.t, self.step, t_max)?;
         let u = memory.midpoint_inputs::<T, M>(s, h, inputs)?;
-        let (next, p) = model.rattle_step(self, s, &memory.p, &u, t_next)?;
+        let (next, p) = T::Constraints::with(RattleStep {
+            settings: self,
+            model,
+            s,
+            p0: &memory.p,
+            u: &u,
+            t_next,
+        })?;
         memory.advance(s, &next, p, h);
         Ok(next)
     }
 }
 
-/// One RATTLE step from `s` with momentum `p0` to `t_next`; returns the new state and
-/// momentum. Called through [`ConstraintSolver::rattle_step`], which knows `K`.
-#[doc(hidden)]
-pub fn rattle_step<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
-    settings: &Rattle,
-    model: &T,
-    s: &State<N>,
-    p0: &SVector<f64, N>,
-    u: &SVector<f64, M>,
+/// One RATTLE step from `s` with momentum `p0` to `t_next`, run with the model's number
+/// of constraints: the new state and momentum.
+struct RattleStep<'a, T, const N: usize, const M: usize> {
+    settings: &'a Rattle,
+    model: &'a T,
+    s: &'a State<N>,
+    p0: &'a SVector<f64, N>,
+    u: &'a SVector<f64, M>,
     t_next: f64,
+}
+
+impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for RattleStep<'_, T, N, M> {
+    type Output = Result<(State<N>, SVector<f64, N>), StepError>;
+    fn run<const K: usize>(self) -> Self::Output {
+        rattle_step::<T, N, M, K>(self)
+    }
+}
+
+fn rattle_step<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    RattleStep {
+        settings,
+        model,
+        s,
+        p0,
+        u,
+        t_next,
+    }: RattleStep<'_, T, N, M>,
 ) -> Result<(State<N>, SVector<f64, N>), StepError> {
     let h = t_next - s.t;
     let step = Step {
