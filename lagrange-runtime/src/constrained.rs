@@ -23,7 +23,7 @@ use crate::error::DynamicsError;
 use crate::eval::{bias_in, check_state, equations, mass_and_momenta_in, Equations, Point};
 use crate::linalg::{self, factor_mass};
 use crate::model::{ConstraintCount, Level, Model, Scalar, Terms, WithCount};
-use crate::{Dynamics, State};
+use crate::{tolerances, Dynamics, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual, DualSVec, DualVec};
 use std::array::from_fn;
@@ -290,7 +290,7 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         SMatrix::<f64, N, N>::from_fn(|i, j| f64::from(u8::from(i == j && !hold.contains(&i))));
     let mut q = s.q;
     let mut residual = f64::INFINITY;
-    for _ in 0..50 {
+    for _ in 0..tolerances::PROJECTION_ITERATIONS {
         let (phi, j) = position_terms::<T, N, M, K>(model, s.t, &q, u);
         finite(&phi, "constraint residuals")?;
         finite(&j, "constraint Jacobian")?;
@@ -321,7 +321,7 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     // coordinate held) gets no correction: it must already hold.
     let (v, _) = velocity_terms::<T, N, M, K>(model, &State::new(s.t, q, qd), u);
     finite(&v, "constraint velocity residuals")?;
-    if v.amax() > 1e-9 * (1.0 + j.amax() * qd.amax()) {
+    if v.amax() > tolerances::VELOCITY_CONSISTENCY * (1.0 + j.amax() * qd.amax()) {
         return Err(DynamicsError::ProjectionFailed { residual: v.amax() });
     }
     Ok(State::new(s.t, q, qd))
@@ -363,7 +363,7 @@ fn gram_with_idle_rows<const N: usize, const K: usize>(
     let mut g = j * j.transpose();
     let scale = j.amax();
     for k in 0..K {
-        if j.row(k).amax() <= 1e-14 * scale {
+        if j.row(k).amax() <= tolerances::IDLE_ROW * scale {
             g[(k, k)] += 1.0;
         }
     }

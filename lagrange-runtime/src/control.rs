@@ -108,6 +108,10 @@
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
 
+use crate::tolerances::{
+    self, RICCATI_RESCALING_PASSES as RESCALING_PASSES, RICCATI_RESIDUAL as RESIDUAL_TOLERANCE,
+    RICCATI_TAMING as TAMING, SIGN_CONVERGED as CONVERGED, SIGN_ITERATIONS as MAX_ITERATIONS,
+};
 use nalgebra::{Complex, DMatrix, Schur, SVD};
 use std::fmt;
 
@@ -445,18 +449,6 @@ fn solve(
     }
 }
 
-/// How many binary orders of magnitude g q must exceed ‖A‖² before a failure is put down
-/// to the scaling (checked by solving the problem with a smaller Q).
-const TAMING: i32 = 20;
-
-/// Solves allowed, each but the first with the states rescaled by the diagonal of the
-/// previous solution (one rescaling is usually enough).
-const RESCALING_PASSES: usize = 5;
-
-/// The largest [`relative_residual`] accepted of a solution: far above rounding (a solution
-/// refined by Newton steps is within a few ε), far below anything useful.
-const RESIDUAL_TOLERANCE: f64 = 1e-8;
-
 /// The blocks of a scaled Hamiltonian, with G = FᵀF.
 struct Scaled {
     a: DMatrix<f64>,
@@ -574,7 +566,7 @@ fn check(
         }
     }
     for (matrix, x) in [("Q", q), ("R", r)] {
-        if (x - x.transpose()).amax() > 1e-10 * x.amax() {
+        if (x - x.transpose()).amax() > tolerances::SYMMETRY * x.amax() {
             return Err(ControlError::NotSymmetric { matrix });
         }
     }
@@ -888,15 +880,6 @@ fn balance(a: &mut DMatrix<f64>, g: &mut DMatrix<f64>, q: &mut DMatrix<f64>) -> 
     }
     delta
 }
-
-/// Iterations allowed to the sign function; with determinant scaling it needs about 10
-/// plus log₂ of the ratio between the largest eigenvalue and the real part closest to
-/// zero, so 100 covers every problem whose answer means anything in double precision.
-const MAX_ITERATIONS: usize = 100;
-
-/// Relative change below which the quadratically convergent iteration is one step from
-/// full precision.
-const CONVERGED: f64 = 1e-10;
 
 /// The matrix sign function of `h` by the scaled Newton iteration.
 fn sign(h: DMatrix<f64>) -> Result<DMatrix<f64>, ControlError> {

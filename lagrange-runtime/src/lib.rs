@@ -22,6 +22,7 @@ pub mod model;
 pub mod plot;
 pub mod simulate;
 mod state;
+mod tolerances;
 mod units;
 
 pub use constrained::ConstraintSolver;

@@ -8,7 +8,7 @@
 use crate::error::DynamicsError;
 use crate::eval::{check_state, Point};
 use crate::model::{Level, Model, Parametric};
-use crate::{Dynamics, State};
+use crate::{tolerances, Dynamics, State};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
 use num_dual::{Dual64, DualSVec};
 use std::array::from_fn;
@@ -272,17 +272,16 @@ pub fn equilibrium<T, const N: usize, const M: usize>(
 where
     T: Model<N, M> + Dynamics<N, M>,
 {
-    const ITERATIONS: usize = 50;
     let mut q = *guess;
     let mut iterations = 0;
     let mut residual = f64::INFINITY;
-    while iterations < ITERATIONS {
+    while iterations < tolerances::EQUILIBRIUM_ITERATIONS {
         let (force, jacobian) = static_force(model, &q, u, t)?;
         let (gram, phi_gradient, phi_size) = holonomic_terms(model, &q, u, t);
         let rest = State::new(t, q, SVector::zeros());
         residual = model.accelerations(&rest, u)?.amax().max(phi_size);
         let scale = jacobian.amax().max(1.0) * (1.0 + q.amax());
-        if force.amax().max(phi_size) <= 1e-13 * scale {
+        if force.amax().max(phi_size) <= tolerances::EQUILIBRIUM * scale {
             return Ok(q);
         }
         iterations += 1;

@@ -49,7 +49,7 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
                 .map(|i| (i, a[(i, k)].re().abs()))
                 .fold((k, -1.0), |best, x| if x.1 > best.1 { x } else { best });
             // Also rejects NaN pivots, for which every comparison is false.
-            if !largest.is_finite() || largest <= 1e-14 * column_scale {
+            if !largest.is_finite() || largest <= crate::tolerances::PIVOT * column_scale {
                 return None;
             }
             a.swap_rows(k, pivot_row);

@@ -6,16 +6,10 @@ use crate::error::DynamicsError;
 use crate::model::Model;
 use nalgebra::{Cholesky, Const, SMatrix, SVector};
 
-/// A Cholesky pivot smaller than this fraction of its own diagonal entry counts as zero:
-/// the coordinate's inertia is (to rounding) a combination of the others'. Relative to
-/// each coordinate's own entry, so that a heavy cart next to a light pendulum is fine
-/// however different their masses.
-pub(crate) const SINGULAR: f64 = 1e-12;
-
 /// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
 /// diagonal entry it came from; false for NaN.
 pub(crate) fn clear_pivot(d: f64, diagonal: f64) -> bool {
-    d > 0.0 && d > SINGULAR * diagonal
+    d > 0.0 && d > crate::tolerances::SINGULAR_MASS * diagonal
 }
 
 /// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`] first, the cheap path), or says

@@ -1,6 +1,6 @@
 //! The adaptive Dormand–Prince 5(4) method.
 
-use super::rk4::slope;
+use super::stepping::{clip, slope, Slope};
 use super::{Inputs, Integrator, StepError};
 use crate::{Dynamics, DynamicsError, State};
 use nalgebra::SVector;
@@ -40,12 +40,14 @@ impl DormandPrince {
 impl Default for DormandPrince {
     /// `rtol = 1e-8`, `atol = 1e-10`.
     fn default() -> Self {
-        DormandPrince::new(1e-8, 1e-10)
+        DormandPrince::new(
+            crate::tolerances::DORMAND_PRINCE.0,
+            crate::tolerances::DORMAND_PRINCE.1,
+        )
     }
 }
 
-/// A proposed step at most this fraction of max(|t|, 1) has underflowed.
-const UNDERFLOW: f64 = 16.0 * f64::EPSILON;
+use crate::tolerances::STEP_UNDERFLOW as UNDERFLOW;
 
 /// What [`DormandPrince`] keeps between steps (its [`Integrator::Memory`]): the step size
 /// it has adapted to, and the last stage of the last step (first same as last).
@@ -58,8 +60,6 @@ pub struct DormandPrinceMemory<const N: usize> {
     /// `Projected` has moved).
     k1: Option<(State<N>, Slope<N>)>,
 }
-
-type Slope<const N: usize> = (SVector<f64, N>, SVector<f64, N>);
 
 // The Dormand–Prince tableau.
 const C: [f64; 7] = [0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0];
@@ -230,7 +230,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
             if memory.h <= UNDERFLOW * s.t.abs().max(1.0) {
                 return Err(cause.unwrap_or(StepError::StepSizeUnderflow { step: memory.h }));
             }
-            let (h, t_next) = super::rk4::clip(s.t, memory.h, t_max);
+            let (h, t_next) = clip(s.t, memory.h, t_max);
             let mut k = [k1; 7];
             let mut rejected = false;
             for i in 1..7 {

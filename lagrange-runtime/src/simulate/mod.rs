@@ -39,21 +39,24 @@
 //! assert!((end.q[0] - 2.0f64.cos()).abs() < 1e-10); // x(t) = cos(ω t), ω = √(k/m) = 2
 //! ```
 
+mod discrete;
 mod dopri;
 mod events;
 mod projected;
 mod rattle;
 mod rk4;
+mod stepping;
 mod trajectory;
 mod variational;
 
+pub use discrete::VariationalMemory;
 pub use dopri::{DormandPrince, DormandPrinceMemory};
 pub use events::{Crossing, Direction, Event};
 pub use projected::Projected;
 pub use rattle::Rattle;
 pub use rk4::Rk4;
 pub use trajectory::Trajectory;
-pub use variational::{Variational, VariationalMemory};
+pub use variational::Variational;
 
 use crate::eval::check_finite;
 use crate::{Dynamics, DynamicsError, State};

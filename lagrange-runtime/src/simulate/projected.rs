@@ -50,7 +50,7 @@ impl<I> Projected<I> {
     pub fn new(inner: I) -> Self {
         Projected {
             inner,
-            tolerance: 1e-12,
+            tolerance: crate::tolerances::PROJECTED_TOLERANCE,
             hold: Vec::new(),
         }
     }

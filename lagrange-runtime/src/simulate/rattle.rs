@@ -1,7 +1,7 @@
 //! The constrained variational integrator (SHAKE/RATTLE type).
 
-use super::rk4::fixed_step;
-use super::variational::{check_settings, Step, VariationalMemory};
+use super::discrete::{check_settings, Step, VariationalMemory};
+use super::stepping::fixed_step;
 use super::{Inputs, Integrator, StepError};
 use crate::constrained::{position_terms, velocity_terms};
 use crate::eval::mass_and_momenta;
@@ -52,8 +52,8 @@ impl Rattle {
     pub fn new(step: f64) -> Self {
         Rattle {
             step,
-            tolerance: 1e-14,
-            max_iterations: 50,
+            tolerance: crate::tolerances::NEWTON_TOLERANCE,
+            max_iterations: crate::tolerances::NEWTON_ITERATIONS,
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The classic fourth-order Runge–Kutta method.
 
+use super::stepping::{fixed_step, slope, Slope};
 use super::{Inputs, Integrator, StepError};
 use crate::{Dynamics, State};
-use nalgebra::SVector;
 
 /// Classic fixed-step Runge–Kutta of order 4 on (q, q̇). The control law is evaluated at
 /// each of the four stages. A step that would pass an output time is shortened to end on it.
@@ -17,18 +17,6 @@ impl Rk4 {
     pub fn new(step: f64) -> Self {
         Rk4 { step }
     }
-}
-
-type Slope<const N: usize> = (SVector<f64, N>, SVector<f64, N>);
-
-/// (q̇, q̈) at `s`, the control law evaluated there.
-pub(crate) fn slope<T: Dynamics<N, M>, const N: usize, const M: usize>(
-    model: &T,
-    s: &State<N>,
-    inputs: &mut Inputs<'_, N, M>,
-) -> Result<Slope<N>, StepError> {
-    let u = inputs(s.t, s);
-    Ok((s.qd, model.accelerations(s, &u)?))
 }
 
 impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for Rk4 {
@@ -66,27 +54,5 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
             s.q + (k1.0 + (k2.0 + k3.0) * 2.0 + k4.0) * w,
             s.qd + (k1.1 + (k2.1 + k3.1) * 2.0 + k4.1) * w,
         ))
-    }
-}
-
-/// The step to take from `t` toward `t_max` with step `h`, and the time it ends at:
-/// exactly `t_max` when the step reaches it (or would leave a sliver shorter than a
-/// hundredth of a step before it). The step returned is the gap between the two times as
-/// represented, so that a state is integrated over exactly the time its label advances
-/// (at t = 10¹⁷, t + 10 is t + 16).
-pub(crate) fn clip(t: f64, h: f64, t_max: f64) -> (f64, f64) {
-    let t_next = if t_max - t <= h * 1.01 { t_max } else { t + h };
-    (t_next - t, t_next)
-}
-
-/// [`clip`] for a fixed-step method, which cannot shrink its step: a step too small to
-/// change the time (h below the spacing of floating-point numbers at t) is an error instead
-/// of an endless loop.
-pub(crate) fn fixed_step(t: f64, h: f64, t_max: f64) -> Result<(f64, f64), StepError> {
-    let (gap, t_next) = clip(t, h, t_max);
-    if t_next > t {
-        Ok((gap, t_next))
-    } else {
-        Err(StepError::StepSizeUnderflow { step: h })
     }
 }

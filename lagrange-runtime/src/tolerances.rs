@@ -1,0 +1,100 @@
+//! Every tolerance and iteration limit of the runtime, with why it has its value. The
+//! numbers are relative (to a matrix's own scale, a diagonal entry, |t|) wherever a scale
+//! exists, so that they hold in any units. Defaults that a user can change (integrator
+//! and projection settings) start from here too.
+
+// ----- Linear algebra ------------------------------------------------------------------
+
+/// An LU pivot at most this fraction of the largest entry of its column is zero: the
+/// matrix is singular to rounding (a few ε of elimination error on an entry of that size),
+/// and dividing by it would only amplify noise.
+pub(crate) const PIVOT: f64 = 1e-14;
+
+/// A Cholesky pivot of the mass matrix smaller than this fraction of its own diagonal
+/// entry counts as zero: the coordinate's inertia is (to rounding) a combination of the
+/// others'. Relative to each coordinate's own entry, so that a heavy cart next to a light
+/// pendulum is fine however different their masses; looser than [`PIVOT`] because the
+/// pivot is a difference of squares, which loses half the digits.
+pub(crate) const SINGULAR_MASS: f64 = 1e-12;
+
+// ----- Constraints ---------------------------------------------------------------------
+
+/// A row of a constraint Jacobian at most this fraction of the Jacobian's largest entry
+/// is zero (a nonholonomic constraint at position level, a constraint on held coordinates
+/// only): as [`PIVOT`], rounding of entries of that size.
+pub(crate) const IDLE_ROW: f64 = 1e-14;
+
+/// Newton iterations allowed to the projection of positions onto the constraints: from a
+/// state near the constraints it converges quadratically in a handful; 50 leaves room for
+/// a start far off without looping for long on one that cannot converge.
+pub(crate) const PROJECTION_ITERATIONS: usize = 50;
+
+/// A velocity-level constraint still violated by more than this, relative to
+/// 1 + |J| |q̇|, after its exact one-step correction means the correction could not move
+/// it (it involves held coordinates only): far above the rounding of J q̇, far below any
+/// violation that matters.
+pub(crate) const VELOCITY_CONSISTENCY: f64 = 1e-9;
+
+/// The default tolerance of [`Projected`](crate::simulate::Projected) on the position
+/// residuals |φ|: a few hundred ε on constraints of size one, which Newton reaches in one
+/// or two iterations from a step's drift, tight enough that the drift never accumulates.
+pub(crate) const PROJECTED_TOLERANCE: f64 = 1e-12;
+
+// ----- Integrators ---------------------------------------------------------------------
+
+/// The default relative tolerance of the Newton solves of
+/// [`Variational`](crate::simulate::Variational) and [`Rattle`](crate::simulate::Rattle):
+/// about 50 ε, the rounding floor of the residuals, so that the discrete equations hold to
+/// machine precision and energy and momenta stay conserved over long runs.
+pub(crate) const NEWTON_TOLERANCE: f64 = 1e-14;
+
+/// The default limit of their Newton iterations: a step needs one to three from its
+/// O(h³) guess; 50 gives a difficult step room and then reports failure.
+pub(crate) const NEWTON_ITERATIONS: usize = 50;
+
+/// The default tolerances (relative, absolute) of
+/// [`DormandPrince`](crate::simulate::DormandPrince): errors of 10⁻⁸ relative per step,
+/// plotting accuracy for long runs at a few hundred steps per period.
+pub(crate) const DORMAND_PRINCE: (f64, f64) = (1e-8, 1e-10);
+
+/// An adaptive step at most this fraction of max(|t|, 1) has underflowed: it no longer
+/// changes t by more than a few units in the last place.
+pub(crate) const STEP_UNDERFLOW: f64 = 16.0 * f64::EPSILON;
+
+// ----- Equilibria ----------------------------------------------------------------------
+
+/// Newton iterations allowed to [`equilibrium`](crate::linearize::equilibrium): quadratic
+/// convergence needs a handful from a fair guess; 50 reports a guess that leads nowhere.
+pub(crate) const EQUILIBRIUM_ITERATIONS: usize = 50;
+
+/// An equilibrium is found when the static force is at most this fraction of
+/// |∂F/∂q| (1 + |q|): a few hundred ε of the force's own scale.
+pub(crate) const EQUILIBRIUM: f64 = 1e-13;
+
+// ----- Riccati equation (LQR) ----------------------------------------------------------
+
+/// A weight matrix Q or R is symmetric when Q − Qᵀ is at most this fraction of its largest
+/// entry: rounding of a matrix built as a product, not a user's asymmetric input.
+pub(crate) const SYMMETRY: f64 = 1e-10;
+
+/// How many binary orders of magnitude g q must exceed ‖A‖² before a failure is put down
+/// to the scaling (checked by solving the problem with a smaller Q).
+pub(crate) const RICCATI_TAMING: i32 = 20;
+
+/// Solves allowed, each but the first with the states rescaled by the diagonal of the
+/// previous solution (one rescaling is usually enough).
+pub(crate) const RICCATI_RESCALING_PASSES: usize = 5;
+
+/// The largest relative residual accepted of a Riccati solution: far above rounding (a
+/// solution refined by Newton steps is within a few ε), far below anything useful.
+pub(crate) const RICCATI_RESIDUAL: f64 = 1e-8;
+
+/// Iterations allowed to the matrix sign function; with determinant scaling it needs
+/// about 10 plus log₂ of the ratio between the largest eigenvalue and the real part
+/// closest to zero, so 100 covers every problem whose answer means anything in double
+/// precision.
+pub(crate) const SIGN_ITERATIONS: usize = 100;
+
+/// Relative change below which the quadratically convergent sign iteration is one step
+/// from full precision.
+pub(crate) const SIGN_CONVERGED: f64 = 1e-10;
