@@ -2,7 +2,7 @@
 //! [`Model`](crate::model::Model) by the blanket impls at the end of this file.
 
 use crate::eval::{self, Point};
-use crate::model::{Count, Model};
+use crate::model::{ConstraintCount, Count, Model};
 use crate::{constrained, DynamicsError, State};
 use nalgebra::{SMatrix, SVector};
 
@@ -162,7 +162,12 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Dynamics<N, M> for T {
         s: &State<N>,
         u: &SVector<f64, M>,
     ) -> Result<SVector<f64, N>, DynamicsError> {
-        constrained::accelerations(self, s, u, None)
+        // The unconstrained solve directly, as the hot path of every integrator step.
+        if T::Constraints::K == 0 {
+            eval::accelerations(self, s, u)
+        } else {
+            constrained::accelerations(self, s, u, None)
+        }
     }
     fn inverse_dynamics(
         &self,
