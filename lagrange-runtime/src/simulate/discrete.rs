@@ -12,8 +12,8 @@ use nalgebra::{SMatrix, SVector};
 use num_dual::Dual64;
 use std::array::from_fn;
 
-/// What [`Variational`] and [`Rattle`](super::Rattle) keep between steps (their
-/// [`Integrator::Memory`]): the discrete momentum carried from step to step, and the last
+/// What [`Variational`](super::Variational) and [`Rattle`](super::Rattle) keep between steps (their
+/// [`Integrator::Memory`](super::Integrator::Memory)): the discrete momentum carried from step to step, and the last
 /// step's mean acceleration (to predict the next positions and the midpoint state for the
 /// control law).
 #[derive(Debug, Clone, Copy)]

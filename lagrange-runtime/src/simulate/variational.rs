@@ -23,7 +23,7 @@ use nalgebra::SVector;
 /// where Q, the generalized forces of the `force` statements and the dissipation at the
 /// midpoint, enters through the discrete Lagrange–d'Alembert principle. The first equation
 /// is solved for q₁ by Newton's method with its exact Jacobian, computed at the first
-/// iterate of each step (the model's [`Gradient`] at the midpoint gives D₁L_d, D₂L_d and
+/// iterate of each step (the model's [`Gradient`](crate::eval::Gradient) at the midpoint gives D₁L_d, D₂L_d and
 /// Q; the same evaluation in dual numbers, once per coordinate, their derivatives with
 /// respect to q₁). The velocity reported with each state solves
 /// ∂L/∂q̇(q₁, q̇₁) = p₁.
