@@ -77,7 +77,7 @@ pub fn linearize<T, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let accelerations = model.accelerations(s, u)?;
     let lin = if T::CONSTRAINT_NAMES.is_empty() {
@@ -134,7 +134,7 @@ fn unconstrained<T, const N: usize, const M: usize>(
     accelerations: SVector<f64, N>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let mass = crate::eval::equations(model, s, u).mass;
     // `accelerations` has solved with this factorization, so it exists; the diagnosis is
@@ -161,7 +161,7 @@ fn constrained<T, const N: usize, const M: usize>(
     accelerations: SVector<f64, N>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let base = Point::new(s, u);
     let mut lin = Linearization::zero(s, u, accelerations);
@@ -270,7 +270,7 @@ pub fn equilibrium<T, const N: usize, const M: usize>(
     t: f64,
 ) -> Result<SVector<f64, N>, DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let mut q = *guess;
     let mut iterations = 0;
@@ -318,7 +318,7 @@ fn static_force<T, const N: usize, const M: usize>(
     t: f64,
 ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let rest = State::new(t, *q, SVector::zeros());
     check_state::<T, N, M>(&rest, u)?;
@@ -337,7 +337,7 @@ fn static_force_unconstrained<T, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     model.accelerations(rest, u)?;
     let mut force = SVector::<f64, N>::zeros();
@@ -361,7 +361,7 @@ fn static_force_constrained<T, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let base = Point::new(rest, u);
     let mut value = SVector::<f64, N>::zeros();

@@ -6,7 +6,7 @@ use super::{Inputs, Integrator, StepError};
 use crate::eval::{self, Point};
 use crate::linalg::Lu;
 use crate::model::Model;
-use crate::{Dynamics, State};
+use crate::State;
 use nalgebra::SVector;
 
 /// The midpoint variational integrator: a symplectic, momentum-preserving method of
@@ -82,7 +82,7 @@ impl Variational {
 
 impl<T, const N: usize, const M: usize> Integrator<T, N, M> for Variational
 where
-    T: Dynamics<N, M> + Model<N, M>,
+    T: Model<N, M>,
 {
     type Memory = VariationalMemory<N>;
 
