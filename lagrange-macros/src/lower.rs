@@ -1092,25 +1092,37 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 
-    /// The rotation matrix of the unit quaternion w + x i + y j + z k.
+    /// The rotation matrix of the unit quaternion w + x i + y j + z k, in the homogeneous
+    /// form (diagonal w² + x² − y² − z², …): off the unit sphere it is the rotation times
+    /// |n|², so that R(a ⊗ n) = R(a) R(n) for every n. The rotational symmetry of a model
+    /// then holds off the constraint too, and the momentum it conserves is conserved by
+    /// integrators that evaluate between steps (RATTLE's midpoint); the kinetic energy
+    /// ignores the quaternion's length (its mass matrix has the null vector n).
     fn quaternion(&mut self, [w, x, y, z]: [Id; 4], at: Extent) -> Value {
-        let one = self.constant(1.0);
         let two = self.constant(2.0);
         let twice = |s: &mut Self, a: Id, b: Id| {
             let p = s.node(Op::Mul(a, b), at);
             s.node(Op::Mul(two, p), at)
         };
-        let (xx, yy, zz) = (twice(self, x, x), twice(self, y, y), twice(self, z, z));
+        let square = |s: &mut Self, a: Id| s.node(Op::Mul(a, a), at);
+        let (ww, xx, yy, zz) = (
+            square(self, w),
+            square(self, x),
+            square(self, y),
+            square(self, z),
+        );
         let (xy, xz, yz) = (twice(self, x, y), twice(self, x, z), twice(self, y, z));
         let (wx, wy, wz) = (twice(self, w, x), twice(self, w, y), twice(self, w, z));
-        let diagonal = |s: &mut Self, a: Id, b: Id| {
-            let sum = s.node(Op::Add(a, b), at);
-            s.node(Op::Sub(one, sum), at)
+        // (w² + a²) − (b² + c²)
+        let diagonal = |s: &mut Self, a: Id, b: Id, c: Id| {
+            let plus = s.node(Op::Add(ww, a), at);
+            let minus = s.node(Op::Add(b, c), at);
+            s.node(Op::Sub(plus, minus), at)
         };
         let d = [
-            diagonal(self, yy, zz),
-            diagonal(self, xx, zz),
-            diagonal(self, xx, yy),
+            diagonal(self, xx, yy, zz),
+            diagonal(self, yy, xx, zz),
+            diagonal(self, zz, xx, yy),
         ];
         let mut elems = vec![d[0], 0, 0, 0, d[1], 0, 0, 0, d[2]];
         // R01 = 2(xy − wz), R10 = 2(xy + wz), R02 = 2(xz + wy), R20 = 2(xz − wy),

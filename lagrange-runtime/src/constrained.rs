@@ -12,7 +12,25 @@
 //! coordinates is −Jᵀλ (DSL sign convention, as in m r̈ = F − Σ λ ∂f/∂r). The system is solved
 //! through the Schur complement J M⁻¹ Jᵀ with the Cholesky factor of the mass matrix;
 //! γ comes from one dual pass along (q̇, 1) in (q, t), J from one pass over q̇. Nothing
-//! allocates, except the error naming redundant constraints.
+//! allocates, except the errors that name coordinates or constraints.
+//!
+//! # Semidefinite mass matrices
+//!
+//! M need not be positive definite by itself: quaternion coordinates (whose kinetic energy
+//! ignores the quaternion's length), a coordinate that only the constraints determine. What
+//! the equations need is the KKT matrix `[M Jᵀ; J 0]` nonsingular, that is J of full rank
+//! and M positive definite on the velocities the constraints allow (J v = 0). When the
+//! Cholesky factorization of M fails, the solver completes M with the constraints:
+//!
+//! ```text
+//! (M + ρ JᵀJ) q̈ + Jᵀ λ = rest + ρ Jᵀ γ,      J q̈ = γ
+//! ```
+//!
+//! has exactly the solution of the original system (the added terms cancel because
+//! J q̈ = γ), and M + ρ JᵀJ is positive definite precisely when the KKT matrix is
+//! nonsingular (for M positive semidefinite). ρ = max|M| / max|J|² makes the two terms
+//! of the same size. The positive definite case takes the plain path, unchanged. See
+//! [`completion`].
 //!
 //! These functions take the number of constraints `K` as a const parameter. The blanket
 //! impls of [`Dynamics`], [`Constrained`](crate::Constrained) and [`ConstraintSolver`]
@@ -173,11 +191,54 @@ pub fn accelerations_from<
 ) -> Option<SVector<S, N>> {
     let (_, j) = velocity_terms_in::<T, S, N, M, K>(model, x);
     let gamma = gamma::<T, S, N, M, K>(model, x);
-    let lu = linalg::Lu::factor(*mass)?;
-    let free = lu.solve(bias);
+    let (mass, bias) = match completion(&mass.map(|m| m.re()), &j.map(|j| j.re())) {
+        None => (*mass, *bias),
+        Some(rho) => complete(mass, bias, &j, &gamma, rho),
+    };
+    let lu = linalg::Lu::factor(mass)?;
+    let free = lu.solve(&bias);
     let y = lu.solve_columns(&j.transpose());
     let lambda = linalg::solve(j * y, j * free - gamma)?;
     Some(free - y * lambda)
+}
+
+/// Whether the mass matrix needs completing by the constraints, and with which weight:
+/// `None` when its factorization L D Lᵀ succeeds with every pivot above
+/// [`PLAIN_MASS`](tolerances::PLAIN_MASS) (the plain, fast path), else `Some(ρ)`,
+/// the weight of `M + ρ JᵀJ` (see the [module docs](self#semidefinite-mass-matrices)).
+/// The decision every constrained solve in dual numbers takes; [`factor_completed`] takes
+/// the same one in `f64`.
+pub(crate) fn completion<const N: usize, const K: usize>(
+    mass: &SMatrix<f64, N, N>,
+    j: &SMatrix<f64, K, N>,
+) -> Option<f64> {
+    if K == 0 || linalg::Ldlt::factor_above(mass, tolerances::PLAIN_MASS).is_some() {
+        None
+    } else {
+        Some(weight(mass, j))
+    }
+}
+
+/// ρ = max|M| / max|J|²: M and ρ JᵀJ of the same size.
+fn weight<const N: usize, const K: usize>(
+    mass: &SMatrix<f64, N, N>,
+    j: &SMatrix<f64, K, N>,
+) -> f64 {
+    let j_scale = j.amax();
+    mass.amax().max(f64::MIN_POSITIVE) / (j_scale * j_scale).max(f64::MIN_POSITIVE)
+}
+
+/// The completed system `(M + ρ JᵀJ, rest + ρ Jᵀγ)` (see [`completion`]).
+fn complete<S: Scalar, const N: usize, const K: usize>(
+    mass: &SMatrix<S, N, N>,
+    rest: &SVector<S, N>,
+    j: &SMatrix<S, K, N>,
+    gamma: &SVector<S, K>,
+    rho: f64,
+) -> (SMatrix<S, N, N>, SVector<S, N>) {
+    let rho = S::from(rho);
+    let jt = j.transpose() * rho;
+    (mass + jt * j, rest + jt * gamma)
 }
 
 /// The solution of the constrained equations of motion at one state.
@@ -213,7 +274,7 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             quantity: "Lagrangian",
         });
     }
-    let chol = factor_mass::<T, N, M>(&mass)?;
+    finite(&mass, "mass matrix")?;
     let (v, j) = velocity_terms::<T, N, M, K>(model, s, u);
     let mut gamma = gamma::<T, f64, N, M, K>(model, &Point::new(s, u));
     if let Some(Stabilization { alpha, beta }) = stabilization {
@@ -223,8 +284,13 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     finite(&rhs, "forces of the equations of motion")?;
     finite(&j, "constraint Jacobian")?;
     finite(&gamma, "constraints differentiated to acceleration level")?;
-    let free = chol.solve(&rhs);
-    let y = chol.solve(&j.transpose());
+    let (factor, rho) = factor_completed::<T, N, M, K>(&mass, &j)?;
+    let rhs = match rho {
+        None => rhs,
+        Some(rho) => complete(&mass, &rhs, &j, &gamma, rho).1,
+    };
+    let free = factor.solve(&rhs);
+    let y = factor.solve_columns(&j.transpose());
     let schur = j * y;
     finite(&schur, "constraint Schur complement J M⁻¹ Jᵀ")?;
     let lambda = crate::linalg::solve(schur, j * free - gamma)
@@ -236,6 +302,68 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         accelerations: qdd,
         multipliers: lambda,
     })
+}
+
+/// The factorization of the mass matrix, completed by the constraints when it is only
+/// semidefinite (with the weight ρ it took, see [`completion`]), or why the equations of
+/// motion cannot be solved: which velocities neither the kinetic energy nor the
+/// constraints determine, which constraints are redundant, or an indefinite mass matrix.
+pub(crate) fn factor_completed<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    mass: &SMatrix<f64, N, N>,
+    j: &SMatrix<f64, K, N>,
+) -> Result<(linalg::Ldlt<N>, Option<f64>), DynamicsError> {
+    let plain = if K == 0 {
+        tolerances::SINGULAR_MASS
+    } else {
+        tolerances::PLAIN_MASS
+    };
+    if let Some(ldlt) = linalg::Ldlt::factor_above(mass, plain) {
+        return Ok((ldlt, None));
+    }
+    if K == 0 {
+        return Err(factor_mass::<T, N, M>(mass)
+            .err()
+            .unwrap_or(DynamicsError::SingularMassMatrix));
+    }
+    let rho = weight(mass, j);
+    let completed = mass + j.transpose() * j * rho;
+    match linalg::Ldlt::factor(&completed) {
+        Some(ldlt) if rho.is_finite() => Ok((ldlt, Some(rho))),
+        _ => Err(ill_posed::<T, N, M, K>(mass, j, &completed)),
+    }
+}
+
+/// Why `[M Jᵀ; J 0]` is singular although M + ρ JᵀJ was tried: an indefinite M, dependent
+/// constraint rows, or a combination of velocities that neither T nor the constraints
+/// fix (named by the coordinates it involves: the null vector of M + ρ JᵀJ).
+fn ill_posed<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    mass: &SMatrix<f64, N, N>,
+    j: &SMatrix<f64, K, N>,
+    completed: &SMatrix<f64, N, N>,
+) -> DynamicsError {
+    let scale = completed.amax().max(f64::MIN_POSITIVE);
+    let eigen = nalgebra::DMatrix::from_column_slice(N, N, completed.as_slice()).symmetric_eigen();
+    let smallest = eigen.eigenvalues.imin();
+    if eigen.eigenvalues[smallest] < -tolerances::SINGULAR_MASS * scale {
+        let shifted = mass + SMatrix::<f64, N, N>::identity() * (tolerances::SINGULAR_MASS * scale);
+        if shifted.cholesky().is_none() {
+            return DynamicsError::IndefiniteMassMatrix;
+        }
+    }
+    let gram = j * j.transpose();
+    if linalg::Lu::factor(gram).is_none() {
+        return redundant::<T, N, M, K>(&gram);
+    }
+    let null = eigen.eigenvectors.column(smallest);
+    let largest = null.amax();
+    let coordinates: Vec<&'static str> = (0..N)
+        .filter(|&i| null[i].abs() > tolerances::NULL_COMPONENT * largest)
+        .map(|i| T::COORDINATES[i])
+        .collect();
+    match coordinates[..] {
+        [coordinate] => DynamicsError::MissingVelocity { coordinate },
+        _ => DynamicsError::UndeterminedVelocities { coordinates },
+    }
 }
 
 /// Names the constraints in a dependency: those whose replacement by a trivial equation

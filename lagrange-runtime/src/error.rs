@@ -32,6 +32,13 @@ pub enum DynamicsError {
     /// The mass matrix ∂²L/∂q̇² is singular (some combination of velocities carries no
     /// kinetic energy).
     SingularMassMatrix,
+    /// Neither the kinetic energy nor the constraints determine this combination of
+    /// velocities: the mass matrix is singular on velocities the constraints allow
+    /// (`[M Jᵀ; J 0]` is singular), so their accelerations are undetermined.
+    UndeterminedVelocities {
+        /// The coordinates whose velocities take part in it.
+        coordinates: Vec<&'static str>,
+    },
     /// The mass matrix ∂²L/∂q̇² is not positive definite (a kinetic energy that can be
     /// negative, or `kinetic` and `potential` swapped).
     IndefiniteMassMatrix,
@@ -82,6 +89,15 @@ impl fmt::Display for DynamicsError {
             Self::SingularMassMatrix => write!(
                 f,
                 "the mass matrix is singular: some combination of velocities carries no kinetic energy"
+            ),
+            Self::UndeterminedVelocities { coordinates } => write!(
+                f,
+                "neither the kinetic energy nor the constraints determine a combination of the velocities of {}: the mass matrix is singular on velocities the constraints allow",
+                coordinates
+                    .iter()
+                    .map(|c| format!("`dot({c})`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Self::IndefiniteMassMatrix => write!(
                 f,

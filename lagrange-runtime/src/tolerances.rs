@@ -19,10 +19,25 @@ pub(crate) const SINGULAR_MASS: f64 = 1e-12;
 
 // ----- Constraints ---------------------------------------------------------------------
 
+/// With constraints, the mass matrix is factored alone (the fast path) only when every
+/// pivot is above this fraction of its diagonal entry; otherwise it is completed by the
+/// constraints, M + ρ JᵀJ (see [`constrained`](crate::constrained#semidefinite-mass-matrices)).
+/// An exactly singular M (quaternion coordinates) leaves a last pivot of rounding noise
+/// that, a difference of squares relative to a small diagonal entry, was measured up to
+/// 6e-12, above [`SINGULAR_MASS`]: solving with it lost up to 1e-3 of the velocities. Below
+/// 1e-8 the plain solve would lose more than half the digits, and the completed matrix is
+/// the better conditioned one.
+pub(crate) const PLAIN_MASS: f64 = 1e-8;
+
 /// A row of a constraint Jacobian at most this fraction of the Jacobian's largest entry
 /// is zero (a nonholonomic constraint at position level, a constraint on held coordinates
 /// only): as [`PIVOT`], rounding of entries of that size.
 pub(crate) const IDLE_ROW: f64 = 1e-14;
+
+/// A coordinate takes part in a null vector of the completed mass matrix M + ρ JᵀJ (a
+/// combination of velocities that neither T nor the constraints fix) when its component
+/// is above this fraction of the largest: the coordinates an error message names.
+pub(crate) const NULL_COMPONENT: f64 = 1e-3;
 
 /// Newton iterations allowed to the projection of positions onto the constraints: from a
 /// state near the constraints it converges quadratically in a handful; 50 leaves room for
@@ -70,6 +85,20 @@ pub(crate) const EQUILIBRIUM_ITERATIONS: usize = 50;
 /// An equilibrium is found when the static force is at most this fraction of
 /// |∂F/∂q| (1 + |q|): a few hundred ε of the force's own scale.
 pub(crate) const EQUILIBRIUM: f64 = 1e-13;
+
+// ----- Stability -------------------------------------------------------------------------
+
+/// The default margin of [`Spectrum::stability`](crate::stability::Spectrum::stability): a
+/// real part within this fraction of the reduced Jacobian's norm counts as zero. Simple
+/// eigenvalues on the imaginary axis come out with real parts of a few ε‖A‖; the zero
+/// eigenvalues of a symmetry form Jordan blocks, which rounding splits by √ε‖A‖ ≈ 1e-8‖A‖
+/// (double) or ∛ε‖A‖ ≈ 6e-6‖A‖ (triple, rare). 1e-6 separates those from growth rates
+/// that matter.
+pub(crate) const MARGINAL: f64 = 1e-6;
+
+/// QR iterations allowed to the real Schur form of a reduced Jacobian: a few per
+/// eigenvalue converge; 10000 only stops a pathological matrix.
+pub(crate) const EIGENVALUE_ITERATIONS: usize = 10_000;
 
 // ----- Riccati equation (LQR) ----------------------------------------------------------
 

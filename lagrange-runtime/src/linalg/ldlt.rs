@@ -27,6 +27,11 @@ pub(crate) struct Ldlt<const N: usize> {
 impl<const N: usize> Ldlt<N> {
     /// `None` where a pivot fails the test of [`factor_mass`](super::factor_mass) (or is NaN).
     pub(crate) fn factor(mass: &SMatrix<f64, N, N>) -> Option<Self> {
+        Self::factor_above(mass, crate::tolerances::SINGULAR_MASS)
+    }
+
+    /// `None` where a pivot is at most `threshold` times its diagonal entry (or is NaN).
+    pub(crate) fn factor_above(mass: &SMatrix<f64, N, N>, threshold: f64) -> Option<Self> {
         // w[i][j] = l[i][j] dⱼ.
         let mut l = [[0.0f64; N]; N];
         let mut w = [[0.0f64; N]; N];
@@ -36,7 +41,7 @@ impl<const N: usize> Ldlt<N> {
             for k in 0..j {
                 d -= l[j][k] * w[j][k];
             }
-            if !clear_pivot(d, mass[(j, j)]) {
+            if !clear_pivot(d, mass[(j, j)], threshold) {
                 return None;
             }
             inv[j] = d.recip();
@@ -50,6 +55,18 @@ impl<const N: usize> Ldlt<N> {
             }
         }
         Some(Ldlt { l, inv })
+    }
+
+    /// Solves `mass · X = rhs` for every column of `rhs`.
+    pub(crate) fn solve_columns<const K: usize>(
+        &self,
+        rhs: &SMatrix<f64, N, K>,
+    ) -> SMatrix<f64, N, K> {
+        let mut x = SMatrix::<f64, N, K>::zeros();
+        for k in 0..K {
+            x.set_column(k, &self.solve(&rhs.column(k).into_owned()));
+        }
+        x
     }
 
     /// Solves `mass · x = rhs`.

@@ -7,9 +7,9 @@ use crate::model::Model;
 use nalgebra::{Cholesky, Const, SMatrix, SVector};
 
 /// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
-/// diagonal entry it came from; false for NaN.
-pub(crate) fn clear_pivot(d: f64, diagonal: f64) -> bool {
-    d > 0.0 && d > crate::tolerances::SINGULAR_MASS * diagonal
+/// diagonal entry it came from: above `threshold` times it; false for NaN.
+pub(crate) fn clear_pivot(d: f64, diagonal: f64, threshold: f64) -> bool {
+    d > 0.0 && d > threshold * diagonal
 }
 
 /// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`] first, the cheap path), or says
@@ -37,7 +37,13 @@ pub(crate) fn factor_mass<T: Model<N, M>, const N: usize, const M: usize>(
     }
     if let Some(chol) = mass.cholesky() {
         let l = chol.l_dirty();
-        if (0..N).all(|i| clear_pivot(l[(i, i)] * l[(i, i)], mass[(i, i)])) {
+        if (0..N).all(|i| {
+            clear_pivot(
+                l[(i, i)] * l[(i, i)],
+                mass[(i, i)],
+                crate::tolerances::SINGULAR_MASS,
+            )
+        }) {
             return Ok(chol);
         }
     }

@@ -3,10 +3,9 @@
 use super::discrete::{check_settings, Step, VariationalMemory};
 use super::stepping::fixed_step;
 use super::{Inputs, Integrator, StepError};
-use crate::constrained::{position_terms, velocity_terms};
+use crate::constrained::{factor_completed, position_terms, velocity_terms};
 use crate::eval::mass_and_momenta;
 use crate::linalg;
-use crate::linalg::factor_mass;
 use crate::model::{ConstraintCount, Model, WithCount};
 use crate::{DynamicsError, State};
 use nalgebra::SVector;
@@ -138,7 +137,11 @@ fn rattle_step<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         q0: s.q,
         u: *u,
     };
-    let (q1, p1) = shake::<T, N, M, K>(settings, &step, p0, s.q + s.qd * h, t_next)?;
+    // A mass matrix that is only semidefinite (quaternions) makes the Newton Jacobians
+    // singular too: complete them by the constraints, as the accelerations do.
+    let (mass, _, _) = mass_and_momenta(model, s, u);
+    let complete = linalg::Ldlt::factor_above(&mass, crate::tolerances::PLAIN_MASS).is_none();
+    let (q1, p1) = shake::<T, N, M, K>(settings, &step, p0, s.q + s.qd * h, t_next, complete)?;
     let (qd1, p1) = rattle_velocity::<T, N, M, K>(settings, model, t_next, &q1, &p1, u, s.qd)?;
     Ok((State::new(t_next, q1, qd1), p1))
 }
@@ -151,6 +154,7 @@ fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     p0: &SVector<f64, N>,
     mut q1: SVector<f64, N>,
     t1: f64,
+    complete: bool,
 ) -> Result<(SVector<f64, N>, SVector<f64, N>), StepError> {
     let (_, j0) = position_terms::<T, N, M, K>(step.model, step.t, &step.q0, &step.u);
     let b = -(j0.transpose() * step.h);
@@ -171,8 +175,16 @@ fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         if residual <= settings.tolerance || stalled {
             return Ok((q1, d.d2 + f + r1));
         }
-        let a = step.jacobian(&q1);
-        let (Some(x), Some(y)) = (linalg::solve(a, r1), linalg::solve_columns(a, &b)) else {
+        let mut a = step.jacobian(&q1);
+        let mut r = r1;
+        if complete {
+            // (a + ρ J₁ᵀJ₁) Δq + b Δλ = −r₁ − ρ J₁ᵀφ has the solution of the original
+            // system, whose second row is J₁ Δq = −φ.
+            let rho = a.amax() / (j1.amax() * j1.amax()).max(f64::MIN_POSITIVE);
+            a += j1.transpose() * j1 * rho;
+            r += j1.transpose() * phi * rho;
+        }
+        let (Some(x), Some(y)) = (linalg::solve(a, r), linalg::solve_columns(a, &b)) else {
             break;
         };
         let Some(dl) = linalg::solve(j1 * y, phi - j1 * x) else {
@@ -212,9 +224,10 @@ fn rattle_velocity<T: Model<N, M>, const N: usize, const M: usize, const K: usiz
         {
             return Ok((qd, target - jt_mu));
         }
-        let chol = factor_mass::<T, N, M>(&mass)?;
-        let y = chol.solve(&j.transpose());
-        let x = chol.solve(&g1);
+        let (factor, rho) = factor_completed::<T, N, M, K>(&mass, &j)?;
+        let y = factor.solve_columns(&j.transpose());
+        // Completed: M + ρ JᵀJ, with ρ Jᵀ v added to match (see `constrained`).
+        let x = factor.solve(&(g1 + j.transpose() * v * rho.unwrap_or(0.0)));
         let Some(dmu) = linalg::solve(j * y, v - j * x) else {
             return Err(StepError::Dynamics(redundant::<T, N, M>()));
         };
