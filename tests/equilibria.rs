@@ -14,6 +14,7 @@
 
 use lagrange_runtime::linearize::{equilibrium, linearize};
 use lagrange_runtime::prelude::*;
+use lagrange_runtime::stability::Stability;
 use std::f64::consts::PI;
 
 const NO_INPUT: SVector<f64, 0> =
@@ -60,11 +61,41 @@ fn pendulum_with_a_constant_torque() {
         for ratio in [0.0, 0.1, 0.5, -0.73, 0.95] {
             let u = SVector::from([ratio * weight]);
             let stable = ratio.asin();
-            let q = equilibrium(&p, &SVector::from([0.1]), &u, 0.0).unwrap();
+            let q = equilibrium(&p, &SVector::from([0.1]), &u, 0.0)
+                .unwrap()
+                .state
+                .q;
+            let found = equilibrium(&p, &SVector::from([0.1]), &u, 0.0).unwrap();
+            assert_eq!(
+                found.stability(),
+                Stability::Marginal,
+                "the lower one oscillates"
+            );
+            // ±i √((g/l) cos θ*), the small-oscillation frequency about it.
+            let omega = (p.g / p.l * stable.cos()).sqrt();
+            for lambda in &found.spectrum.eigenvalues {
+                assert_close(lambda.im.abs(), omega, 1e-12, "frequency");
+            }
             assert_close(q[0], stable, 1e-12, "stable θ*");
             let unstable = PI - stable;
-            let q = equilibrium(&p, &SVector::from([3.0]), &u, 0.0).unwrap();
+            let q = equilibrium(&p, &SVector::from([3.0]), &u, 0.0)
+                .unwrap()
+                .state
+                .q;
             assert_close(wrap(q[0]), wrap(unstable), 1e-12, "unstable θ*");
+            let found = equilibrium(&p, &SVector::from([3.0]), &u, 0.0).unwrap();
+            assert_eq!(
+                found.stability(),
+                Stability::Unstable,
+                "the upper one falls"
+            );
+            let growth = (-p.g / p.l * unstable.cos()).sqrt();
+            assert_close(
+                found.spectrum.largest_real_part(),
+                growth,
+                1e-12,
+                "growth rate",
+            );
             // The linearization there confirms the character: −(g/l) cos θ*.
             let lin = linearize(&p, &State::at_rest(q), &u).unwrap();
             assert!(lin.accelerations.amax() < 1e-12, "θ̈ at θ*");
@@ -138,13 +169,19 @@ lagrangian! {
 fn springs_under_gravity() {
     let s = HangingSpring::default();
     for guess in [0.0, -3.0, 100.0] {
-        let q = equilibrium(&s, &SVector::from([guess]), &NO_INPUT, 0.0).unwrap();
+        let q = equilibrium(&s, &SVector::from([guess]), &NO_INPUT, 0.0)
+            .unwrap()
+            .state
+            .q;
         assert_close(q[0], s.m * s.g / s.k, 1e-13, "x* = m g/k");
     }
     let c = SpringChain::default();
     let x1 = (c.m1 + c.m2) * c.g / c.k1;
     let x2 = x1 + c.m2 * c.g / c.k2;
-    let q = equilibrium(&c, &SVector::from([0.3, -0.4]), &NO_INPUT, 0.0).unwrap();
+    let q = equilibrium(&c, &SVector::from([0.3, -0.4]), &NO_INPUT, 0.0)
+        .unwrap()
+        .state
+        .q;
     assert_close(q[0], x1, 1e-13, "x1*");
     assert_close(q[1], x2, 1e-13, "x2*");
 }
@@ -168,7 +205,10 @@ fn time_dependent_rest_position() {
     for t in [0.0, 0.9, 2.4, 7.7] {
         let cw = (o.w * t).cos();
         let want = o.F0 * cw / (o.k * (1.0 + o.e * cw));
-        let q = equilibrium(&o, &SVector::from([1.0]), &NO_INPUT, t).unwrap();
+        let q = equilibrium(&o, &SVector::from([1.0]), &NO_INPUT, t)
+            .unwrap()
+            .state
+            .q;
         assert_close(q[0], want, 1e-13, &format!("x*({t})"));
     }
 }
@@ -200,7 +240,10 @@ fn double_pendulum_equilibria() {
         DoublePendulum::default(),
         DoublePendulum::new(0.7, 1.9, 1.3, 0.55, 9.81),
     ] {
-        let q = equilibrium(&p, &SVector::from([0.1, -0.07]), &NO_INPUT, 0.0).unwrap();
+        let q = equilibrium(&p, &SVector::from([0.1, -0.07]), &NO_INPUT, 0.0)
+            .unwrap()
+            .state
+            .q;
         assert!(q.amax() < 1e-12, "hanging from (0.1, −0.07): {q:?}");
         for (guess, want) in [
             ([0.15, 0.1], [0.0, 0.0]),
@@ -209,7 +252,10 @@ fn double_pendulum_equilibria() {
             ([-3.0, 0.05], [-PI, 0.0]),
             ([3.1, -0.1], [PI, 0.0]),
         ] {
-            let q = equilibrium(&p, &SVector::from(guess), &NO_INPUT, 0.0).unwrap();
+            let q = equilibrium(&p, &SVector::from(guess), &NO_INPUT, 0.0)
+                .unwrap()
+                .state
+                .q;
             for i in 0..2 {
                 // Plain Newton may land on a copy of the same configuration 2π away.
                 assert_close(
@@ -236,7 +282,10 @@ fn double_pendulum_equilibria() {
 #[test]
 fn double_pendulum_hanging_from_a_moderate_guess() {
     let p = DoublePendulum::new(0.7, 1.9, 1.3, 0.55, 9.81);
-    let q = equilibrium(&p, &SVector::from([0.3, -0.2]), &NO_INPUT, 0.0).unwrap();
+    let q = equilibrium(&p, &SVector::from([0.3, -0.2]), &NO_INPUT, 0.0)
+        .unwrap()
+        .state
+        .q;
     for i in 0..2 {
         assert_close(wrap(q[i]), 0.0, 1e-12, &format!("θ{}*", i + 1));
     }
@@ -269,17 +318,26 @@ fn cartesian_pendulum_equilibria() {
     ] {
         let l = p.l;
         let zero = SVector::from([0.0]);
-        let q = equilibrium(&p, &SVector::from([0.12, -0.8 * l]), &zero, 0.0).unwrap();
+        let q = equilibrium(&p, &SVector::from([0.12, -0.8 * l]), &zero, 0.0)
+            .unwrap()
+            .state
+            .q;
         assert_close(q[0], 0.0, 1e-12, "bottom x");
         assert_close(q[1], -l, 1e-12, "bottom y");
-        let q = equilibrium(&p, &SVector::from([-0.1, 1.15 * l]), &zero, 0.0).unwrap();
+        let q = equilibrium(&p, &SVector::from([-0.1, 1.15 * l]), &zero, 0.0)
+            .unwrap()
+            .state
+            .q;
         assert_close(q[0], 0.0, 1e-12, "top x");
         assert_close(q[1], l, 1e-12, "top y");
 
         for fx in [0.7, -2.3] {
             let th = (fx / (p.m * p.g)).atan();
             let guess = SVector::from([0.0, -1.1 * l]);
-            let q = equilibrium(&p, &guess, &SVector::from([fx]), 0.0).unwrap();
+            let q = equilibrium(&p, &guess, &SVector::from([fx]), 0.0)
+                .unwrap()
+                .state
+                .q;
             assert_close(q[0], l * th.sin(), 1e-12, "pushed x");
             assert_close(q[1], -l * th.cos(), 1e-12, "pushed y");
             let r = p.constraint_residuals(&State::at_rest(q), &SVector::from([fx]));
@@ -373,7 +431,8 @@ fn neutral_direction_is_an_error_not_a_panic() {
     let free = FreeParticle::default();
     let guess = SVector::from([1.5, -2.0]);
     match equilibrium(&free, &guess, &NO_INPUT, 0.0) {
-        Ok(q) => {
+        Ok(found) => {
+            let q = found.state.q;
             let qdd = free.accelerations(&State::at_rest(q), &NO_INPUT).unwrap();
             assert_eq!(qdd.amax(), 0.0);
             assert_eq!(q, guess, "already at rest: nothing to move");
@@ -405,7 +464,8 @@ fn constrained_neutral_direction() {
     let p = SliderPendulum::default();
     let guess = SVector::from([0.3, 0.05, 0.45, 0.7]);
     match equilibrium(&p, &guess, &NO_INPUT, 0.0) {
-        Ok(q) => {
+        Ok(found) => {
+            let q = found.state.q;
             assert_close(q[1], 0.0, 1e-12, "y1");
             assert_close(q[2], q[0], 1e-12, "x2 = x1");
             assert_close(q[3], p.l, 1e-12, "y2 = l");

@@ -36,6 +36,7 @@ mod common;
 use lagrange_runtime::linearize::{equilibrium, linearize, sensitivities};
 use lagrange_runtime::num_dual::Dual64;
 use lagrange_runtime::prelude::*;
+use lagrange_runtime::stability::Stability;
 use lagrange_runtime::{eval, model::Model};
 
 include!("common/chain16.rs");
@@ -882,8 +883,12 @@ fn large_chains_linearize_solve_and_differentiate_in_a_2_mib_stack() {
 
         // The only equilibrium near the hanging chain is the hanging chain.
         let guess = SVector::from_fn(|i, _| 0.1 * (0.7 * i as f64).sin());
-        let q = equilibrium(&chain, &guess, &SVector::zeros(), 0.0).expect("converges");
+        let found = equilibrium(&chain, &guess, &SVector::zeros(), 0.0).expect("converges");
+        let q = found.state.q;
         assert!(q.amax() < 1e-10, "equilibrium {q}");
+        // The hanging chain oscillates: 64 eigenvalues on the imaginary axis.
+        assert_eq!(found.stability(), Stability::Marginal);
+        assert_eq!(found.spectrum.eigenvalues.len(), 64);
 
         // At rest q̈ scales as g / l and does not depend on m: ∂q̈/∂m = 0,
         // ∂q̈/∂l = −q̈ / l, ∂q̈/∂g = q̈ / g (parameters in declaration order m, l, g).
@@ -900,8 +905,10 @@ fn large_chains_linearize_solve_and_differentiate_in_a_2_mib_stack() {
 
         let chain = Chain64::new(m, l, g);
         assert_hanging_chain_linearization(&chain, m, l, g);
-        let q = equilibrium(&chain, &SVector::from_element(0.05), &SVector::zeros(), 0.0)
+        let found = equilibrium(&chain, &SVector::from_element(0.05), &SVector::zeros(), 0.0)
             .expect("converges");
+        let q = found.state.q;
         assert!(q.amax() < 1e-10, "equilibrium {q}");
+        assert_eq!(found.stability(), Stability::Marginal);
     });
 }

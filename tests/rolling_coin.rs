@@ -448,6 +448,85 @@ fn upright_rolling_linearization() {
     }
 }
 
+/// The same, through `steady_motion` and the nonholonomic reduction: upright rolling is
+/// found from the spin rate alone (the contact point's velocity follows from the rolling
+/// constraint), and the linearization in independent coordinates (10 states less the two
+/// velocity-level constraints: 8) has the wobble pair of the closed form and zeros only —
+/// without the spurious eigenvalues of the redundant coordinates (up to 1e-2 above). Its
+/// classification changes at Ω_c.
+#[test]
+fn upright_rolling_stability_from_the_reduced_linearization() {
+    use lagrange_runtime::nalgebra::Complex;
+    use lagrange_runtime::stability::Stability;
+    use lagrange_runtime::steady::{steady_motion, Turning};
+    type Complex64 = Complex<f64>;
+    for (k, c) in coins().into_iter().enumerate() {
+        let upright = |spin_rate: f64| {
+            let guess = rolling(&c, [0.4, -0.7, 0.3, 0.04, 1.9], 0.0, 0.0, 0.0);
+            steady_motion(&c, &guess, &[("spin", Turning::Rate(spin_rate))], &U).unwrap()
+        };
+        for ratio in [0.8, 1.25, 2.0] {
+            let what = format!("coin {k}, Ω/Ω_c = {ratio}");
+            let spin_rate = ratio * critical_spin(&c);
+            let motion = upright(spin_rate);
+            // Upright, rolling straight along the heading at r Ω.
+            let want = rolling(&c, [0.4, -0.7, 0.3, 0.0, 1.9], 0.0, 0.0, spin_rate);
+            assert_slice_close(
+                motion.state.q.as_slice(),
+                want.q.as_slice(),
+                1.0,
+                1e-12,
+                &what,
+            );
+            assert_slice_close(
+                motion.state.qd.as_slice(),
+                want.qd.as_slice(),
+                1.0,
+                1e-12,
+                &what,
+            );
+            let got = &motion.spectrum.eigenvalues;
+            assert_eq!(got.len(), 8, "{what}: {got:?}");
+            let w2 = wobble_squared(&c, spin_rate);
+            let size = w2.abs().sqrt();
+            let (wobble, zeros): (Vec<&Complex64>, Vec<&Complex64>) =
+                got.iter().partition(|z| z.norm() > 0.1 * size);
+            assert_eq!(wobble.len(), 2, "{what}: {got:?}");
+            for z in &zeros {
+                // A triple Jordan block at 0 (heading, contact point), split by ∛ε.
+                assert!(z.norm() < 1e-4 * size, "{what}: {z} should be 0");
+            }
+            for z in &wobble {
+                if w2 > 0.0 {
+                    assert_close(z.re, 0.0, size, 1e-10, &format!("{what}: Re λ"));
+                    assert_close(z.im.abs(), size, size, 1e-10, &format!("{what}: ω"));
+                } else {
+                    assert_close(z.re.abs(), size, size, 1e-10, &format!("{what}: λ"));
+                    assert_close(z.im, 0.0, size, 1e-10, &format!("{what}: Im λ"));
+                }
+            }
+            let expected = if w2 > 0.0 {
+                Stability::Marginal
+            } else {
+                Stability::Unstable
+            };
+            assert_eq!(motion.stability(), expected, "{what}: {got:?}");
+        }
+        // The threshold from the eigenvalues, by bisection on the spin rate.
+        let critical = critical_spin(&c);
+        let (mut low, mut high) = (0.5 * critical, 2.0 * critical);
+        for _ in 0..40 {
+            let mid = (low + high) / 2.0;
+            if upright(mid).stability() == Stability::Unstable {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        assert_close(high, critical, critical, 1e-5, &format!("coin {k}: Ω_c"));
+    }
+}
+
 /// The disk started upright at spin rate Ω = k Ω_c with a small lean rate ε (ψ̇ = 0, so
 /// C = 0), simulated with Dormand–Prince (rtol = atol = 1e-12) and sampled every 0.01 s.
 fn wobble_run(c: &RollingCoin, ratio: f64, eps: f64, t_end: f64) -> Vec<State<5>> {

@@ -88,7 +88,7 @@ pub fn velocity_terms<T: Model<N, M>, const N: usize, const M: usize, const K: u
 }
 
 /// [`velocity_terms`] at a [`Point`] in any scalar.
-fn velocity_terms_in<
+pub(crate) fn velocity_terms_in<
     T: Terms<S, N, M>,
     S: Scalar,
     const N: usize,
@@ -135,6 +135,48 @@ pub(crate) fn position_terms<T: Model<N, M>, const N: usize, const M: usize, con
         }
     });
     (phi, j)
+}
+
+/// The Jacobian of the constraints in the state x = (q, q̇), `(2K) × 2N` with its rows
+/// in two blocks: the holonomic constraints at position level `[∂φ/∂q, 0]` (zero rows for
+/// nonholonomic ones), then every constraint at velocity level `[∂v/∂q, ∂v/∂q̇]`. The
+/// state space of the constrained model is the manifold where they vanish; the nonzero
+/// rows span the normal space of its tangent.
+fn state_jacobian<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> nalgebra::DMatrix<f64> {
+    let (_, position) = position_terms::<T, N, M, K>(model, s.t, &s.q, u);
+    let (_, velocity) = velocity_terms::<T, N, M, K>(model, s, u);
+    let x = Point {
+        q: from_fn(|i| DualSVec::from_re(s.q[i]).derivative(i)),
+        ..Point::new(s, u).map(DualSVec::from_re)
+    };
+    let mut c = nalgebra::DMatrix::zeros(2 * K, 2 * N);
+    c.view_mut((0, 0), (K, N)).copy_from(&position);
+    c.view_mut((K, N), (K, N)).copy_from(&velocity);
+    model.eval_constraints(Level::Velocity, &x, |k, v| {
+        if k < K {
+            let row: SVector<f64, N> = v.eps.unwrap_generic(Const::<N>, U1);
+            c.view_mut((K + k, 0), (1, N)).copy_from(&row.transpose());
+        }
+    });
+    c
+}
+
+/// [`state_jacobian`] with the model's own number of constraints, its zero rows (the
+/// nonholonomic constraints at position level) removed: `0 × 2N` without constraints.
+pub(crate) fn constraints_in_state<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> nalgebra::DMatrix<f64> {
+    let c = T::Constraints::with(StateJacobian { model, s, u });
+    let kept: Vec<usize> = (0..c.nrows())
+        .filter(|&k| k >= c.nrows() / 2 || T::HOLONOMIC.get(k) == Some(&true))
+        .collect();
+    c.select_rows(&kept)
 }
 
 /// γ = −(∂v/∂q q̇ + ∂v/∂t): one dual pass with (q, t) moving along (q̇, 1), q̇ held.
@@ -663,6 +705,19 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for Accelerations
             solve::<T, N, M, K>(self.model, self.s, self.u, self.stabilization)
                 .map(|r| r.accelerations)
         }
+    }
+}
+
+struct StateJacobian<'a, T, const N: usize, const M: usize> {
+    model: &'a T,
+    s: &'a State<N>,
+    u: &'a SVector<f64, M>,
+}
+
+impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for StateJacobian<'_, T, N, M> {
+    type Output = nalgebra::DMatrix<f64>;
+    fn run<const K: usize>(self) -> Self::Output {
+        state_jacobian::<T, N, M, K>(self.model, self.s, self.u)
     }
 }
 

@@ -21,7 +21,9 @@ pub mod model;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod simulate;
+pub mod stability;
 mod state;
+pub mod steady;
 mod tolerances;
 mod units;
 

@@ -5,9 +5,12 @@
 //! q, q̇ and u, giving ẋ ≈ A x + B u for x = (q, q̇) around a state. [`equilibrium`] finds
 //! q* with q̈(q*, 0, u) = 0 by Newton's method on those exact Jacobians.
 
+use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
 use crate::eval::{check_state, Point};
 use crate::model::{Level, Model, Parametric};
+use crate::stability::{tangent_basis, Spectrum};
+use crate::steady::SteadyMotion;
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
 use num_dual::{Dual64, DualSVec};
@@ -28,6 +31,12 @@ pub struct Linearization<const N: usize, const M: usize> {
     pub d_qd: SMatrix<f64, N, N>,
     /// ∂q̈/∂u.
     pub d_u: SMatrix<f64, N, M>,
+    /// An orthonormal basis V (2N × d, columns in x = (q, q̇)) of the tangent space of the
+    /// constraint manifold at the state: holonomic constraints at position and velocity
+    /// level, nonholonomic ones at velocity level, so d = 2N − 2 (holonomic) −
+    /// (nonholonomic). The identity without constraints. x = V z gives the independent
+    /// coordinates z of [`reduced_a`](Self::reduced_a).
+    pub tangent: DMatrix<f64>,
 }
 
 impl<const N: usize, const M: usize> Linearization<N, M> {
@@ -45,6 +54,28 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
         let mut b = DMatrix::zeros(2 * N, M);
         b.view_mut((N, 0), (N, M)).copy_from(&self.d_u);
         b
+    }
+
+    /// A in independent coordinates z of the constraint manifold, x = V z with V =
+    /// [`tangent`](Self::tangent): `Vᵀ A V`, d × d. Its eigenvalues are the system's,
+    /// without the spurious ones of the constraint directions; without constraints it is
+    /// [`a`](Self::a).
+    pub fn reduced_a(&self) -> DMatrix<f64> {
+        self.tangent.transpose() * self.a() * &self.tangent
+    }
+
+    /// B in the independent coordinates of [`reduced_a`](Self::reduced_a): `Vᵀ B`, d × M.
+    pub fn reduced_b(&self) -> DMatrix<f64> {
+        self.tangent.transpose() * self.b()
+    }
+
+    /// The eigenvalues and modes of [`reduced_a`](Self::reduced_a), the modes given in the
+    /// state (q, q̇). See [`stability`](crate::stability).
+    ///
+    /// # Errors
+    /// [`DynamicsError::NonFiniteResult`] if the eigenvalue iteration does not converge.
+    pub fn spectrum(&self) -> Result<Spectrum<N>, DynamicsError> {
+        crate::stability::spectrum(&self.reduced_a(), &self.tangent)
     }
 }
 
@@ -86,7 +117,11 @@ where
         constrained(model, s, u, accelerations)?
     };
     let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-    if finite(lin.d_q.as_slice()) && finite(lin.d_qd.as_slice()) && finite(lin.d_u.as_slice()) {
+    if finite(lin.d_q.as_slice())
+        && finite(lin.d_qd.as_slice())
+        && finite(lin.d_u.as_slice())
+        && finite(lin.tangent.as_slice())
+    {
         Ok(lin)
     } else {
         Err(not_finite())
@@ -110,6 +145,7 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
             d_q: SMatrix::zeros(),
             d_qd: SMatrix::zeros(),
             d_u: SMatrix::zeros(),
+            tangent: DMatrix::identity(2 * N, 2 * N),
         }
     }
 
@@ -165,6 +201,7 @@ where
 {
     let base = Point::new(s, u);
     let mut lin = Linearization::zero(s, u, accelerations);
+    lin.tangent = tangent_basis(&constraints_in_state(model, s, u));
     for k in 0..2 * N + M {
         let a = model
             .eval_accelerations_in(&seeded(&base, k))
@@ -234,7 +271,10 @@ fn jacobian<const N: usize, const K: usize>(
 ///
 /// The equilibrium found is the one Newton converges to from `guess`, usually the nearest,
 /// **stable or not**: from a guess near the top, a pendulum's equilibrium is the inverted
-/// one. Judge stability from the eigenvalues of the [`linearize`]d model there.
+/// one. The result says which: it is a [`SteadyMotion`] with no turning coordinates, with
+/// the linearization there, its eigenvalues in independent coordinates and its
+/// [`stability`](SteadyMotion::stability). For states in which some coordinates turn at
+/// constant rates, see [`steady_motion`](crate::steady::steady_motion).
 ///
 /// # Errors
 /// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
@@ -245,6 +285,7 @@ fn jacobian<const N: usize, const K: usize>(
 /// ```
 /// use lagrange_runtime::prelude::*;
 /// use lagrange_runtime::linearize::equilibrium;
+/// use lagrange_runtime::stability::Stability;
 ///
 /// lagrangian! {
 ///     /// A pendulum held off the vertical by a constant torque `tau`.
@@ -259,16 +300,20 @@ fn jacobian<const N: usize, const K: usize>(
 /// }
 ///
 /// let tau = 0.5 * 9.81; // balances gravity where sin θ = 1/2
-/// let q = equilibrium(&Pendulum::default(), &SVector::from([0.1]), &SVector::from([tau]), 0.0)
-///     .unwrap();
-/// assert!((q[0] - std::f64::consts::FRAC_PI_6).abs() < 1e-12);
+/// let pendulum = Pendulum::default();
+/// let low = equilibrium(&pendulum, &SVector::from([0.1]), &SVector::from([tau]), 0.0).unwrap();
+/// assert!((low.state.q[0] - std::f64::consts::FRAC_PI_6).abs() < 1e-12);
+/// assert_eq!(low.stability(), Stability::Marginal); // it oscillates about it
+/// let high = equilibrium(&pendulum, &SVector::from([2.5]), &SVector::from([tau]), 0.0).unwrap();
+/// assert!((high.state.q[0] - 5.0 * std::f64::consts::FRAC_PI_6).abs() < 1e-12);
+/// assert_eq!(high.stability(), Stability::Unstable);
 /// ```
 pub fn equilibrium<T, const N: usize, const M: usize>(
     model: &T,
     guess: &SVector<f64, N>,
     u: &SVector<f64, M>,
     t: f64,
-) -> Result<SVector<f64, N>, DynamicsError>
+) -> Result<SteadyMotion<N, M>, DynamicsError>
 where
     T: Model<N, M>,
 {
@@ -282,7 +327,7 @@ where
         residual = model.accelerations(&rest, u)?.amax().max(phi_size);
         let scale = jacobian.amax().max(1.0) * (1.0 + q.amax());
         if force.amax().max(phi_size) <= tolerances::EQUILIBRIUM * scale {
-            return Ok(q);
+            return SteadyMotion::at(model, rest, u);
         }
         iterations += 1;
         let step = if T::CONSTRAINT_NAMES.is_empty() {

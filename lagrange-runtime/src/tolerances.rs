@@ -90,15 +90,24 @@ pub(crate) const EQUILIBRIUM: f64 = 1e-13;
 
 /// The default margin of [`Spectrum::stability`](crate::stability::Spectrum::stability): a
 /// real part within this fraction of the reduced Jacobian's norm counts as zero. Simple
-/// eigenvalues on the imaginary axis come out with real parts of a few ε‖A‖; the zero
-/// eigenvalues of a symmetry form Jordan blocks, which rounding splits by √ε‖A‖ ≈ 1e-8‖A‖
-/// (double) or ∛ε‖A‖ ≈ 6e-6‖A‖ (triple, rare). 1e-6 separates those from growth rates
-/// that matter.
-pub(crate) const MARGINAL: f64 = 1e-6;
+/// eigenvalues on the imaginary axis come out with real parts of a few ε‖A‖, but the zero
+/// eigenvalues of a symmetry form Jordan blocks, which rounding splits by about
+/// ε^(1/k)‖A‖ for a block of size k: √ε ≈ 1e-8 (a spinning body's yaw), ∛ε ≈ 6e-6 (the
+/// rolling coin's heading and contact point, measured at 1.3e-6 of its norm). A split block
+/// and a true growth rate that small cannot be told apart in double precision, so this is
+/// the resolution of the classification: growth rates below 1e-4 of the Jacobian's size
+/// (a time constant ten thousand times the model's) count as marginal.
+pub(crate) const MARGINAL: f64 = 1e-4;
 
 /// QR iterations allowed to the real Schur form of a reduced Jacobian: a few per
 /// eigenvalue converge; 10000 only stops a pathological matrix.
 pub(crate) const EIGENVALUE_ITERATIONS: usize = 10_000;
+
+/// A steady motion whose Gauss–Newton steps have stalled at rounding size is accepted
+/// when its residual is at most this fraction of the Jacobian's scale: the residual
+/// mixes accelerations, constraints and momenta, whose rounding floors differ, so the
+/// floor can sit above [`EQUILIBRIUM`] while the state is exact to the last digits.
+pub(crate) const STALLED_EQUILIBRIUM: f64 = 1e-10;
 
 // ----- Riccati equation (LQR) ----------------------------------------------------------
 

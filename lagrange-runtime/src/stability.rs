@@ -1,0 +1,312 @@
+//! Stability of equilibria and steady motions: the eigenvalues and modes of a
+//! [`Linearization`](crate::linearize::Linearization) in independent coordinates of the
+//! constraint manifold, and a plain classification.
+//!
+//! A constrained model's state x = (q, q̇) is not free: holonomic constraints hold at
+//! position and velocity level, nonholonomic ones at velocity level. The linearization in
+//! the redundant coordinates then has eigenvalues that belong to the constraint
+//! directions, not to the motion (pairs of rounding size, ±7e-8 i say, where the
+//! constraints hold exactly). [`Linearization::tangent`](crate::linearize::Linearization::tangent)
+//! is an orthonormal basis V of the tangent space of the manifold at the state, and
+//! `Vᵀ A V` is the Jacobian of the flow written in that chart: its eigenvalues are the
+//! system's and nothing else. Without constraints V is the identity.
+//!
+//! For a steady motion the linearization is about a moving state; its eigenvalues mean
+//! what they mean for an equilibrium when the steady motion is one of a symmetry (the
+//! turning coordinates are cyclic: nothing depends on them, so the linearized equations
+//! have constant coefficients). The symmetry itself shows as zero eigenvalues: the phase
+//! of the turning coordinates, and the neighbouring steady motions at other rates.
+//!
+//! The classification is of the linearization: eigenvalues in the left half plane mean
+//! asymptotic stability, one in the right half plane instability. Marginal (eigenvalues on
+//! the imaginary axis, the rule for conservative systems) leaves the nonlinear question
+//! open, as it does in every textbook; for a conservative system it is the linear
+//! stability that the textbook criteria (the sleeping top, the rolling coin) state.
+
+use crate::error::DynamicsError;
+use crate::tolerances;
+use nalgebra::{Complex, DMatrix, SVector};
+
+/// The stability of an equilibrium or a steady motion, read off the eigenvalues λ of its
+/// linearization in independent coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stability {
+    /// Every Re λ < 0: small disturbances die out.
+    AsymptoticallyStable,
+    /// No Re λ > 0, some Re λ = 0 (to the margin): small disturbances neither grow
+    /// exponentially nor die out; linearly stable, the usual case of conservative systems.
+    Marginal,
+    /// Some Re λ > 0: some small disturbance grows exponentially.
+    Unstable,
+}
+
+/// One eigenvalue of the linearization and its mode: the motion x(t) = Re(c e^{λt} x̂).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mode<const N: usize> {
+    /// λ: the growth rate (real part) and the angular frequency (imaginary part).
+    pub eigenvalue: Complex<f64>,
+    /// The coordinates' part of x̂, unit length together with `velocities`, its largest
+    /// entry real and positive.
+    pub positions: SVector<Complex<f64>, N>,
+    /// The velocities' part of x̂ (λ times `positions` for λ ≠ 0).
+    pub velocities: SVector<Complex<f64>, N>,
+}
+
+/// The eigenvalues of a linearization in independent coordinates, sorted by decreasing
+/// real part (then decreasing imaginary part), and their modes on demand.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spectrum<const N: usize> {
+    /// The eigenvalues, counted with multiplicity: 2N − 2 (holonomic constraints) −
+    /// (nonholonomic constraints) of them.
+    pub eigenvalues: Vec<Complex<f64>>,
+    /// The size of the reduced Jacobian (its Frobenius norm), the scale of the margin of
+    /// [`classify`](Self::classify).
+    pub scale: f64,
+    /// The reduced Jacobian Vᵀ A V.
+    reduced: DMatrix<f64>,
+    /// V.
+    tangent: DMatrix<f64>,
+}
+
+impl<const N: usize> Spectrum<N> {
+    /// The mode of eigenvalue `index` (in the order of
+    /// [`eigenvalues`](Self::eigenvalues)), `None` past the last. Each costs a singular
+    /// value decomposition of the reduced Jacobian, so modes are computed when asked for.
+    pub fn mode(&self, index: usize) -> Option<Mode<N>> {
+        let lambda = *self.eigenvalues.get(index)?;
+        Some(mode(&self.reduced, &self.tangent, lambda))
+    }
+
+    /// Every mode, in the order of [`eigenvalues`](Self::eigenvalues).
+    pub fn modes(&self) -> Vec<Mode<N>> {
+        (0..self.eigenvalues.len())
+            .filter_map(|i| self.mode(i))
+            .collect()
+    }
+
+    /// The largest real part: the growth rate of the fastest growing (or slowest decaying)
+    /// disturbance; −∞ for a model without states.
+    pub fn largest_real_part(&self) -> f64 {
+        self.eigenvalues
+            .iter()
+            .map(|l| l.re)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// The classification with the default margin: a real part within 10⁻⁴ of the
+    /// spectrum's [`scale`](Self::scale) counts as zero (see [`classify`](Self::classify)).
+    pub fn stability(&self) -> Stability {
+        self.classify(tolerances::MARGINAL)
+    }
+
+    /// The classification, a real part within `margin` × [`scale`](Self::scale) counting
+    /// as zero. The margin absorbs rounding: eigenvalues on the imaginary axis come out
+    /// with real parts of the order of ε‖A‖, but the zero eigenvalues of a symmetry form
+    /// Jordan blocks that rounding splits by ε^(1/k)‖A‖ for a block of size k (√ε for a
+    /// spinning body, ∛ε for a rolling coin). Growth rates below the margin cannot be told
+    /// from such a split; [`largest_real_part`](Self::largest_real_part) gives the number.
+    pub fn classify(&self, margin: f64) -> Stability {
+        let zero = margin * self.scale;
+        if self.eigenvalues.iter().any(|l| l.re > zero) {
+            Stability::Unstable
+        } else if self.eigenvalues.iter().all(|l| l.re < -zero) {
+            Stability::AsymptoticallyStable
+        } else {
+            Stability::Marginal
+        }
+    }
+}
+
+/// The spectrum of the reduced Jacobian `reduced` (d × d), its modes mapped back to the
+/// state (q, q̇) through the tangent basis `tangent` (2N × d).
+pub(crate) fn spectrum<const N: usize>(
+    reduced: &DMatrix<f64>,
+    tangent: &DMatrix<f64>,
+) -> Result<Spectrum<N>, DynamicsError> {
+    let not_converged = DynamicsError::NonFiniteResult {
+        quantity: "eigenvalues of the linearization (the QR iteration did not converge)",
+    };
+    if !reduced.iter().all(|x| x.is_finite()) {
+        return Err(DynamicsError::NonFiniteResult {
+            quantity: "linearization",
+        });
+    }
+    let d = reduced.nrows();
+    let mut eigenvalues = if d == 0 {
+        Vec::new()
+    } else {
+        let schur = nalgebra::linalg::Schur::try_new(
+            reduced.clone(),
+            f64::EPSILON,
+            tolerances::EIGENVALUE_ITERATIONS,
+        )
+        .ok_or(not_converged)?;
+        quasi_triangular_eigenvalues(&schur.unpack().1)
+    };
+    eigenvalues.sort_by(|a, b| b.re.total_cmp(&a.re).then(b.im.total_cmp(&a.im)));
+    Ok(Spectrum {
+        eigenvalues,
+        scale: reduced.norm(),
+        reduced: reduced.clone(),
+        tangent: tangent.clone(),
+    })
+}
+
+/// The eigenvalues of a real Schur form: 1×1 blocks on the diagonal, and 2×2 blocks where
+/// the subdiagonal is not negligible (real pairs included, which nalgebra's own extraction
+/// assumes away).
+fn quasi_triangular_eigenvalues(t: &DMatrix<f64>) -> Vec<Complex<f64>> {
+    let d = t.nrows();
+    let mut out = Vec::with_capacity(d);
+    let mut m = 0;
+    while m < d {
+        let n = m + 1;
+        let negligible = |i: usize| {
+            t[(i + 1, i)].abs() <= f64::EPSILON * (t[(i, i)].abs() + t[(i + 1, i + 1)].abs())
+        };
+        if n == d || negligible(m) {
+            out.push(Complex::new(t[(m, m)], 0.0));
+            m += 1;
+            continue;
+        }
+        let (a, b, c, e) = (t[(m, m)], t[(m, n)], t[(n, m)], t[(n, n)]);
+        let half_trace = (a + e) / 2.0;
+        let half_difference = (a - e) / 2.0;
+        let discriminant = half_difference * half_difference + b * c;
+        if discriminant >= 0.0 {
+            let root = discriminant.sqrt();
+            out.push(Complex::new(half_trace + root, 0.0));
+            out.push(Complex::new(half_trace - root, 0.0));
+        } else {
+            let root = (-discriminant).sqrt();
+            out.push(Complex::new(half_trace, root));
+            out.push(Complex::new(half_trace, -root));
+        }
+        m += 2;
+    }
+    out
+}
+
+/// The mode of `lambda`: the right singular vector of the smallest singular value of
+/// A − λI, mapped to the state by the tangent basis and normalized.
+fn mode<const N: usize>(
+    reduced: &DMatrix<f64>,
+    tangent: &DMatrix<f64>,
+    lambda: Complex<f64>,
+) -> Mode<N> {
+    let d = reduced.nrows();
+    let shifted = DMatrix::from_fn(d, d, |i, j| {
+        Complex::new(reduced[(i, j)], 0.0)
+            - if i == j {
+                lambda
+            } else {
+                Complex::new(0.0, 0.0)
+            }
+    });
+    let svd = shifted.svd(false, true);
+    let smallest = svd.singular_values.imin();
+    let v_t = svd.v_t.expect("requested");
+    let y: Vec<Complex<f64>> = (0..d).map(|j| v_t[(smallest, j)].conj()).collect();
+    let x: Vec<Complex<f64>> = (0..2 * N)
+        .map(|i| (0..d).map(|j| y[j] * tangent[(i, j)]).sum())
+        .collect();
+    // Unit length, the largest entry real and positive.
+    let largest = x
+        .iter()
+        .copied()
+        .max_by(|a, b| a.norm().total_cmp(&b.norm()))
+        .unwrap_or(Complex::new(1.0, 0.0));
+    let norm = x.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt();
+    let phase = if largest.norm() > 0.0 {
+        largest.conj() / largest.norm()
+    } else {
+        Complex::new(1.0, 0.0)
+    };
+    let scale = phase / norm.max(f64::MIN_POSITIVE);
+    Mode {
+        eigenvalue: lambda,
+        positions: SVector::from_fn(|i, _| x[i] * scale),
+        velocities: SVector::from_fn(|i, _| x[N + i] * scale),
+    }
+}
+
+/// An orthonormal basis (2N × d) of the null space of the constraint Jacobian `c` in the
+/// state (rows: the holonomic constraints at position level, then every constraint at
+/// velocity level; columns: q, q̇), d = 2N − rows: the eigenvectors of cᵀc with the d
+/// smallest eigenvalues. The identity without constraints.
+pub(crate) fn tangent_basis(c: &DMatrix<f64>) -> DMatrix<f64> {
+    let (rows, n2) = c.shape();
+    if rows == 0 {
+        return DMatrix::identity(n2, n2);
+    }
+    let eigen = (c.transpose() * c).symmetric_eigen();
+    let mut order: Vec<usize> = (0..n2).collect();
+    order.sort_by(|&a, &b| eigen.eigenvalues[a].total_cmp(&eigen.eigenvalues[b]));
+    let d = n2.saturating_sub(rows);
+    let mut basis = DMatrix::zeros(n2, d);
+    for (k, &i) in order.iter().take(d).enumerate() {
+        basis.set_column(k, &eigen.eigenvectors.column(i));
+    }
+    basis
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn real_and_complex_pairs_from_the_schur_form() {
+        // A saddle ±2, a rotation ±3i and decays −1, −1/2, mixed by an orthogonal change
+        // of basis so that the Schur form has to find them.
+        let mut blocks = DMatrix::<f64>::zeros(6, 6);
+        blocks[(0, 1)] = 4.0;
+        blocks[(1, 0)] = 1.0;
+        blocks[(2, 3)] = 3.0;
+        blocks[(3, 2)] = -3.0;
+        blocks[(4, 4)] = -1.0;
+        blocks[(5, 5)] = -0.5;
+        let q = DMatrix::from_fn(6, 6, |i, j| ((i * 7 + j * 3) as f64).sin())
+            .qr()
+            .q();
+        let a = &q * blocks * q.transpose();
+        let s = spectrum::<3>(&a, &DMatrix::identity(6, 6)).unwrap();
+        let want = [
+            Complex::new(2.0, 0.0),
+            Complex::new(0.0, 3.0),
+            Complex::new(0.0, -3.0),
+            Complex::new(-0.5, 0.0),
+            Complex::new(-1.0, 0.0),
+            Complex::new(-2.0, 0.0),
+        ];
+        for (got, want) in s.eigenvalues.iter().zip(want) {
+            assert!((got - want).norm() < 1e-12, "{got} vs {want}");
+        }
+        assert_eq!(s.stability(), Stability::Unstable);
+        // Every mode is an eigenvector: A x̂ = λ x̂.
+        for m in &s.modes() {
+            let x = DMatrix::from_fn(6, 1, |i, _| {
+                if i < 3 {
+                    m.positions[i]
+                } else {
+                    m.velocities[i - 3]
+                }
+            });
+            let ax = a.map(|v| Complex::new(v, 0.0)) * &x;
+            assert!((ax - x * m.eigenvalue).norm() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn classification_with_a_margin() {
+        let decaying = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, -0.1]);
+        let s = spectrum::<1>(&decaying, &DMatrix::identity(2, 2)).unwrap();
+        assert_eq!(s.stability(), Stability::AsymptoticallyStable);
+        let oscillating = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, 0.0]);
+        let s = spectrum::<1>(&oscillating, &DMatrix::identity(2, 2)).unwrap();
+        assert_eq!(s.stability(), Stability::Marginal);
+        assert!((s.eigenvalues[0] - Complex::new(0.0, 2.0)).norm() < 1e-14);
+        // The velocity part of a mode is λ times its position part.
+        let m = s.mode(0).unwrap();
+        assert!((m.velocities[0] - m.positions[0] * m.eigenvalue).norm() < 1e-14);
+    }
+}
