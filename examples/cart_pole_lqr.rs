@@ -10,7 +10,8 @@
 //!
 //! The design: `linearize` differentiates the nonlinear accelerations exactly at upright,
 //! giving ż ≈ A z + B f for the state deviation z = (q, q̇) − (q*, q̇*) = (x, θ, ẋ, θ̇);
-//! `control::lqr` returns the gain K minimising ∫ (zᵀQ z + R f²) dt, and f = −K z is fed
+//! `control::lqr_gain` returns the gain K minimising ∫ (zᵀQ z + R f²) dt (as fixed-size
+//! blocks on q and q̇), and its `law()`, f = −K z, is fed
 //! to the nonlinear model. Q says how much each deviation costs against the force: the
 //! angle dominates, the cart may wander a little. The regulator never sees the nonlinear
 //! terms (sin θ, the centripetal m ℓ θ̇² sin θ), yet it catches the pole from 0.3 rad
@@ -20,7 +21,7 @@
 mod common;
 
 use common::{figure, Panel};
-use lagrange_runtime::control::lqr;
+use lagrange_runtime::control::lqr_gain;
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::nalgebra::{DMatrix, DVector};
 use lagrange_runtime::prelude::*;
@@ -70,21 +71,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Weights on (x, θ, ẋ, θ̇) and on f by Bryson's rule, 1/(acceptable size)²: about
     // 0.3 m of cart offset, 0.1 rad of tilt, 1 m/s, 1 rad/s and 3 N of force.
     let q = DMatrix::from_diagonal(&DVector::from_vec(vec![10.0, 100.0, 1.0, 1.0]));
-    let r = DMatrix::from_element(1, 1, 0.1);
-    let (k, _p) = lqr(&a, &b, &q, &r)?;
+    let r = SMatrix::<f64, 1, 1>::new(0.1);
+    let (gain, _p) = lqr_gain(&lin, &q, &r)?;
+    // K as one row on z = (x, θ, ẋ, θ̇), for printing and the linear prediction.
+    let k = DMatrix::from_iterator(
+        1,
+        4,
+        gain.positions.iter().chain(gain.velocities.iter()).copied(),
+    );
     // Every gain comes out negative: f = −K z pushes the cart under a leaning pole (f > 0
     // for θ > 0) and, to return from x > 0, first pushes it further away so that the pole
     // leans back toward the origin, as in the hand-tuned cart_pole example.
     let closed_loop = &a - &b * &k;
-    // The gain as a fixed-size row, so that the control law does not allocate.
-    let gain = SMatrix::<f64, 1, 4>::from_iterator(k.iter().copied());
+    // The law u = u* − K_q (q − q*) − K_q̇ (q̇ − q̇*) in fixed-size blocks: no allocation.
+    let control = move |s: &State<2>| gain.inputs_at(s)[0];
     let x_star = stacked(&upright);
-    let control = move |s: &State<2>| (-gain * (stacked(s) - x_star))[0];
 
     let start = State::at_rest(CartPoleCoordinates { x: 0.0, theta: 0.3 }.into());
     let times: Vec<f64> = (0..=600).map(|i| f64::from(i) * 0.01).collect();
     let trajectory = Simulation::new(&model, start)
-        .inputs(|_, s| CartPoleInputs { f: control(s) }.into())
+        .inputs(gain.law())
         .run_at(&DormandPrince::new(1e-9, 1e-12), &times)?;
 
     // The linear prediction, from the same start: z(t) = e^((A − BK) t) z₀.

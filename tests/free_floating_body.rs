@@ -315,3 +315,53 @@ fn ill_posed_models_are_told_why_and_well_posed_ones_are_solved() {
         }
     );
 }
+
+lagrangian! {
+    /// A rigid body hanging from a fixed pivot, orientation by a unit quaternion: centre of
+    /// mass at l below the pivot along the body z axis, moments I1, I2, I3 about the pivot.
+    pub struct QuaternionPendulum {
+        parameters: m = 2.0, l = 0.3, I1 = 0.4, I2 = 0.25, I3 = 0.1, g = 9.81;
+        coordinates: w, x, y, z;
+
+        let R = quat(w, x, y, z);
+        let omega = body_angular_velocity(R);
+
+        kinetic = inner(omega, diag(I1, I2, I3) * omega) / 2;
+        potential = -m * g * l * (R * [0, 0, 1]).z;
+        constraint unit = w^2 + x^2 + y^2 + z^2 - 1;
+    }
+}
+
+/// Equilibria and linearization with the semidefinite mass matrix: from a guess off the
+/// sphere and off the vertical, Newton finds the hanging body (n = ±1), and the
+/// linearization in independent coordinates (8 states less the unit constraint at
+/// position and velocity level: 6) has the two swings ±i √(m g l / I1), ±i √(m g l / I2)
+/// and the free spin about the vertical (a zero pair): marginal.
+#[test]
+fn a_hanging_quaternion_pendulum_has_the_swing_frequencies_of_the_textbook() {
+    let body = QuaternionPendulum::default();
+    let guess = SVector::from([0.95, 0.1, -0.08, 0.3]);
+    let found = lagrange_runtime::linearize::equilibrium(&body, &guess, &none(), 0.0).unwrap();
+    let n = found.state.q;
+    assert!((n.norm() - 1.0).abs() < 1e-12, "on the sphere: {n}");
+    let down = rotation(&found.state) * V3::z();
+    assert!(
+        (down - V3::z()).amax() < 1e-10,
+        "the body axis hangs: {down}"
+    );
+    let got = &found.spectrum.eigenvalues;
+    assert_eq!(got.len(), 6, "{got:?}");
+    let mgl = body.m * body.g * body.l;
+    for frequency in [(mgl / body.I1).sqrt(), (mgl / body.I2).sqrt()] {
+        let matches = got
+            .iter()
+            .filter(|l| (l.im.abs() - frequency).abs() < 1e-10 * frequency && l.re.abs() < 1e-10)
+            .count();
+        assert_eq!(matches, 2, "±i{frequency} in {got:?}");
+    }
+    assert_eq!(got.iter().filter(|l| l.norm() < 1e-6).count(), 2, "{got:?}");
+    assert_eq!(
+        found.stability(),
+        lagrange_runtime::stability::Stability::Marginal
+    );
+}

@@ -10,7 +10,10 @@
 //! ```
 //!
 //! Together with [`linearize`](crate::linearize::linearize) this designs a controller for a
-//! model around an equilibrium: [`lqr`] takes its `a()` and `b()`.
+//! model around an equilibrium: [`lqr_gain`] takes the linearization (in independent
+//! coordinates when the model has constraints) and returns a [`Gain`] in fixed-size blocks
+//! whose [`law`](Gain::law) a [`Simulation`](crate::simulate::Simulation) takes as its
+//! inputs; [`lqr`] is the same design on any `a`, `b`.
 //!
 //! # Method
 //!
@@ -108,11 +111,13 @@
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
 
+use crate::linearize::Linearization;
 use crate::tolerances::{
     self, RICCATI_RESCALING_PASSES as RESCALING_PASSES, RICCATI_RESIDUAL as RESIDUAL_TOLERANCE,
     RICCATI_TAMING as TAMING, SIGN_CONVERGED as CONVERGED, SIGN_ITERATIONS as MAX_ITERATIONS,
 };
-use nalgebra::{Complex, DMatrix, Schur, SVD};
+use crate::State;
+use nalgebra::{Complex, DMatrix, SMatrix, SVector, Schur, SVD};
 use std::fmt;
 
 /// Why a Riccati equation or an LQR design could not be solved.
@@ -131,7 +136,7 @@ pub enum ControlError {
     /// A matrix's shape does not fit the others (B must be n × m for an n × n A, Q n × n,
     /// R m × m).
     DimensionMismatch {
-        /// Which one: `"B"`, `"Q"` or `"R"`.
+        /// Which one: `"B"`, `"Q"`, `"R"` or `"K"` (a gain given to [`Gain::from_matrix`]).
         matrix: &'static str,
         /// The shape (rows, columns) it must have.
         expected: (usize, usize),
@@ -322,6 +327,134 @@ pub fn lqr(
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
     let solution = solve(a, b, q, r)?;
     Ok((solution.k()?, solution.p()?))
+}
+
+/// A state-feedback law around an operating point (q*, q̇*, u*), in fixed-size blocks:
+///
+/// ```text
+/// u = u* − K_q (q − q*) − K_q̇ (q̇ − q̇*)
+/// ```
+///
+/// [`lqr_gain`] designs one from a [`Linearization`]; [`law`](Self::law) hands it to
+/// [`Simulation::inputs`](crate::simulate::Simulation::inputs). Evaluating it does not
+/// allocate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gain<const N: usize, const M: usize> {
+    /// K_q, M × N: the gain on the coordinates.
+    pub positions: SMatrix<f64, M, N>,
+    /// K_q̇, M × N: the gain on the velocities.
+    pub velocities: SMatrix<f64, M, N>,
+    /// The operating point (q*, q̇*).
+    pub state: State<N>,
+    /// The inputs at the operating point, u*.
+    pub inputs: SVector<f64, M>,
+}
+
+impl<const N: usize, const M: usize> Gain<N, M> {
+    /// The gain K (M × 2N, columns (q, q̇)) of u = u* − K (x − x*) around the operating
+    /// point of `lin`, split into its blocks; or, M × d, a gain on the independent
+    /// coordinates z of [`Linearization::reduced_a`] (x = V z), which becomes K Vᵀ.
+    ///
+    /// # Errors
+    /// [`ControlError::DimensionMismatch`] for any other shape, [`ControlError::NonFinite`]
+    /// for a NaN or an infinity.
+    pub fn from_matrix(k: &DMatrix<f64>, lin: &Linearization<N, M>) -> Result<Self, ControlError> {
+        let reduced = lin.tangent.ncols();
+        let full = if k.shape() == (M, 2 * N) {
+            k.clone()
+        } else if k.shape() == (M, reduced) {
+            k * lin.tangent.transpose()
+        } else {
+            return Err(ControlError::DimensionMismatch {
+                matrix: "K",
+                expected: (M, 2 * N),
+                found: k.shape(),
+            });
+        };
+        if !full.iter().all(|v| v.is_finite()) {
+            return Err(ControlError::NonFinite { matrix: "K" });
+        }
+        Ok(Gain {
+            positions: SMatrix::from_fn(|i, j| full[(i, j)]),
+            velocities: SMatrix::from_fn(|i, j| full[(i, N + j)]),
+            state: lin.state,
+            inputs: lin.inputs,
+        })
+    }
+
+    /// The inputs the law gives at `s`.
+    pub fn inputs_at(&self, s: &State<N>) -> SVector<f64, M> {
+        self.inputs
+            - self.positions * (s.q - self.state.q)
+            - self.velocities * (s.qd - self.state.qd)
+    }
+
+    /// The law as a closure for [`Simulation::inputs`](crate::simulate::Simulation::inputs).
+    pub fn law(self) -> impl FnMut(f64, &State<N>) -> SVector<f64, M> {
+        move |_, s| self.inputs_at(s)
+    }
+}
+
+/// The LQR design around the operating point of a linearization: the gain minimising
+/// ∫ (δxᵀ Q δx + δuᵀ R δu) dt for δx = x − x*, δu = u − u*, with x = (q, q̇), and the
+/// Riccati solution P.
+///
+/// For a constrained model the design is made in the independent coordinates of the
+/// constraint manifold ([`Linearization::reduced_a`], x = V z, with weights Vᵀ Q V): in
+/// the redundant coordinates A has modes along the constraints that no input moves, and
+/// the Riccati equation would have no stabilizing solution. P is then d × d, in z.
+/// Without constraints V is the identity and this is [`lqr`] on `a()` and `b()`.
+///
+/// # Errors
+/// As [`lqr`]; Q must be 2N × 2N.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::control::lqr_gain;
+/// use lagrange_runtime::linearize::linearize;
+/// use lagrange_runtime::nalgebra::DMatrix;
+/// use lagrange_runtime::simulate::{Rk4, Simulation};
+///
+/// lagrangian! {
+///     /// A pendulum with a torque at its pivot, balanced upside down.
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: theta;
+///         inputs: tau;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = m * g * l * cos(theta);
+///         force tau on theta;
+///     }
+/// }
+///
+/// let model = Pendulum::default();
+/// let up = State::at_rest(SVector::from([0.0]));
+/// let lin = linearize(&model, &up, &SVector::zeros()).unwrap();
+/// let (gain, _p) = lqr_gain(&lin, &DMatrix::identity(2, 2), &SMatrix::identity()).unwrap();
+/// let run = Simulation::new(&model, State::at_rest(SVector::from([0.2])))
+///     .inputs(gain.law())
+///     .run(&Rk4::new(1e-3), 10.0)
+///     .unwrap();
+/// assert!(run.last().q[0].abs() < 1e-6); // back upright
+/// ```
+pub fn lqr_gain<const N: usize, const M: usize>(
+    lin: &Linearization<N, M>,
+    q: &DMatrix<f64>,
+    r: &SMatrix<f64, M, M>,
+) -> Result<(Gain<N, M>, DMatrix<f64>), ControlError> {
+    if q.shape() != (2 * N, 2 * N) {
+        return Err(ControlError::DimensionMismatch {
+            matrix: "Q",
+            expected: (2 * N, 2 * N),
+            found: q.shape(),
+        });
+    }
+    let v = &lin.tangent;
+    let weights = v.transpose() * q * v;
+    let r = DMatrix::from_fn(M, M, |i, j| r[(i, j)]);
+    let (k, p) = lqr(&lin.reduced_a(), &lin.reduced_b(), &weights, &r)?;
+    Ok((Gain::from_matrix(&k, lin)?, p))
 }
 
 /// The solution of the scaled Riccati equation and what undoes the scaling.

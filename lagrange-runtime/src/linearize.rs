@@ -278,8 +278,9 @@ fn jacobian<const N: usize, const K: usize>(
 ///
 /// # Errors
 /// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
-/// nearby, or a singular Jacobian: a neutral direction such as a free translation), and the
-/// errors of [`Dynamics::accelerations`].
+/// nearby, or, without constraints, a singular Jacobian: a neutral direction such as a free
+/// translation; with constraints the Gauss–Newton steps are damped and a neutral direction
+/// gets no step), and the errors of [`Dynamics::accelerations`] and [`linearize`] there.
 ///
 /// # Example
 /// ```
@@ -333,8 +334,15 @@ where
         let step = if T::CONSTRAINT_NAMES.is_empty() {
             crate::linalg::solve(jacobian, -force)
         } else {
+            // A damping of rounding size, so that a neutral direction (a body free to
+            // turn about the vertical) gets no step instead of a singular system.
             let jt = jacobian.transpose();
-            crate::linalg::solve(jt * jacobian + gram, -(jt * force + phi_gradient))
+            let mut normal = jt * jacobian + gram;
+            let damping = f64::EPSILON * normal.diagonal().amax().max(f64::MIN_POSITIVE);
+            for i in 0..N {
+                normal[(i, i)] += damping;
+            }
+            crate::linalg::solve(normal, -(jt * force + phi_gradient))
         };
         let Some(step) = step else { break };
         let merit = |q: &SVector<f64, N>| -> Result<f64, DynamicsError> {
