@@ -20,7 +20,8 @@
 //! ignores the quaternion's length), a coordinate that only the constraints determine. What
 //! the equations need is the KKT matrix `[M Jᵀ; J 0]` nonsingular, that is J of full rank
 //! and M positive definite on the velocities the constraints allow (J v = 0). When the
-//! Cholesky factorization of M fails, the solver completes M with the constraints:
+//! factorization of M fails or is ill-conditioned (a pivot below 10⁻⁸ of its diagonal
+//! entry), the solver completes M with the constraints:
 //!
 //! ```text
 //! (M + ρ JᵀJ) q̈ + Jᵀ λ = rest + ρ Jᵀ γ,      J q̈ = γ
@@ -29,8 +30,7 @@
 //! has exactly the solution of the original system (the added terms cancel because
 //! J q̈ = γ), and M + ρ JᵀJ is positive definite precisely when the KKT matrix is
 //! nonsingular (for M positive semidefinite). ρ = max|M| / max|J|² makes the two terms
-//! of the same size. The positive definite case takes the plain path, unchanged. See
-//! [`completion`].
+//! of the same size. The positive definite case takes the plain path, unchanged.
 //!
 //! These functions take the number of constraints `K` as a const parameter. The blanket
 //! impls of [`Dynamics`], [`Constrained`](crate::Constrained) and [`ConstraintSolver`]
