@@ -526,15 +526,16 @@ fn finite<const R: usize, const C: usize>(
 
 /// J Jᵀ with a 1 on the diagonal of every row of J that is zero (a nonholonomic row at
 /// position level, or a constraint on held coordinates only): such rows get no correction
-/// instead of making the system singular.
-fn gram_with_idle_rows<const N: usize, const K: usize>(
-    j: &SMatrix<f64, K, N>,
-) -> SMatrix<f64, K, K> {
+/// instead of making the system singular. In any scalar, the test on the real parts.
+pub(crate) fn gram_with_idle_rows<S: Scalar, const N: usize, const K: usize>(
+    j: &SMatrix<S, K, N>,
+) -> SMatrix<S, K, K> {
     let mut g = j * j.transpose();
-    let scale = j.amax();
+    let size = |row: usize| (0..N).map(|c| j[(row, c)].re().abs()).fold(0.0, f64::max);
+    let scale = (0..K).map(size).fold(0.0, f64::max);
     for k in 0..K {
-        if j.row(k).amax() <= tolerances::IDLE_ROW * scale {
-            g[(k, k)] += 1.0;
+        if size(k) <= tolerances::IDLE_ROW * scale {
+            g[(k, k)] += S::one();
         }
     }
     g

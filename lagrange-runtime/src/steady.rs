@@ -14,7 +14,7 @@
 //! exist when they are cyclic (nothing depends on them), and then where they start does
 //! not matter.
 
-use crate::constrained::velocity_terms_in;
+use crate::constrained::{gram_with_idle_rows, velocity_terms_in};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, Point};
 use crate::linearize::{linearize, Linearization};
@@ -205,15 +205,8 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Solve<'_, T, N, M> {
                     S::zero()
                 }
             });
-            let mut gram = jf * jf.transpose();
-            let scale = jf.iter().map(|x| x.re().abs()).fold(0.0, f64::max);
-            for k in 0..K {
-                let row = (0..N).map(|c| jf[(k, c)].re().abs()).fold(0.0, f64::max);
-                if row <= tolerances::IDLE_ROW * scale {
-                    // A constraint on turning coordinates only: it gets no correction.
-                    gram[(k, k)] += S::one();
-                }
-            }
+            // A constraint on turning coordinates only gets no correction.
+            let gram = gram_with_idle_rows(&jf);
             if let Some(y) = crate::linalg::solve(gram, v) {
                 let correction = jf.transpose() * y;
                 x.qd = from_fn(|i| x.qd[i] - correction[i]);
