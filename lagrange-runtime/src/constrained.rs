@@ -261,8 +261,9 @@ pub(crate) fn completion<const N: usize, const K: usize>(
     }
 }
 
-/// ρ = max|M| / max|J|²: M and ρ JᵀJ of the same size.
-fn weight<const N: usize, const K: usize>(
+/// ρ = max|M| / max|J|²: M and ρ JᵀJ of the same size (M a mass matrix, or a Newton
+/// Jacobian that plays its part).
+pub(crate) fn weight<const N: usize, const K: usize>(
     mass: &SMatrix<f64, N, N>,
     j: &SMatrix<f64, K, N>,
 ) -> f64 {

@@ -334,15 +334,10 @@ where
         let step = if T::CONSTRAINT_NAMES.is_empty() {
             crate::linalg::solve(jacobian, -force)
         } else {
-            // A damping of rounding size, so that a neutral direction (a body free to
-            // turn about the vertical) gets no step instead of a singular system.
+            // Damped, so that a neutral direction (a body free to turn about the vertical)
+            // gets no step.
             let jt = jacobian.transpose();
-            let mut normal = jt * jacobian + gram;
-            let damping = f64::EPSILON * normal.diagonal().amax().max(f64::MIN_POSITIVE);
-            for i in 0..N {
-                normal[(i, i)] += damping;
-            }
-            crate::linalg::solve(normal, -(jt * force + phi_gradient))
+            crate::linalg::solve_damped_normal(jt * jacobian + gram, -(jt * force + phi_gradient))
         };
         let Some(step) = step else { break };
         let merit = |q: &SVector<f64, N>| -> Result<f64, DynamicsError> {
@@ -352,7 +347,7 @@ where
         };
         let current = force.norm_squared() + phi_size * phi_size;
         let mut length = 1.0;
-        while length > 1e-4 && merit(&(q + step * length))? >= current {
+        while length > tolerances::SHORTEST_STEP && merit(&(q + step * length))? >= current {
             length *= 0.5;
         }
         q += step * length;

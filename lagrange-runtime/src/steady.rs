@@ -312,11 +312,10 @@ fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             return Ok(State::new(x.t, SVector::from(x.q), SVector::from(x.qd)));
         }
         iterations += 1;
-        // Gauss–Newton, (JᵀJ + μ I) Δz = −Jᵀr with a damping μ of rounding size, so that
-        // an unknown nothing depends on (a cyclic position) gets no step instead of a
-        // singular system.
+        // Gauss–Newton, damped so that an unknown nothing depends on (a cyclic position)
+        // gets no step.
         let values: Vec<f64> = r.entries().collect();
-        let mut normal = SMatrix::<f64, N, N>::from_fn(|a, b| {
+        let normal = SMatrix::<f64, N, N>::from_fn(|a, b| {
             jacobian[a]
                 .iter()
                 .zip(&jacobian[b])
@@ -326,11 +325,7 @@ fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         let gradient = SVector::<f64, N>::from_fn(|a, _| {
             jacobian[a].iter().zip(&values).map(|(x, y)| x * y).sum()
         });
-        let damping = f64::EPSILON * normal.diagonal().amax().max(f64::MIN_POSITIVE);
-        for i in 0..N {
-            normal[(i, i)] += damping;
-        }
-        let Some(step) = crate::linalg::solve(normal, -gradient) else {
+        let Some(step) = crate::linalg::solve_damped_normal(normal, -gradient) else {
             return Err(fail(residual, iterations));
         };
         let current = r.norm_squared();
@@ -340,7 +335,7 @@ fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             let better = s
                 .residual::<f64, K>(&trial)
                 .is_some_and(|r| r.norm_squared() < current);
-            if better || length <= 1e-4 {
+            if better || length <= tolerances::SHORTEST_STEP {
                 break;
             }
             length *= 0.5;

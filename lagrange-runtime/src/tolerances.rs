@@ -82,6 +82,12 @@ pub(crate) const STEP_UNDERFLOW: f64 = 16.0 * f64::EPSILON;
 /// convergence needs a handful from a fair guess; 50 reports a guess that leads nowhere.
 pub(crate) const EQUILIBRIUM_ITERATIONS: usize = 50;
 
+/// The shortest fraction of a Newton step that the backtracking of
+/// [`equilibrium`](crate::linearize::equilibrium) and
+/// [`steady_motion`](crate::steady::steady_motion) tries before taking it anyway: 14
+/// halvings, enough to get past a bend of the residual without stalling far from a root.
+pub(crate) const SHORTEST_STEP: f64 = 1e-4;
+
 /// An equilibrium is found when the static force is at most this fraction of
 /// |∂F/∂q| (1 + |q|): a few hundred ε of the force's own scale.
 pub(crate) const EQUILIBRIUM: f64 = 1e-13;

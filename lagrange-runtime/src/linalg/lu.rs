@@ -27,6 +27,21 @@ pub(crate) fn solve_columns<S: Scalar, const N: usize, const K: usize>(
     Some(Lu::factor(a)?.solve_columns(b))
 }
 
+/// Solves the Gauss–Newton normal equations `(A + μ I) x = b`, A = JᵀJ (+ any other
+/// Gram terms), with a damping μ = ε max diag(A) of rounding size: a direction A does not
+/// see (an unknown nothing depends on, a neutral direction) gets no step instead of
+/// making the system singular.
+pub(crate) fn solve_damped_normal<const N: usize>(
+    mut normal: SMatrix<f64, N, N>,
+    b: SVector<f64, N>,
+) -> Option<SVector<f64, N>> {
+    let damping = f64::EPSILON * normal.diagonal().amax().max(f64::MIN_POSITIVE);
+    for i in 0..N {
+        normal[(i, i)] += damping;
+    }
+    solve(normal, b)
+}
+
 /// An LU factorization with partial pivoting on the real parts, P a = L U: factored once,
 /// it solves for any right-hand side in O(N²) (the variational integrator keeps its
 /// Newton Jacobian factored across steps).

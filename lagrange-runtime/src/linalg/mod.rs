@@ -13,5 +13,5 @@ mod lu;
 mod mass;
 
 pub(crate) use ldlt::{cholesky_solve, Ldlt};
-pub(crate) use lu::{solve, solve_columns, Lu};
+pub(crate) use lu::{solve, solve_columns, solve_damped_normal, Lu};
 pub(crate) use mass::{factor_mass, solve_mass};
