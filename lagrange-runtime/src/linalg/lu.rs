@@ -73,7 +73,7 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
             for i in k + 1..N {
                 let factor = a[(i, k)] / pivot;
                 a[(i, k)] = factor;
-                if factor.is_zero() {
+                if exactly_zero(factor) {
                     continue;
                 }
                 for j in k + 1..N {
@@ -101,7 +101,7 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
                 let bkc = b[(k, c)];
                 for i in k + 1..N {
                     let factor = a[(i, k)];
-                    if !factor.is_zero() {
+                    if !exactly_zero(factor) {
                         b[(i, c)] -= factor * bkc;
                     }
                 }
@@ -116,6 +116,15 @@ impl<S: Scalar, const N: usize> Lu<S, N> {
         }
         b
     }
+}
+
+/// Whether `x` is zero with all its derivatives, so that an update by it may be skipped.
+/// A plain float only: num-dual's `is_zero` and `==` look at the real part alone, and a
+/// multiplier whose value is zero but whose derivative is not (an entry that vanishes at a
+/// symmetric state and grows away from it) must still be applied, or the solution's
+/// derivative is wrong exactly there.
+fn exactly_zero<S: Scalar>(x: S) -> bool {
+    S::NDERIV == 0 && x.is_zero()
 }
 
 #[cfg(test)]
@@ -147,5 +156,22 @@ mod tests {
         let x = solve(a, SVector::from([one, Dual64::from(0.0)])).unwrap();
         assert!((x[0].re - 0.4).abs() < 1e-15);
         assert!((x[0].eps - -4.0 / 25.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn differentiates_where_an_entry_is_zero_but_its_derivative_is_not() {
+        // a(s) = [[2, 1, 0], [s, 2, 1], [0, 1, 2]] at s = 0: the elimination multiplier
+        // a₁₀/a₀₀ is zero there, its derivative 1/2 is not (num-dual's `==` and `is_zero`
+        // compare real parts only, so skipping on them dropped it, in the factorization
+        // and in the solve). x solves a x = [1, 1, 1]: x = (1, 1, 1)/3 and
+        // dx/ds = −a⁻¹ (∂a/∂s) x = (1, −2, 1)/9.
+        let (s, zero) = (Dual64::new(0.0, 1.0), Dual64::from(0.0));
+        let [one, two] = [1.0, 2.0].map(Dual64::from);
+        let a = SMatrix::<Dual64, 3, 3>::new(two, one, zero, s, two, one, zero, one, two);
+        let x = solve(a, SVector::from([one; 3])).unwrap();
+        for (x, dx) in x.iter().zip([1.0, -2.0, 1.0]) {
+            assert!((x.re - 1.0 / 3.0).abs() < 1e-15, "{}", x.re);
+            assert!((x.eps - dx / 9.0).abs() < 1e-15, "{}", x.eps);
+        }
     }
 }
