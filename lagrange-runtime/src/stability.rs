@@ -131,18 +131,13 @@ pub(crate) fn spectrum<const N: usize>(
             quantity: "linearization",
         });
     }
-    let d = reduced.nrows();
-    let mut eigenvalues = if d == 0 {
-        Vec::new()
-    } else {
-        let schur = nalgebra::linalg::Schur::try_new(
-            reduced.clone(),
-            f64::EPSILON,
-            tolerances::EIGENVALUE_ITERATIONS,
-        )
-        .ok_or(not_converged)?;
-        quasi_triangular_eigenvalues(&schur.unpack().1)
-    };
+    let (mut eigenvalues, rest) = isolated_eigenvalues(reduced);
+    if rest.nrows() > 0 {
+        let schur =
+            nalgebra::linalg::Schur::try_new(rest, f64::EPSILON, tolerances::EIGENVALUE_ITERATIONS)
+                .ok_or(not_converged)?;
+        eigenvalues.extend(quasi_triangular_eigenvalues(&schur.unpack().1));
+    }
     eigenvalues.sort_by(|a, b| b.re.total_cmp(&a.re).then(b.im.total_cmp(&a.im)));
     Ok(Spectrum {
         eigenvalues,
@@ -150,6 +145,30 @@ pub(crate) fn spectrum<const N: usize>(
         reduced: reduced.clone(),
         tangent: tangent.clone(),
     })
+}
+
+/// The eigenvalues that the structure of `a` isolates, exactly, and the matrix that is
+/// left for the Schur form (the permutation step of LAPACK's balancing): a column or a row
+/// whose off-diagonal entries are all zero makes `a` block triangular under a permutation,
+/// with its diagonal entry as an eigenvalue; removing it may isolate more. This is what
+/// keeps the zero eigenvalues of cyclic coordinates exact: in a Jordan chain (a heading
+/// that makes a position grow at the speed of the motion) the Schur form would split
+/// them by the square root of rounding, 10⁻⁶ where the chain meets a slow mode.
+fn isolated_eigenvalues(a: &DMatrix<f64>) -> (Vec<Complex<f64>>, DMatrix<f64>) {
+    let mut left: Vec<usize> = (0..a.nrows()).collect();
+    let mut isolated = Vec::new();
+    loop {
+        let alone = |k: usize| {
+            left.iter().all(|&i| i == k || a[(i, k)] == 0.0)
+                || left.iter().all(|&j| j == k || a[(k, j)] == 0.0)
+        };
+        let Some(position) = left.iter().position(|&k| alone(k)) else {
+            break;
+        };
+        let k = left.remove(position);
+        isolated.push(Complex::new(a[(k, k)], 0.0));
+    }
+    (isolated, a.select_rows(&left).select_columns(&left))
 }
 
 /// The eigenvalues of a real Schur form: 1×1 blocks on the diagonal, and 2×2 blocks where
@@ -232,20 +251,32 @@ fn mode<const N: usize>(
 
 /// An orthonormal basis (2N × d) of the null space of the constraint Jacobian `c` in the
 /// state (rows: the holonomic constraints at position level, then every constraint at
-/// velocity level; columns: q, q̇), d = 2N − rows: the eigenvectors of cᵀc with the d
-/// smallest eigenvalues. The identity without constraints.
+/// velocity level; columns: q, q̇), d = 2N − rows. A state variable that no constraint
+/// involves (its column of `c` exactly zero: the position of a cyclic coordinate, say)
+/// is a tangent direction by itself and gets its unit vector, exactly; the rest of the
+/// basis, the eigenvectors of cᵀc with the smallest eigenvalues, spans the other
+/// variables only. So the reduced matrix keeps the exact zeros of such variables and
+/// [`spectrum`] can split their eigenvalues off exactly. The identity without constraints.
 pub(crate) fn tangent_basis(c: &DMatrix<f64>) -> DMatrix<f64> {
     let (rows, n2) = c.shape();
     if rows == 0 {
         return DMatrix::identity(n2, n2);
     }
-    let eigen = (c.transpose() * c).symmetric_eigen();
-    let mut order: Vec<usize> = (0..n2).collect();
+    let (free, involved): (Vec<usize>, Vec<usize>) =
+        (0..n2).partition(|&j| c.column(j).iter().all(|&x| x == 0.0));
+    let sub = c.select_columns(&involved);
+    let eigen = (sub.transpose() * sub).symmetric_eigen();
+    let mut order: Vec<usize> = (0..involved.len()).collect();
     order.sort_by(|&a, &b| eigen.eigenvalues[a].total_cmp(&eigen.eigenvalues[b]));
-    let d = n2.saturating_sub(rows);
-    let mut basis = DMatrix::zeros(n2, d);
+    let d = involved.len().saturating_sub(rows);
+    let mut basis = DMatrix::zeros(n2, free.len() + d);
+    for (k, &j) in free.iter().enumerate() {
+        basis[(j, k)] = 1.0;
+    }
     for (k, &i) in order.iter().take(d).enumerate() {
-        basis.set_column(k, &eigen.eigenvectors.column(i));
+        for (r, &j) in involved.iter().enumerate() {
+            basis[(j, free.len() + k)] = eigen.eigenvectors[(r, i)];
+        }
     }
     basis
 }
@@ -308,5 +339,32 @@ mod tests {
         // The velocity part of a mode is λ times its position part.
         let m = s.mode(0).unwrap();
         assert!((m.velocities[0] - m.positions[0] * m.eigenvalue).norm() < 1e-14);
+    }
+
+    #[test]
+    fn structure_isolates_exact_zero_eigenvalues() {
+        // A heading ψ that makes a lateral position y grow at speed 6 (ẏ = 6ψ), driven by a
+        // slow mode: a Jordan chain at zero. The isolated eigenvalues are exact; a Schur
+        // form of the whole matrix would split the zeros by the square root of rounding.
+        let a = DMatrix::from_row_slice(3, 3, &[0.0, 6.0, 0.0, 0.0, 0.0, 1e-3, 0.0, 0.0, -0.004]);
+        let s = spectrum::<2>(&a, &DMatrix::identity(3, 3)).unwrap();
+        let want = [0.0, 0.0, -0.004].map(|re| Complex::new(re, 0.0));
+        assert_eq!(s.eigenvalues, want);
+        // What is left after isolation goes to the Schur form.
+        let mixed = DMatrix::from_row_slice(3, 3, &[0.0, 1.0, 0.0, -4.0, 0.0, 0.0, 3.0, 0.0, 0.0]);
+        let (isolated, rest) = isolated_eigenvalues(&mixed);
+        assert_eq!(isolated, [Complex::new(0.0, 0.0)]);
+        assert_eq!(rest, DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, 0.0]));
+    }
+
+    #[test]
+    fn variables_no_constraint_involves_are_basis_vectors() {
+        // Three variables, one constraint x₁ + x₂ = 0 that leaves x₀ free.
+        let c = DMatrix::from_row_slice(1, 3, &[0.0, 1.0, 1.0]);
+        let v = tangent_basis(&c);
+        assert_eq!(v.shape(), (3, 2));
+        assert_eq!(v.column(0).as_slice(), [1.0, 0.0, 0.0]);
+        assert!((v.transpose() * &v - DMatrix::identity(2, 2)).amax() < 1e-15);
+        assert!((&c * &v).amax() < 1e-15);
     }
 }
