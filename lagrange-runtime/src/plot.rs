@@ -84,6 +84,9 @@ impl<E: Error + Send + Sync> From<DrawingAreaErrorKind<E>> for PlotError {
     }
 }
 
+/// The fill of [`Panel::band`]: a pale green, behind every series.
+const BAND: RGBColor = RGBColor(216, 240, 216);
+
 /// Colours of the series, in order (the "tab10" palette: distinguishable, print well).
 const COLORS: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
@@ -191,6 +194,7 @@ pub struct Panel {
     y_range: Option<Range<f64>>,
     log_y: bool,
     legend: SeriesLabelPosition,
+    bands: Vec<Range<f64>>,
 }
 
 impl Panel {
@@ -206,6 +210,7 @@ impl Panel {
             y_range: None,
             log_y: false,
             legend: SeriesLabelPosition::UpperRight,
+            bands: Vec::new(),
         }
     }
 
@@ -249,6 +254,26 @@ impl Panel {
         self
     }
 
+    /// Shades the vertical band of x in `range` across the whole panel, behind the
+    /// series: a range of parameters where something holds (a stable range of speeds, say).
+    /// [`draw`](Self::draw) rejects a band whose ends are not finite or not increasing.
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::plot::{figure, Panel};
+    ///
+    /// let path = std::env::temp_dir().join("lagrange_band_doctest.png");
+    /// let decay = |v: f64| (v, 1.0 - v * v / 4.0);
+    /// let panel = || Panel::new("Growth rate", "v [m/s]", "Re λ [1/s]").line("λ", (0..=40).map(|i| decay(0.1 * f64::from(i))));
+    /// figure(&path, (600, 400), |area| panel().band(2.0..4.0).draw(area)).unwrap();
+    /// assert!(figure(&path, (600, 400), |area| panel().band(3.0..1.0).draw(area)).is_err());
+    /// ```
+    #[must_use]
+    pub fn band(mut self, range: Range<f64>) -> Self {
+        self.bands.push(range);
+        self
+    }
+
     /// A logarithmic y axis; points with y ≤ 0 are left out.
     #[must_use]
     pub fn log_y(mut self) -> Self {
@@ -266,6 +291,13 @@ impl Panel {
     /// Draws the panel into `area`. A fitted linear y range leaves room for the legend
     /// above or below the data.
     pub fn draw(mut self, area: &Area) -> Result<()> {
+        if let Some(band) = self
+            .bands
+            .iter()
+            .find(|b| !(b.start.is_finite() && b.end.is_finite() && b.start < b.end))
+        {
+            return Err(format!("a band must have finite, increasing ends, not {band:?}").into());
+        }
         if self.log_y {
             for series in &mut self.series {
                 series.points.retain(|&(_, y)| y > 0.0);
@@ -334,6 +366,14 @@ impl Panel {
             .light_line_style(RGBColor(235, 235, 235))
             .bold_line_style(RGBColor(200, 200, 200))
             .draw()?;
+        let (x, y) = (chart.x_range(), chart.y_range());
+        for band in &self.bands {
+            let (start, end) = (band.start.max(x.start), band.end.min(x.end));
+            if start < end {
+                let corners = [(start, y.start), (end, y.end)];
+                chart.draw_series([Rectangle::new(corners, BAND.filled())])?;
+            }
+        }
         for (
             i,
             Series {
