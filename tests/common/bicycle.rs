@@ -62,6 +62,8 @@ lagrangian! {
 /// Table 2 of the paper: at v = 0, 1, …, 10 m/s, the weave pair (real part, imaginary
 /// part), capsize and castering. At v = 0 the four are real: ±3.13164324790656 and
 /// ±5.53094371765393, listed separately in [`STANDING`].
+// The digits as the paper prints them, trailing zeros included.
+#[allow(clippy::excessive_precision)]
 pub const TABLE_2: [(f64, (f64, f64), f64, f64); 10] = [
     (1.0, (3.52696170990070, 0.80774027519930), -3.13423125066578, -7.11008014637442),
     (2.0, (2.68234517512745, 1.68066296590675), -3.07158645641514, -8.67387984831735),
