@@ -11,17 +11,12 @@
 use crate::ast::Model;
 use crate::check::key;
 use crate::dims::ModelUnits;
-use crate::func::Unary;
 use crate::lower::{Id, Let, Lowered, Op, Parameter, Shape};
+use crate::names::{float, internal, private, unary_fn};
 use crate::units::Unit;
 use proc_macro2::{Delimiter, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use syn::Ident;
-
-/// An identifier of the generated code that user code can never see or shadow.
-pub(crate) fn internal(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
-}
 
 /// A user's name as a binding of the generated code: at the name's source location, with
 /// mixed-site hygiene and a prefix, so that nothing in the user's scope can capture it or
@@ -66,10 +61,6 @@ pub fn under_cfg(model: &Model, items: TokenStream) -> TokenStream {
     debug_assert!(item.is_empty(), "generated items end with `;` or a body");
     out.extend(item);
     out
-}
-
-pub(crate) fn private() -> TokenStream {
-    quote!(::lagrange_runtime::__private)
 }
 
 pub fn expand(l: &Lowered) -> TokenStream {
@@ -718,7 +709,7 @@ impl<'l> Gen<'l> {
                 Op::Param(_) if !parametric => Kind::Const,
                 Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time | Op::Dot(_) => Kind::Var,
                 op => {
-                    if operands(op).iter().all(|&a| kind[a] == Kind::Const) {
+                    if op.operands().iter().all(|&a| kind[a] == Kind::Const) {
                         Kind::Const
                     } else {
                         Kind::Var
@@ -778,7 +769,7 @@ impl<'l> Gen<'l> {
         for id in (0..self.l.nodes.len()).rev() {
             let op = self.l.nodes[id].op;
             if self.tangent[id] {
-                for a in operands(op) {
+                for a in op.operands() {
                     if !self.moves(a) {
                         self.primal[a] = true;
                     } else {
@@ -792,7 +783,7 @@ impl<'l> Gen<'l> {
                         self.tangent[a] = true;
                     }
                     op => {
-                        for a in operands(op) {
+                        for a in op.operands() {
                             self.primal[a] = true;
                         }
                     }
@@ -908,44 +899,12 @@ impl<'l> Gen<'l> {
     }
 }
 
-/// The operands of an operation.
-fn operands(op: Op) -> Vec<Id> {
-    match op {
-        Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time => vec![],
-        Op::Neg(a) | Op::Unary(_, a) | Op::Powi(a, _) | Op::Dot(a) => vec![a],
-        Op::Add(a, b)
-        | Op::Sub(a, b)
-        | Op::Mul(a, b)
-        | Op::Div(a, b)
-        | Op::Pow(a, b)
-        | Op::Atan2(a, b) => {
-            vec![a, b]
-        }
-    }
-}
-
-/// The runtime function of a unary function (`functions::sin`, `jet::sin`, …).
-pub(crate) fn unary_fn(f: Unary) -> Ident {
-    Ident::new(f.name(), Span::call_site())
-}
-
 fn primal_local(id: Id) -> Ident {
     internal(&format!("__n{id}"))
 }
 
 fn tangent_local(id: Id) -> Ident {
     internal(&format!("__t{id}"))
-}
-
-/// An `f64` literal at the user's span.
-pub(crate) fn float(value: f64, span: Span) -> TokenStream {
-    let mut lit = Literal::f64_suffixed(value.abs());
-    lit.set_span(span);
-    if value.is_sign_negative() {
-        quote!((-#lit))
-    } else {
-        quote!(#lit)
-    }
 }
 
 /// A constant turned into the dual type the context expects.

@@ -22,9 +22,9 @@
 //! `impl Model`, and leaves it out for a model whose code would exceed [`MAX_STATEMENTS`]
 //! (`eval_equations` is then the sweep in `f64`).
 
-use crate::expand::{float, internal, private, unary_fn};
 use crate::func::Unary;
 use crate::lower::{self, Lowered};
+use crate::names::{coordinate, float, input, internal, parameter, private, unary_fn, velocity};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
@@ -271,20 +271,6 @@ fn product(factors: &[&Val]) -> TokenStream {
         None => quote!(1.0f64),
         Some((first, rest)) => rest.iter().fold(quote!(#first), |acc, v| quote!(#acc * #v)),
     }
-}
-
-/// The locals holding parameter, input, coordinate and velocity `i` (also the sweep's).
-pub(crate) fn parameter(i: usize) -> Ident {
-    internal(&format!("__p{i}"))
-}
-pub(crate) fn input(i: usize) -> Ident {
-    internal(&format!("__u{i}"))
-}
-pub(crate) fn coordinate(i: usize) -> Ident {
-    internal(&format!("__q{i}"))
-}
-pub(crate) fn velocity(i: usize) -> Ident {
-    internal(&format!("__qd{i}"))
 }
 
 /// Emits the statements, node by node: assignments to locals that are all declared by one

@@ -21,6 +21,7 @@ mod fallback;
 mod fast;
 mod func;
 mod lower;
+mod names;
 mod parse;
 mod sweep;
 mod units;

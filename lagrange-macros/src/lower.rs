@@ -63,6 +63,22 @@ impl Op {
             _ => None,
         }
     }
+
+    /// The operands of the operation.
+    pub fn operands(self) -> Vec<Id> {
+        match self {
+            Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time => vec![],
+            Op::Neg(a) | Op::Unary(_, a) | Op::Powi(a, _) | Op::Dot(a) => vec![a],
+            Op::Add(a, b)
+            | Op::Sub(a, b)
+            | Op::Mul(a, b)
+            | Op::Div(a, b)
+            | Op::Pow(a, b)
+            | Op::Atan2(a, b) => {
+                vec![a, b]
+            }
+        }
+    }
 }
 
 /// What a quantity depends on: a set of [`Deps::Q`], [`Deps::T`], [`Deps::QD`], [`Deps::U`].

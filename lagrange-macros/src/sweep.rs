@@ -27,10 +27,9 @@
 //! parameters as values of it. Work is O(N · size of the model) for the mass matrix and
 //! O(size) for everything else.
 
-use crate::expand::{float, internal, private, unary_fn};
-use crate::fast::{coordinate, input, parameter, velocity};
 use crate::func::Unary;
 use crate::lower::{self, Lowered};
+use crate::names::{coordinate, float, input, internal, parameter, private, unary_fn, velocity};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::HashMap;
