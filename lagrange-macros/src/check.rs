@@ -5,19 +5,21 @@
 
 use crate::ast::{Declared, Energy, Expr, Model, Parameter, Statement};
 use crate::errors::{closest, Errors};
-use crate::func::{Arity, Func};
+use crate::func::{Arity, Builtin, Func};
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::ext::IdentExt;
 use syn::punctuated::Punctuated;
 use syn::{Ident, Token};
 
-/// Names with a fixed meaning that cannot be declared.
-const RESERVED: [(&str, &str); 3] = [
-    ("t", "time"),
-    ("dot", "the time derivative"),
-    ("pi", "the constant π"),
-];
+/// What a reserved name that is not a function's means: a built-in name's meaning, or
+/// `dot`'s (a function, but named for its meaning here).
+fn reserved(name: &str) -> Option<&'static str> {
+    match Builtin::from_name(name) {
+        Some(builtin) => Some(builtin.meaning()),
+        None => (name == Func::Dot.name()).then_some("the time derivative"),
+    }
+}
 
 /// What a declared name stands for, with its index among its kind.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -182,7 +184,7 @@ impl<'a> Checker<'a, '_> {
 
     fn declare_name(&mut self, ident: &Ident, symbol: Symbol) {
         let name = key(ident);
-        if let Some((_, meaning)) = RESERVED.iter().find(|(r, _)| *r == name) {
+        if let Some(meaning) = reserved(&name) {
             self.rejected.push(name.clone());
             return self.errors.at(
                 ident.span(),
@@ -282,7 +284,7 @@ impl<'a> Checker<'a, '_> {
     fn check_default(&mut self, e: &Expr) {
         match e {
             Expr::Number(_) => {}
-            Expr::Name(ident) if ident == "pi" => {}
+            Expr::Name(ident) if Builtin::from_name(&key(ident)) == Some(Builtin::Pi) => {}
             Expr::Name(ident) => self.errors.at(
                 ident.span(),
                 format!("a parameter's default is a constant: literals, `pi` and functions such as `sqrt(2)/2`, not `{ident}`"),
@@ -350,14 +352,13 @@ impl<'a> Checker<'a, '_> {
         if self.rejected.contains(&name) && !self.symbols.contains_key(&name) {
             return;
         }
-        match name.as_str() {
-            "t" | "pi" => return,
-            "dot" => {
-                return self
-                    .errors
-                    .at(ident.span(), "`dot` is the time derivative: write `dot(x)`")
-            }
-            _ => {}
+        if Builtin::from_name(&name).is_some() {
+            return;
+        }
+        if name == Func::Dot.name() {
+            return self
+                .errors
+                .at(ident.span(), "`dot` is the time derivative: write `dot(x)`");
         }
         if Func::from_name(&name).is_some() {
             return self.errors.at(
@@ -404,7 +405,7 @@ impl<'a> Checker<'a, '_> {
             .iter()
             .filter(usable)
             .map(String::as_str)
-            .chain(["t", "pi"]);
+            .chain(Builtin::ALL.map(Builtin::name));
         let hint = closest(&name, declared)
             .map(|c| format!(", did you mean `{c}`?"))
             .unwrap_or_default();
@@ -478,12 +479,8 @@ impl<'a> Checker<'a, '_> {
 
     fn unknown_function(&mut self, func: &Ident) {
         let name = key(func);
-        if name == "t" || name == "pi" {
-            let meaning = if name == "t" {
-                "time"
-            } else {
-                "the constant π"
-            };
+        if let Some(builtin) = Builtin::from_name(&name) {
+            let meaning = builtin.meaning();
             return self.errors.at(
                 func.span(),
                 format!("`{name}` is {meaning}, not a function: multiplication is written `{name} * (…)`"),

@@ -14,7 +14,7 @@
 use crate::ast::{BinOp, Energy, Expr, Statement, UnitExpr};
 use crate::check::{key, Checked, Symbol};
 use crate::errors::Errors;
-use crate::func::{Func, Unary};
+use crate::func::{Builtin, Func, Unary};
 use crate::units::{self, Dim, Unit};
 use syn::Ident;
 
@@ -294,11 +294,10 @@ impl Inference<'_, '_, '_> {
             Some(Symbol::Input(i)) => self.inputs.get(i).copied().flatten(),
             Some(Symbol::Let(i)) => self.lets.get(i).copied().flatten(),
             Some(Symbol::Constraint(_)) => None,
-            None => match key(ident).as_str() {
-                "t" => Some(Dim::SECOND),
-                "pi" => Some(Dim::ONE),
-                _ => None,
-            },
+            None => Builtin::from_name(&key(ident)).map(|builtin| match builtin {
+                Builtin::Time => Dim::SECOND,
+                Builtin::Pi => Dim::ONE,
+            }),
         }
     }
 

@@ -1,6 +1,38 @@
-//! The functions of the language: one enum that the checker, the lowering and both code
-//! generators match on exhaustively, so that a function one stage forgets is a compile
-//! error in this crate, never a wrong number at run time.
+//! The functions and built-in names of the language: enums that the checker, the
+//! lowering and the code generators match on exhaustively, so that a function or a name
+//! one stage forgets is a compile error in this crate, never a wrong number at run time.
+
+/// A name with a fixed meaning that is not a function: reserved, never declared.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Builtin {
+    /// `t`, time.
+    Time,
+    /// `pi`, the constant π.
+    Pi,
+}
+
+impl Builtin {
+    pub const ALL: [Builtin; 2] = [Builtin::Time, Builtin::Pi];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Time => "t",
+            Builtin::Pi => "pi",
+        }
+    }
+
+    /// What the name means, for error messages.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Builtin::Time => "time",
+            Builtin::Pi => "the constant π",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        Builtin::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
 
 /// A function a model can call, free (`sin(x)`) or as a method (`x.sin()`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -15,7 +15,7 @@ use crate::ast::{BinOp, Energy, Expr, Extent, Model, Statement};
 use crate::check::{key, Checked, Symbol};
 use crate::dims::ModelUnits;
 use crate::errors::Errors;
-use crate::func::{Func, Unary};
+use crate::func::{Builtin, Func, Unary};
 use std::collections::HashMap;
 use std::fmt;
 use syn::Ident;
@@ -549,10 +549,10 @@ impl Lowerer<'_, '_, '_> {
     }
 
     fn name(&mut self, ident: &Ident, at: Extent) -> Option<Value> {
-        let op = match key(ident).as_str() {
-            "t" => Op::Time,
-            "pi" => Op::lit(std::f64::consts::PI),
-            _ => match self.c.symbol(ident)? {
+        let op = match Builtin::from_name(&key(ident)) {
+            Some(Builtin::Time) => Op::Time,
+            Some(Builtin::Pi) => Op::lit(std::f64::consts::PI),
+            None => match self.c.symbol(ident)? {
                 Symbol::Parameter(i) => Op::Param(i),
                 Symbol::Coordinate(i) => Op::Coord(i),
                 Symbol::Input(i) => Op::Input(i),
@@ -1020,8 +1020,11 @@ impl Lowerer<'_, '_, '_> {
     /// `dot(e)`, element by element; an element that does not move has derivative 0.
     fn dot(&mut self, arg: &Expr, at: Extent) -> Option<Value> {
         if let Expr::Name(ident) = arg {
-            let problem = match (key(ident).as_str(), self.c.symbol(ident)) {
-                ("t", _) => Some("`dot(t)` is 1: write `1`".to_string()),
+            let name = key(ident);
+            let problem = match (name.as_str(), self.c.symbol(ident)) {
+                _ if Builtin::from_name(&name) == Some(Builtin::Time) => {
+                    Some("`dot(t)` is 1: write `1`".to_string())
+                }
                 (name, Some(Symbol::Parameter(_))) => Some(format!(
                     "`dot` of parameter `{name}`: parameters are constant, so their time derivative is zero"
                 )),
@@ -1452,7 +1455,7 @@ fn push_force(nodes: &[Node], out: &mut Vec<Force>, force: Id, velocity: Id) {
 fn constant(e: &Expr) -> Option<f64> {
     Some(match e {
         Expr::Number(n) => n.value,
-        Expr::Name(i) if i == "pi" => std::f64::consts::PI,
+        Expr::Name(i) if Builtin::from_name(&key(i)) == Some(Builtin::Pi) => std::f64::consts::PI,
         Expr::Neg { operand, .. } => -constant(operand)?,
         Expr::Paren { inner, .. } => constant(inner)?,
         Expr::Binary { op, lhs, rhs, .. } => {
