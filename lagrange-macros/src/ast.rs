@@ -7,10 +7,17 @@ use syn::{Attribute, Ident, Visibility};
 
 /// `#[attrs] vis struct Name { statements }`.
 pub struct Model {
+    pub header: Header,
+    pub statements: Vec<Statement>,
+}
+
+/// `#[attrs] vis struct Name`: what every generated item is named by and carries along
+/// (the lowered form keeps a copy, so code generation never reads the syntax tree).
+#[derive(Clone)]
+pub struct Header {
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
     pub name: Ident,
-    pub statements: Vec<Statement>,
 }
 
 /// One `;`-terminated statement of the body.

@@ -3,7 +3,7 @@
 //! the user's tokens; all of them are collected, and the lowering still runs after them so
 //! that shape mistakes are reported in the same build.
 
-use crate::ast::{Declared, Energy, Expr, Model, Parameter, Statement};
+use crate::ast::{Declared, Energy, Expr, Header, Model, Parameter, Statement};
 use crate::errors::{closest, Errors};
 use crate::func::{Arity, Builtin, Func};
 use proc_macro2::Span;
@@ -103,7 +103,7 @@ impl Checker<'_, '_> {
         if !self.parameters.iter().all(|p| p.default.is_some()) {
             return;
         }
-        for path in user_derives(self.model) {
+        for path in user_derives(&self.model.header) {
             if path.segments.last().is_some_and(|s| s.ident == "Default") {
                 self.errors.spanning(
                     &path,
@@ -115,9 +115,9 @@ impl Checker<'_, '_> {
 }
 
 /// The traits the model's `#[derive(...)]` attributes name.
-pub fn user_derives(model: &Model) -> Vec<syn::Path> {
+pub fn user_derives(header: &Header) -> Vec<syn::Path> {
     let parser = Punctuated::<syn::Path, Token![,]>::parse_terminated;
-    model
+    header
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("derive"))
@@ -264,7 +264,7 @@ impl<'a> Checker<'a, '_> {
 
     /// A model needs coordinates and a kinetic energy.
     fn check_required(&mut self) {
-        let name = &self.model.name;
+        let name = &self.model.header.name;
         if self.coordinates.is_empty() {
             self.errors.at(
                 name.span(),

@@ -8,7 +8,7 @@
 //! evaluates `e` in the tangent type `Dual<D>`, seeded with (q̇, 1) on (q, t): its `eps`
 //! part is the total time derivative, exact to every order the outer dual type carries.
 
-use crate::ast::Model;
+use crate::ast::Header;
 use crate::check::key;
 use crate::dims::ModelUnits;
 use crate::lower::{Id, Let, Lowered, Op, Parameter, Shape};
@@ -29,8 +29,8 @@ fn local(ident: &Ident) -> Ident {
 
 /// `items` (generated items, one after the other) each under the model's `#[cfg(...)]`
 /// attributes, so that a model compiled out takes everything generated for it along.
-pub fn under_cfg(model: &Model, items: TokenStream) -> TokenStream {
-    let cfgs: Vec<_> = model
+pub fn under_cfg(header: &Header, items: TokenStream) -> TokenStream {
+    let cfgs: Vec<_> = header
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("cfg"))
@@ -63,26 +63,28 @@ pub fn under_cfg(model: &Model, items: TokenStream) -> TokenStream {
     out
 }
 
-pub fn expand(l: &Lowered) -> TokenStream {
+/// The model's items; `units` are the declared units when the model declares them and
+/// its dimensions check.
+pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
     let items = [
         data_types(
-            l.model,
+            &l.header,
             &l.parameters,
             &l.coordinates,
             &l.inputs,
             &l.lets,
-            l.units.as_ref(),
+            units,
         ),
         lets_impl(l),
-        model_impl(l),
-        parametric_impl(l),
+        model_impl(l, units),
+        parametric_impl(l, units),
     ];
     quote!(#(#items)*)
 }
 
 /// The model struct with its constructor, and the structs naming coordinates and inputs.
 pub fn data_types(
-    model: &Model,
+    header: &Header,
     parameters: &[Parameter],
     coordinates: &[Ident],
     inputs: &[Ident],
@@ -90,10 +92,10 @@ pub fn data_types(
     units: Option<&ModelUnits>,
 ) -> TokenStream {
     let items = [
-        model_struct(model, parameters, units.map(|u| &u.parameters[..])),
-        named_vector(model, "Coordinates", coordinates, "coordinates"),
-        named_vector(model, "Inputs", inputs, "inputs"),
-        lets_struct(model, lets),
+        model_struct(header, parameters, units.map(|u| &u.parameters[..])),
+        named_vector(header, "Coordinates", coordinates, "coordinates"),
+        named_vector(header, "Inputs", inputs, "inputs"),
+        lets_struct(header, lets),
     ];
     quote!(#(#items)*)
 }
@@ -109,9 +111,9 @@ fn rust_type(shape: Shape) -> TokenStream {
 }
 
 /// `NameLets`: one field per `let`, typed by its shape (`f64` where the let has an error).
-fn lets_struct(model: &Model, lets: &[Let]) -> TokenStream {
-    let (name, vis) = (&model.name, &model.vis);
-    let ty = lets_type(model);
+fn lets_struct(header: &Header, lets: &[Let]) -> TokenStream {
+    let (name, vis) = (&header.name, &header.vis);
+    let ty = lets_type(header);
     let fields = lets.iter().map(|l| &l.name);
     let types = lets
         .iter()
@@ -181,13 +183,13 @@ fn lets_struct(model: &Model, lets: &[Let]) -> TokenStream {
     }
 }
 
-pub fn lets_type(model: &Model) -> Ident {
-    format_ident!("{}Lets", model.name, span = model.name.span())
+pub fn lets_type(header: &Header) -> Ident {
+    format_ident!("{}Lets", header.name, span = header.name.span())
 }
 
 /// `Name::lets`, `Name::lets_along`, and the hidden generic method that evaluates the lets.
 fn lets_impl(l: &Lowered) -> TokenStream {
-    let name = &l.model.name;
+    let name = &l.header.name;
     let (n, m) = (l.coordinates.len(), l.inputs.len());
     let p = private();
     let [s, u, v] = ["s", "u", "v"].map(internal);
@@ -210,7 +212,7 @@ fn lets_impl(l: &Lowered) -> TokenStream {
         };
         quote!(#field: #init)
     });
-    let ty = lets_type(l.model);
+    let ty = lets_type(&l.header);
     let eval_lets_name = internal("__eval_lets");
     let eval_lets = values_fn(l, &eval_lets_name, &ids);
     let doc =
@@ -267,18 +269,18 @@ fn unpack_point(x: &Ident) -> TokenStream {
     quote!(let (#t, #q, #qd, #u) = (#x.t, &#x.q, &#x.qd, &#x.u);)
 }
 
-fn model_struct(model: &Model, parameters: &[Parameter], units: Option<&[Unit]>) -> TokenStream {
-    let (name, vis) = (&model.name, &model.vis);
+fn model_struct(header: &Header, parameters: &[Parameter], units: Option<&[Unit]>) -> TokenStream {
+    let (name, vis) = (&header.name, &header.vis);
     // `cfg` goes on every generated item (see `under_cfg`), `derive` is rebuilt below, the
     // other attributes go here.
-    let attrs = model
+    let attrs = header
         .attrs
         .iter()
         .filter(|a| !a.path().is_ident("cfg") && !a.path().is_ident("derive"));
     // The user's derives, without a `Default` that the macro generates (an error already
     // reported); the macro derives the standard traits the user did not.
     let all_defaults = parameters.iter().all(|p| p.default.is_some());
-    let derived = crate::check::user_derives(model);
+    let derived = crate::check::user_derives(header);
     let named = |path: &syn::Path, trait_name: &str| {
         path.segments.last().is_some_and(|s| s.ident == trait_name)
     };
@@ -359,11 +361,11 @@ fn model_struct(model: &Model, parameters: &[Parameter], units: Option<&[Unit]>)
 }
 
 /// `NameCoordinates` / `NameInputs`: one field per name, converting to and from `SVector`.
-fn named_vector(model: &Model, suffix: &str, names: &[Ident], what: &str) -> TokenStream {
+fn named_vector(header: &Header, suffix: &str, names: &[Ident], what: &str) -> TokenStream {
     if names.is_empty() && suffix == "Inputs" {
         return TokenStream::new();
     }
-    let (model, vis) = (&model.name, &model.vis);
+    let (model, vis) = (&header.name, &header.vis);
     let ty = format_ident!("{}{}", model, suffix, span = model.span());
     let n = names.len();
     let index = 0..n;
@@ -397,8 +399,8 @@ fn named_vector(model: &Model, suffix: &str, names: &[Ident], what: &str) -> Tok
     }
 }
 
-fn model_impl(l: &Lowered) -> TokenStream {
-    let name = &l.model.name;
+fn model_impl(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
+    let name = &l.header.name;
     let (n, m) = (l.coordinates.len(), l.inputs.len());
     let p = private();
     let coordinates = l.coordinates.iter().map(crate::check::key);
@@ -455,7 +457,7 @@ fn model_impl(l: &Lowered) -> TokenStream {
     let names = l.constraints.iter().map(|k| &k.name);
     let holonomic = l.constraints.iter().map(|k| k.holonomic);
     let k = l.constraints.len();
-    let units = units_const(l);
+    let units = units_const(units);
     quote! {
         #inherent
 
@@ -479,15 +481,15 @@ fn model_impl(l: &Lowered) -> TokenStream {
 
 /// `impl Parametric<N, M, P>`: the same terms with the parameters taken from an array of
 /// the number type (so that they can be differentiated), and the accelerations in them.
-fn parametric_impl(c: &Lowered) -> TokenStream {
-    let name = &c.model.name;
+fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
+    let name = &c.header.name;
     let (n, m) = (c.coordinates.len(), c.inputs.len());
     let np = c.parameters.len();
     let p = private();
     let names = c.parameters.iter().map(|x| crate::check::key(&x.name));
     let fields = c.parameters.iter().map(|x| &x.name);
     let terms = term_fns(c, true);
-    let parameter_units = c.units.as_ref().map(|u| {
+    let parameter_units = units.map(|u| {
         let units = u.parameters.iter().map(Unit::text);
         quote!(const PARAMETER_UNITS: ::core::option::Option<[&'static str; #np]> =
             ::core::option::Option::Some([#(#units),*]);)
@@ -593,12 +595,12 @@ fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
 }
 
 /// `const UNITS` of `impl Dynamics` when the model declares units; nothing otherwise.
-fn units_const(l: &Lowered) -> TokenStream {
-    let Some(units) = &l.units else {
+fn units_const(units: Option<&ModelUnits>) -> TokenStream {
+    let Some(units) = units else {
         return TokenStream::new();
     };
     let p = private();
-    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let (n, m) = (units.coordinates.len(), units.inputs.len());
     let coordinates = units.coordinates.iter().map(Unit::text);
     let velocities = units.coordinates.iter().map(|u| u.per_second().text());
     let inputs = units.inputs.iter().map(Unit::text);
@@ -691,7 +693,7 @@ type Code = (TokenStream, Kind);
 /// (`D`) or tangent (`Dual<D>`) form, and emits exactly the nodes those need, one local
 /// each, in graph order (operands first).
 struct Gen<'l> {
-    l: &'l Lowered<'l>,
+    l: &'l Lowered,
     /// Parameters are variables taken from the `parameters` array (for differentiation)
     /// rather than `f64` constants read from `self`.
     parametric: bool,
@@ -701,7 +703,7 @@ struct Gen<'l> {
 }
 
 impl<'l> Gen<'l> {
-    fn new(l: &'l Lowered<'l>, parametric: bool) -> Self {
+    fn new(l: &'l Lowered, parametric: bool) -> Self {
         let mut kind = Vec::with_capacity(l.nodes.len());
         for node in &l.nodes {
             let k = match node.op {

@@ -2,7 +2,7 @@
 //! types as a successful expansion and a stub `impl Model`, so that code using the model
 //! reports nothing beyond the real errors.
 
-use crate::ast::{Model, Statement};
+use crate::ast::Header;
 use crate::check::key;
 use crate::expand;
 use crate::lower::{Let, Lowered, Parameter};
@@ -41,37 +41,19 @@ pub fn fallback(l: &Lowered) -> TokenStream {
         })
         .collect();
     let (n, m) = (coordinates.len(), inputs.len());
-    let mut out = expand::data_types(l.model, &parameters, &coordinates, &inputs, &lets, None);
-    out.extend(stubs(l.model, n, m, constraint_count(l)));
+    let mut out = expand::data_types(&l.header, &parameters, &coordinates, &inputs, &lets, None);
+    // A constraint statement with an error counts as one constraint.
+    let k = l.constraints.len() + l.failed_constraints;
+    out.extend(stubs(&l.header, n, m, k));
     out
-}
-
-/// The number of scalar constraints, counting a constraint statement with an error as one.
-fn constraint_count(l: &Lowered) -> usize {
-    let failed = l
-        .model
-        .statements
-        .iter()
-        .filter(|s| match s {
-            Statement::Constraint { name, .. } => {
-                let plain = key(name);
-                let element = format!("{plain}[");
-                !l.constraints
-                    .iter()
-                    .any(|c| c.name == plain || c.name.starts_with(&element))
-            }
-            _ => false,
-        })
-        .count();
-    l.constraints.len() + failed
 }
 
 /// A `Model` impl that is never compiled into a program (the blanket impls of the
 /// runtime give it `Dynamics` and, with its constraint count, `Constrained`), and the
 /// inherent `lets` methods: code using the model reports nothing beyond the real errors.
-fn stubs(model: &Model, n: usize, m: usize, k: usize) -> TokenStream {
-    let name = &model.name;
-    let lets = expand::lets_type(model);
+fn stubs(header: &Header, n: usize, m: usize, k: usize) -> TokenStream {
+    let name = &header.name;
+    let lets = expand::lets_type(header);
     let p = quote!(::lagrange_runtime::__private);
     let stub = quote!({ ::core::unreachable!() });
     let s = quote!(_s: &#p::State<#n>);

@@ -47,18 +47,21 @@ fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     };
     let mut errors = errors::Errors::default();
     let checked = check::check(&model, &mut errors);
-    let mut lowered = lower::lower(&checked, &mut errors);
+    let lowered = lower::lower(&checked, &mut errors);
     // Dimensions are checked once names and shapes are right, so that one mistake is not
     // reported twice by two stages.
-    if errors.is_empty() {
-        lowered.units = dims::check(&checked, &mut errors);
-    }
+    let units = if errors.is_empty() {
+        dims::check(&checked, &mut errors)
+    } else {
+        None
+    };
+    let header = &lowered.header;
     match errors.finish() {
-        Ok(()) => expand::under_cfg(&model, expand::expand(&lowered)),
+        Ok(()) => expand::under_cfg(header, expand::expand(&lowered, units.as_ref())),
         Err(e) => {
             // The errors are reported whatever the `cfg`: they are mistakes in the model.
             let mut out = e.to_compile_error();
-            out.extend(expand::under_cfg(&model, fallback::fallback(&lowered)));
+            out.extend(expand::under_cfg(header, fallback::fallback(&lowered)));
             out
         }
     }

@@ -11,9 +11,8 @@
 //! depends on the velocities is computed once, when the node is made, so every rule that
 //! needs it (`dot`, `force`, `torque`, `constraint`) is linear in the size of the model.
 
-use crate::ast::{BinOp, Energy, Expr, Extent, Model, Statement};
+use crate::ast::{BinOp, Energy, Expr, Extent, Header, Statement};
 use crate::check::{key, Checked, Symbol};
-use crate::dims::ModelUnits;
 use crate::errors::Errors;
 use crate::func::{Builtin, Func, Unary};
 use std::collections::HashMap;
@@ -185,9 +184,10 @@ pub struct Let {
     pub value: Option<Value>,
 }
 
-/// The model, resolved and lowered to scalar operations.
-pub struct Lowered<'a> {
-    pub model: &'a Model,
+/// The model, resolved and lowered to scalar operations: everything code generation
+/// reads (it never goes back to the syntax tree).
+pub struct Lowered {
+    pub header: Header,
     pub parameters: Vec<Parameter>,
     pub coordinates: Vec<Ident>,
     pub inputs: Vec<Ident>,
@@ -199,12 +199,12 @@ pub struct Lowered<'a> {
     pub constraints: Vec<Constraint>,
     /// Every `let`, in declaration order.
     pub lets: Vec<Let>,
-    /// The declared units, when the model declares them and its dimensions check (set by
-    /// the pipeline after lowering: the lowering itself never reads units).
-    pub units: Option<ModelUnits>,
+    /// The constraint statements that have an error, so none of their elements above:
+    /// the stub a model with errors still emits counts each as one constraint.
+    pub failed_constraints: usize,
 }
 
-impl Lowered<'_> {
+impl Lowered {
     /// Whether L = T − V is a polynomial of degree at most two in the velocities, so that
     /// the momenta are affine in q̇ and the mass matrix does not depend on q̇: true of
     /// every kinetic energy ½ q̇ᵀ M(q) q̇ + q̇ᵀ b(q, t) + c(q, t), false of a relativistic
@@ -238,7 +238,7 @@ impl Lowered<'_> {
 }
 
 /// Lowers the model; errors go to `errors`. The result is complete only if there are none.
-pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
+pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
     let mut lw = Lowerer {
         c,
         errors,
@@ -256,7 +256,7 @@ pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
         })
         .collect();
     let mut out = Lowered {
-        model: c.model,
+        header: c.model.header.clone(),
         parameters,
         coordinates: c.coordinates.iter().map(|d| d.name.clone()).collect(),
         inputs: c.inputs.iter().map(|d| d.name.clone()).collect(),
@@ -267,7 +267,7 @@ pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
         forces: Vec::new(),
         constraints: Vec::new(),
         lets: Vec::new(),
-        units: None,
+        failed_constraints: 0,
     };
     let mut kinetic = None;
     for (index, statement) in c.model.statements.iter().enumerate() {
@@ -301,7 +301,11 @@ pub fn lower<'a>(c: &Checked<'a>, errors: &mut Errors) -> Lowered<'a> {
                 rotation,
             } => lw.torque(keyword, torque, rotation, &mut out.forces),
             Statement::Constraint { name, value } => {
+                let before = out.constraints.len();
                 lw.constraint(name, value, &mut out.constraints);
+                if out.constraints.len() == before {
+                    out.failed_constraints += 1;
+                }
             }
             Statement::Parameters(_) | Statement::Coordinates(_) | Statement::Inputs(_) => {}
         }

@@ -4,7 +4,7 @@
 //! syntax error in one statement does not hide the errors of the others.
 
 use crate::ast::{
-    BinOp, Declared, Energy, Expr, Index, Model, Number, Parameter, Statement, UnitExpr,
+    BinOp, Declared, Energy, Expr, Header, Index, Model, Number, Parameter, Statement, UnitExpr,
 };
 use crate::errors::{closest, Errors};
 use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
@@ -61,9 +61,7 @@ fn parse_model(input: ParseStream) -> syn::Result<Model> {
     }
     let statements = parse_body(body)?;
     Ok(Model {
-        attrs,
-        vis,
-        name,
+        header: Header { attrs, vis, name },
         statements,
     })
 }

@@ -127,10 +127,10 @@ fn numbers() {
 #[test]
 fn statements_split_at_semicolons() {
     let model = parse_ok(double_pendulum());
-    assert_eq!(model.name, "DoublePendulum");
-    assert!(matches!(model.vis, syn::Visibility::Public(_)));
-    assert_eq!(model.attrs.len(), 1);
-    assert!(model.attrs[0].path().is_ident("doc"));
+    assert_eq!(model.header.name, "DoublePendulum");
+    assert!(matches!(model.header.vis, syn::Visibility::Public(_)));
+    assert_eq!(model.header.attrs.len(), 1);
+    assert!(model.header.attrs[0].path().is_ident("doc"));
     let kinds: Vec<String> = model.statements.iter().map(statement_kind).collect();
     assert_eq!(
         kinds,
@@ -173,8 +173,8 @@ fn statements_split_at_semicolons() {
             "force"
         ]
     );
-    assert!(matches!(model.vis, syn::Visibility::Restricted(_)));
-    assert_eq!(model.attrs.len(), 2);
+    assert!(matches!(model.header.vis, syn::Visibility::Restricted(_)));
+    assert_eq!(model.header.attrs.len(), 2);
 }
 
 #[test]
