@@ -22,10 +22,12 @@
 //! `impl Model`, and leaves it out for a model whose code would exceed [`MAX_STATEMENTS`]
 //! (`eval_equations` is then the sweep in `f64`).
 
-use crate::func::Unary;
 use crate::lower::{self, Lowered};
-use crate::names::{coordinate, float, input, internal, parameter, private, unary_fn, velocity};
-use proc_macro2::{Literal, Span, TokenStream};
+use crate::names::{
+    coordinate, float, input, internal, jet1_call, jet2_call, parameter, private, velocity, Jet1,
+    Jet2,
+};
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::Ident;
@@ -68,20 +70,9 @@ fn d2(a: Dir, b: Dir) -> Mono {
 
 type Id = usize;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Func1 {
-    Named(Unary),
-    Powi(i32),
-    /// A power with an exponent (the node) that does not vary with the state.
-    Powf(Id),
-    Recip,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Func2 {
-    Atan2,
-    Powd,
-}
+/// A function of one argument; the exponent of a power is a node that does not vary
+/// with the state.
+type Func1 = Jet1<Id>;
 
 enum Op {
     Lit(f64),
@@ -96,7 +87,7 @@ enum Op {
     /// Division by a node that does not vary with the state.
     Div(Id, Id),
     Unary(Func1, Id),
-    Binary(Func2, Id, Id),
+    Binary(Jet2, Id, Id),
     Dot(Id),
 }
 
@@ -143,14 +134,14 @@ impl Graph {
             L::Div(a, b) if !self.nodes[of(b)].varies => Op::Div(of(a), of(b)),
             L::Div(a, b) => {
                 let (a, b) = (of(a), of(b));
-                let r = self.push(Op::Unary(Func1::Recip, b));
+                let r = self.push(Op::Unary(Jet1::Recip, b));
                 Op::Mul(a, r)
             }
-            L::Unary(f, a) => Op::Unary(Func1::Named(f), of(a)),
-            L::Powi(a, n) => Op::Unary(Func1::Powi(n), of(a)),
-            L::Pow(a, e) if self.nodes[of(e)].varies => Op::Binary(Func2::Powd, of(a), of(e)),
-            L::Pow(a, e) => Op::Unary(Func1::Powf(of(e)), of(a)),
-            L::Atan2(y, x) => Op::Binary(Func2::Atan2, of(y), of(x)),
+            L::Unary(f, a) => Op::Unary(Jet1::Named(f), of(a)),
+            L::Powi(a, n) => Op::Unary(Jet1::Powi(n), of(a)),
+            L::Pow(a, e) if self.nodes[of(e)].varies => Op::Binary(Jet2::Powd, of(a), of(e)),
+            L::Pow(a, e) => Op::Unary(Jet1::Powf(of(e)), of(a)),
+            L::Atan2(y, x) => Op::Binary(Jet2::Atan2, of(y), of(x)),
             L::Dot(a) => Op::Dot(of(a)),
         };
         self.push(op)
@@ -219,7 +210,7 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
             }
             Op::Unary(f, a) => {
                 require(a, &chain);
-                if let Func1::Powf(e) = f {
+                if let Jet1::Powf(e) = f {
                     require(e, &BTreeSet::new());
                 }
             }
@@ -471,7 +462,6 @@ fn node(
 ) -> (Val, Comps) {
     let val = |a: Id| values[a].clone().expect("operands come first");
     let mut out = Comps::new();
-    let p = private();
     let value = match g.nodes[id].op {
         Op::Lit(v) => Val::Lit(v),
         Op::Param(i) => Val::Id(parameter(i)),
@@ -554,21 +544,7 @@ fn node(
         }
         Op::Unary(f, a) => {
             let va = val(a);
-            let call = match f {
-                Func1::Named(f) => {
-                    let f = unary_fn(f);
-                    quote!(#p::jet::#f(#va))
-                }
-                Func1::Recip => quote!(#p::jet::recip(#va)),
-                Func1::Powi(k) => {
-                    let k = Literal::i32_unsuffixed(k);
-                    quote!(#p::jet::powi(#va, #k))
-                }
-                Func1::Powf(x) => {
-                    let x = val(x);
-                    quote!(#p::jet::powf(#va, #x))
-                }
-            };
+            let call = jet1_call(f.map(|x| val(x).to_token_stream()), &va);
             let [v, f1, f2] = [e.fresh(), e.fresh(), e.fresh()];
             e.statements.push(quote!([#v, #f1, #f2] = #call;));
             let (f1, f2) = (Val::Id(f1), Val::Id(f2));
@@ -591,13 +567,9 @@ fn node(
         }
         Op::Binary(f, a, b) => {
             let (va, vb) = (val(a), val(b));
-            let name = match f {
-                Func2::Atan2 => quote!(atan2),
-                Func2::Powd => quote!(powd),
-            };
+            let call = jet2_call(f, &va, &vb);
             let names: [Ident; 6] = std::array::from_fn(|_| e.fresh());
-            e.statements
-                .push(quote!([#(#names),*] = #p::jet::#name(#va, #vb);));
+            e.statements.push(quote!([#(#names),*] = #call;));
             let [v, fa, fb, faa, fab, fbb] = names.map(Val::Id);
             let (ca, cb) = (&comps[a], &comps[b]);
             for m in need {

@@ -1,10 +1,11 @@
-//! The names and literals of the generated code, shared by every generator (`expand`,
-//! `fast`, `sweep`): a leaf that imports no other stage, so that the generators depend on
-//! it and never on each other.
+//! The names, literals and runtime calls of the generated code, shared by every generator
+//! (`expand`, `fast`, `sweep`): a leaf that imports no other stage, so that the generators
+//! depend on it and never on each other.
 
 use crate::func::Unary;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
+use quote::ToTokens;
 use syn::Ident;
 
 /// An identifier of the generated code that user code can never see or shadow.
@@ -45,4 +46,64 @@ pub(crate) fn coordinate(i: usize) -> Ident {
 }
 pub(crate) fn velocity(i: usize) -> Ident {
     internal(&format!("__qd{i}"))
+}
+
+/// A function of one argument that the generators call with its first two derivatives,
+/// `jet::f(a) -> [f, f′, f″]`. The exponent of `Powf` does not vary with the state; each
+/// generator holds it its own way (a node, a literal).
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Jet1<E> {
+    Named(Unary),
+    Powi(i32),
+    Powf(E),
+    /// 1/a, for a division by what varies.
+    Recip,
+}
+
+impl<E> Jet1<E> {
+    /// The same function with the exponent held as `f` makes it.
+    pub(crate) fn map<F>(self, f: impl FnOnce(E) -> F) -> Jet1<F> {
+        match self {
+            Jet1::Named(g) => Jet1::Named(g),
+            Jet1::Powi(k) => Jet1::Powi(k),
+            Jet1::Powf(x) => Jet1::Powf(f(x)),
+            Jet1::Recip => Jet1::Recip,
+        }
+    }
+}
+
+/// A function of two arguments called with its first and second partial derivatives,
+/// `jet::f(a, b) -> [f, f_a, f_b, f_aa, f_ab, f_bb]`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Jet2 {
+    Atan2,
+    /// a^b where the exponent varies too.
+    Powd,
+}
+
+/// The call of `f`'s jet at `a`, the exponent of a power given as code.
+pub(crate) fn jet1_call(f: Jet1<TokenStream>, a: &impl ToTokens) -> TokenStream {
+    let p = private();
+    match f {
+        Jet1::Named(f) => {
+            let f = unary_fn(f);
+            quote!(#p::jet::#f(#a))
+        }
+        Jet1::Recip => quote!(#p::jet::recip(#a)),
+        Jet1::Powi(k) => {
+            let k = Literal::i32_unsuffixed(k);
+            quote!(#p::jet::powi(#a, #k))
+        }
+        Jet1::Powf(x) => quote!(#p::jet::powf(#a, #x)),
+    }
+}
+
+/// The call of `f`'s jet at (`a`, `b`).
+pub(crate) fn jet2_call(f: Jet2, a: &impl ToTokens, b: &impl ToTokens) -> TokenStream {
+    let p = private();
+    let name = match f {
+        Jet2::Atan2 => quote!(atan2),
+        Jet2::Powd => quote!(powd),
+    };
+    quote!(#p::jet::#name(#a, #b))
 }

@@ -27,10 +27,12 @@
 //! parameters as values of it. Work is O(N · size of the model) for the mass matrix and
 //! O(size) for everything else.
 
-use crate::func::Unary;
 use crate::lower::{self, Lowered};
-use crate::names::{coordinate, float, input, internal, parameter, private, unary_fn, velocity};
-use proc_macro2::{Literal, Span, TokenStream};
+use crate::names::{
+    coordinate, float, input, internal, jet1_call, jet2_call, parameter, private, velocity, Jet1,
+    Jet2,
+};
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::HashMap;
 use syn::Ident;
@@ -42,19 +44,9 @@ const Q: u8 = 1;
 const QD: u8 = 2;
 const T: u8 = 4;
 
-#[derive(Clone, Copy)]
-enum F1 {
-    Named(Unary),
-    Powi(i32),
-    Powf(f64),
-    Recip,
-}
-
-#[derive(Clone, Copy)]
-enum F2 {
-    Atan2,
-    Powd,
-}
+/// A function of one argument; the exponent of a power is a literal (a parameter
+/// exponent is a value of the generic scalar here, so such a power is a `Jet2::Powd`).
+type F1 = Jet1<f64>;
 
 #[derive(Clone, Copy)]
 enum Op {
@@ -73,7 +65,7 @@ enum Op {
     Unary(F1, Id),
     /// f′(a) of the `Unary` node given.
     D1(Id),
-    Binary(F2, Id, Id),
+    Binary(Jet2, Id, Id),
     /// The partial derivative of the `Binary` node given along its operand 0 or 1.
     P1(Id, usize),
 }
@@ -125,20 +117,20 @@ impl Graph {
                 if self.deps[b] == 0 {
                     Op::Div(a, b)
                 } else {
-                    let r = self.push(Op::Unary(F1::Recip, b));
+                    let r = self.push(Op::Unary(Jet1::Recip, b));
                     Op::Mul(a, r)
                 }
             }
-            L::Unary(f, a) => Op::Unary(F1::Named(f), of(a)),
-            L::Powi(a, n) => Op::Unary(F1::Powi(n), of(a)),
+            L::Unary(f, a) => Op::Unary(Jet1::Named(f), of(a)),
+            L::Powi(a, n) => Op::Unary(Jet1::Powi(n), of(a)),
             L::Pow(a, e) => {
                 let (a, e) = (of(a), of(e));
                 match self.ops[e] {
-                    Op::Lit(x) => Op::Unary(F1::Powf(x), a),
-                    _ => Op::Binary(F2::Powd, a, e),
+                    Op::Lit(x) => Op::Unary(Jet1::Powf(x), a),
+                    _ => Op::Binary(Jet2::Powd, a, e),
                 }
             }
-            L::Atan2(y, x) => Op::Binary(F2::Atan2, of(y), of(x)),
+            L::Atan2(y, x) => Op::Binary(Jet2::Atan2, of(y), of(x)),
             L::Dot(e) => {
                 let e = of(e);
                 if self.deps[e] & QD != 0 {
@@ -450,7 +442,6 @@ impl Sweep<'_> {
 
 /// The primal value (and jet) of a node.
 fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
-    let p = private();
     let g = s.g;
     let bin = |e: &mut Emit, code: TokenStream| e.bind(code);
     let value = match g.ops[id] {
@@ -478,21 +469,7 @@ fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
         }
         Op::Unary(f, a) => {
             let a = s.val(a).scalar();
-            let call = match f {
-                F1::Named(f) => {
-                    let f = unary_fn(f);
-                    quote!(#p::jet::#f(#a))
-                }
-                F1::Recip => quote!(#p::jet::recip(#a)),
-                F1::Powi(k) => {
-                    let k = Literal::i32_unsuffixed(k);
-                    quote!(#p::jet::powi(#a, #k))
-                }
-                F1::Powf(x) => {
-                    let x = float(x, Span::call_site());
-                    quote!(#p::jet::powf(#a, #x))
-                }
-            };
+            let call = jet1_call(f.map(|x| float(x, Span::call_site())), &a);
             let names = [e.fresh(), e.fresh(), e.fresh()];
             e.statements.push(quote!([#(#names),*] = #call;));
             let jet: Jet = names.into_iter().map(Val::Id).collect();
@@ -502,13 +479,9 @@ fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
         }
         Op::Binary(f, a, b) => {
             let (x, y) = (s.val(a).scalar(), s.val(b).scalar());
-            let name = match f {
-                F2::Atan2 => quote!(atan2),
-                F2::Powd => quote!(powd),
-            };
+            let call = jet2_call(f, &x, &y);
             let names: [Ident; 6] = std::array::from_fn(|_| e.fresh());
-            e.statements
-                .push(quote!([#(#names),*] = #p::jet::#name(#x, #y);));
+            e.statements.push(quote!([#(#names),*] = #call;));
             let jet: Jet = names.into_iter().map(Val::Id).collect();
             let v = jet[0].clone();
             s.jet[id] = Some(jet);
