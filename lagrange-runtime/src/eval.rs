@@ -97,6 +97,20 @@ pub struct Point<S, const N: usize, const M: usize> {
     pub u: [S; M],
 }
 
+/// `values` as first-order dual numbers with entry `k` seeded (derivative one) and the
+/// others constant: the input of one forward-mode column of a Jacobian. A `k` past the end
+/// seeds none (the column belongs to another block of unknowns).
+pub(crate) fn seed_column<const N: usize>(values: &[f64; N], k: usize) -> [num_dual::Dual64; N] {
+    from_fn(|i| {
+        let x = num_dual::Dual64::from_re(values[i]);
+        if i == k {
+            x.derivative()
+        } else {
+            x
+        }
+    })
+}
+
 impl<const N: usize, const M: usize> Point<f64, N, M> {
     /// The point of a state and inputs.
     pub fn new(s: &State<N>, u: &SVector<f64, M>) -> Self {

@@ -7,7 +7,7 @@
 
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
-use crate::eval::{check_state, Point};
+use crate::eval::{check_state, seed_column, Point};
 use crate::model::{Level, Model, Parametric};
 use crate::stability::{tangent_basis, Spectrum};
 use crate::steady::SteadyMotion;
@@ -214,19 +214,12 @@ where
 /// The point `x` in dual numbers with the derivative part seeding entry `k` of
 /// (q, q̇, u), in that order.
 fn seeded<const N: usize, const M: usize>(x: &Point<f64, N, M>, k: usize) -> Point<Dual64, N, M> {
-    let seed = |v: f64, i: usize| {
-        let d = Dual64::from_re(v);
-        if i == k {
-            d.derivative()
-        } else {
-            d
-        }
-    };
+    let past = |block: usize| k.checked_sub(block).unwrap_or(usize::MAX);
     Point {
         t: Dual64::from_re(x.t),
-        q: from_fn(|i| seed(x.q[i], i)),
-        qd: from_fn(|i| seed(x.qd[i], N + i)),
-        u: from_fn(|i| seed(x.u[i], 2 * N + i)),
+        q: seed_column(&x.q, k),
+        qd: seed_column(&x.qd, past(N)),
+        u: seed_column(&x.u, past(2 * N)),
     }
 }
 
@@ -507,14 +500,7 @@ where
         let qdd: [Dual64; N] = from_fn(|i| Dual64::from_re(accelerations[i]));
         let mut d = SMatrix::<f64, N, P>::zeros();
         for k in 0..P {
-            let p: [Dual64; P] = from_fn(|i| {
-                let v = Dual64::from_re(values[i]);
-                if i == k {
-                    v.derivative()
-                } else {
-                    v
-                }
-            });
+            let p = seed_column(&values, k);
             let r = model.eval_inverse_dynamics_with(&p, &x, &qdd);
             d.set_column(k, &-chol.solve(&SVector::from_fn(|i, _| r[i].eps)));
         }

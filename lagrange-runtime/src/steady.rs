@@ -16,7 +16,7 @@
 
 use crate::constrained::{gram_with_idle_rows, velocity_terms_in};
 use crate::error::DynamicsError;
-use crate::eval::{check_state, Point};
+use crate::eval::{check_state, seed_column, Point};
 use crate::linearize::{linearize, Linearization};
 use crate::model::{ConstraintCount, Level, Model, Scalar, WithCount};
 use crate::stability::{Spectrum, Stability};
@@ -286,14 +286,7 @@ fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         // Column k of the Jacobian: one dual evaluation seeded on unknown k.
         let mut jacobian: Vec<Vec<f64>> = Vec::with_capacity(N);
         for k in 0..N {
-            let seeded = SVector::<Dual64, N>::from_fn(|i, _| {
-                let d = Dual64::from_re(z[i]);
-                if i == k {
-                    d.derivative()
-                } else {
-                    d
-                }
-            });
+            let seeded = SVector::from(seed_column(&z.into(), k));
             let Some(d) = s.residual::<Dual64, K>(&seeded) else {
                 return Err(fail(residual, iterations));
             };

@@ -9,7 +9,6 @@ use crate::eval::{self, Gradient, Point};
 use crate::model::{Model, Scalar};
 use crate::State;
 use nalgebra::{SMatrix, SVector};
-use num_dual::Dual64;
 use std::array::from_fn;
 
 /// What [`Variational`](super::Variational) and [`Rattle`](super::Rattle) keep between steps (their
@@ -132,14 +131,7 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Step<'_, T, N, M> {
         let half = 0.5 * self.h;
         let mut jacobian = SMatrix::zeros();
         for j in 0..N {
-            let seeded: [Dual64; N] = from_fn(|i| {
-                let x = Dual64::from(q1[i]);
-                if i == j {
-                    x.derivative()
-                } else {
-                    x
-                }
-            });
+            let seeded = eval::seed_column(&(*q1).into(), j);
             let g = self.gradient(&seeded);
             for i in 0..N {
                 jacobian[(i, j)] =
