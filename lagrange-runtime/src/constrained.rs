@@ -40,7 +40,7 @@
 use crate::error::DynamicsError;
 use crate::eval::{bias_in, check_state, equations, mass_and_momenta_in, Equations, Point};
 use crate::linalg::{self, factor_mass};
-use crate::model::{ConstraintCount, Level, Model, Scalar, Terms, WithCount};
+use crate::model::{ConstraintCount, ConstraintKinds, Level, Model, Scalar, Terms, WithCount};
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual, DualSVec, DualVec};
@@ -129,7 +129,7 @@ pub(crate) fn position_terms<T: Model<N, M>, const N: usize, const M: usize, con
         u: u.map(DualSVec::from_re).into(),
     };
     model.eval_constraints(Level::Position, &x, |k, c| {
-        if k < K && T::HOLONOMIC.get(k) == Some(&true) {
+        if k < K && T::holonomic(k) {
             phi[k] = c.re;
             j.set_row(k, &c.eps.unwrap_generic(Const::<N>, U1).transpose());
         }
@@ -174,7 +174,7 @@ pub(crate) fn constraints_in_state<T: Model<N, M>, const N: usize, const M: usiz
 ) -> nalgebra::DMatrix<f64> {
     let c = T::Constraints::with(StateJacobian { model, s, u });
     let kept: Vec<usize> = (0..c.nrows())
-        .filter(|&k| k >= c.nrows() / 2 || T::HOLONOMIC.get(k) == Some(&true))
+        .filter(|&k| k >= c.nrows() / 2 || T::holonomic(k))
         .collect();
     c.select_rows(&kept)
 }

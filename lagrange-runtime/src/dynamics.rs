@@ -2,7 +2,7 @@
 //! [`Model`](crate::model::Model) by the blanket impls at the end of this file.
 
 use crate::eval::{self, Point};
-use crate::model::{ConstraintCount, Count, Model};
+use crate::model::{ConstraintKinds, Count, Model};
 use crate::{constrained, DynamicsError, State};
 use nalgebra::{SMatrix, SVector};
 
@@ -163,7 +163,7 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Dynamics<N, M> for T {
         u: &SVector<f64, M>,
     ) -> Result<SVector<f64, N>, DynamicsError> {
         // The unconstrained solve directly, as the hot path of every integrator step.
-        if T::Constraints::K == 0 {
+        if !T::has_constraints() {
             eval::accelerations(self, s, u)
         } else {
             constrained::accelerations(self, s, u, None)

@@ -8,7 +8,7 @@
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
 use crate::eval::{check_state, seed_column, Point};
-use crate::model::{Level, Model, Parametric};
+use crate::model::{ConstraintKinds, Level, Model, Parametric};
 use crate::stability::{tangent_basis, Spectrum};
 use crate::steady::SteadyMotion;
 use crate::{tolerances, Dynamics, State};
@@ -111,7 +111,7 @@ where
     T: Model<N, M>,
 {
     let accelerations = model.accelerations(s, u)?;
-    let lin = if T::CONSTRAINT_NAMES.is_empty() {
+    let lin = if !T::has_constraints() {
         unconstrained(model, s, u, accelerations)?
     } else {
         constrained(model, s, u, accelerations)?
@@ -324,7 +324,7 @@ where
             return SteadyMotion::at(model, rest, u);
         }
         iterations += 1;
-        let step = if T::CONSTRAINT_NAMES.is_empty() {
+        let step = if !T::has_constraints() {
             crate::linalg::solve(jacobian, -force)
         } else {
             // Damped, so that a neutral direction (a body free to turn about the vertical)
@@ -363,7 +363,7 @@ where
 {
     let rest = State::new(t, *q, SVector::zeros());
     check_state::<T, N, M>(&rest, u)?;
-    if T::CONSTRAINT_NAMES.is_empty() {
+    if !T::has_constraints() {
         static_force_unconstrained(model, &rest, u)
     } else {
         static_force_constrained(model, &rest, u)
@@ -429,7 +429,7 @@ fn holonomic_terms<T: Model<N, M>, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
     t: f64,
 ) -> (SMatrix<f64, N, N>, SVector<f64, N>, f64) {
-    if T::CONSTRAINT_NAMES.is_empty() {
+    if !T::has_constraints() {
         return (SMatrix::zeros(), SVector::zeros(), 0.0);
     }
     type V<const N: usize> = DualSVec<f64, N>;
@@ -439,7 +439,7 @@ fn holonomic_terms<T: Model<N, M>, const N: usize, const M: usize>(
         ..Point::new(&State::new(t, *q, SVector::zeros()), u).map(V::from_re)
     };
     model.eval_constraints(Level::Position, &x, |k, c| {
-        if T::HOLONOMIC.get(k) == Some(&true) {
+        if T::holonomic(k) {
             let row: SVector<f64, N> = c.eps.unwrap_generic(Const::<N>, U1);
             gram += row * row.transpose();
             gradient += row * c.re;
@@ -492,7 +492,7 @@ where
         quantity: "parameter sensitivities",
     };
     let values = model.parameter_values();
-    if T::CONSTRAINT_NAMES.is_empty() {
+    if !T::has_constraints() {
         // Column k: −M⁻¹ ∂(M a − bias)/∂p_k at a = q̈, one sweep per parameter.
         let mass = crate::eval::equations(model, s, u).mass;
         let chol = crate::linalg::factor_mass::<T, N, M>(&mass)?;

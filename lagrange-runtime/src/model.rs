@@ -311,6 +311,22 @@ pub trait Model<const N: usize, const M: usize> {
     }
 }
 
+/// The two questions generic code asks of a model's constraints, answered in one place
+/// (for every [`Model`]; crate-private).
+pub(crate) trait ConstraintKinds<const N: usize, const M: usize>: Model<N, M> {
+    /// Whether the model has constraints at all.
+    fn has_constraints() -> bool {
+        Self::Constraints::K > 0
+    }
+
+    /// Whether constraint `k` is holonomic; false past the model's constraints.
+    fn holonomic(k: usize) -> bool {
+        Self::HOLONOMIC.get(k) == Some(&true)
+    }
+}
+
+impl<T: Model<N, M>, const N: usize, const M: usize> ConstraintKinds<N, M> for T {}
+
 /// The terms of a model as the generic passes of [`eval`](crate::eval) and
 /// [`constrained`](crate::constrained) evaluate them, in dual numbers `D` built over an
 /// outer scalar `S` (with S = f64 for plain evaluation). Every [`Model`] provides them;

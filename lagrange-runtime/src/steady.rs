@@ -18,7 +18,7 @@ use crate::constrained::{gram_with_idle_rows, velocity_terms_in};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, seed_column, Point};
 use crate::linearize::{linearize, Linearization};
-use crate::model::{ConstraintCount, Level, Model, Scalar, WithCount};
+use crate::model::{ConstraintCount, ConstraintKinds, Level, Model, Scalar, WithCount};
 use crate::stability::{Spectrum, Stability};
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{SMatrix, SVector};
@@ -222,7 +222,7 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Solve<'_, T, N, M> {
         let accelerations = self.model.eval_accelerations_in(&x)?;
         let mut constraints = SVector::<S, K>::zeros();
         self.model.eval_constraints(Level::Position, &x, |k, c| {
-            if k < K && T::HOLONOMIC.get(k) == Some(&true) {
+            if k < K && T::holonomic(k) {
                 constraints[k] = c;
             }
         });

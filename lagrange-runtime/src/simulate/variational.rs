@@ -5,7 +5,7 @@ use super::stepping::fixed_step;
 use super::{Inputs, Integrator, StepError};
 use crate::eval::{self, Point};
 use crate::linalg::Lu;
-use crate::model::Model;
+use crate::model::{ConstraintKinds, Model};
 use crate::State;
 use nalgebra::SVector;
 
@@ -93,7 +93,7 @@ where
         inputs: &mut Inputs<'_, N, M>,
     ) -> Result<VariationalMemory<N>, StepError> {
         check_settings(self.step, self.tolerance, self.max_iterations)?;
-        if !T::CONSTRAINT_NAMES.is_empty() {
+        if T::has_constraints() {
             return Err(StepError::InvalidSettings(
                 "this model has constraints: use the constrained variational integrator `Rattle`",
             ));
