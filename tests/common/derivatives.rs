@@ -21,6 +21,10 @@
 //! - the sweep: `Model::eval_equations_in::<Dual64>` (mass matrix, bias, momenta, L)
 //!   seeded along each of q, q̇, u and t, against central differences of
 //!   `eval_equations_in::<f64>`, its value against the fast path `eval_equations`;
+//! - the fast path's own derivatives: its momenta and the gradient's ∂L/∂q against
+//!   differences of L, its mass matrix against differences of its momenta, the generalized
+//!   forces against differences of the forces' virtual power and of D, its bias against
+//!   ∂L/∂q + Q and the difference of its momenta along (q̇, 1) in (q, t);
 //! - `Model::eval_inverse_dynamics_in::<Dual64>` seeded along q, q̇, u, t and q̈;
 //! - `Model::eval_gradient_in::<Dual64>` (∂L/∂q, momenta, generalized forces, L) seeded
 //!   along q, q̇, u and t;
@@ -314,6 +318,7 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
         }
         if self.checks(Part::Equations) {
             self.equations(case);
+            self.first_derivatives(case);
         }
         if self.checks(Part::InverseDynamics) {
             // At the model's accelerations, as linearize evaluates it; else at some.
@@ -613,6 +618,100 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
                 terms,
             );
         }
+    }
+
+    /// The equations' own derivatives of L and the forces in `f64`, the fast path's
+    /// (`eval_equations`) and the gradient's, against central differences of L
+    /// (`eval_lagrangian`), of the virtual power of the forces and of D, and of the fast
+    /// path's momenta: p = ∂L/∂q̇, ∂L/∂q, M = ∂p/∂q̇, Q = Σ F ∂v/∂q̇ − ∂D/∂q̇, and
+    /// bias = ∂L/∂q − (∂p/∂q q̇ + ∂p/∂t) + Q.
+    fn first_derivatives(&mut self, case: &Case<N, M>) {
+        let model = self.model;
+        let x = Point::new(&case.state, &case.inputs);
+        let fast = model.eval_equations(&x);
+        let gradient = model.eval_gradient_in(&x);
+        let terms = self.model_terms(case, None);
+        let coordinates = <T as Model<N, M>>::COORDINATES;
+        let lagrangian = |k: usize, h: f64| -> Result<Vec<f64>, String> {
+            Ok(vec![model.eval_lagrangian(&Self::moved(case, k, h))])
+        };
+        let scalar = |v: f64| vec![vec![v]];
+        let size_q = |k: usize| Self::value(case, k).abs().max(1.0);
+        for (what, offset, exact) in [
+            ("eval_equations: momenta = ∂L/∂q̇", N, fast.momenta),
+            ("eval_gradient_in::<f64>: ∂L/∂q", 0, gradient.coordinates),
+        ] {
+            let exact: Vec<Vec<f64>> = (0..N).flat_map(|j| scalar(exact[j])).collect();
+            self.compare_named(
+                case,
+                what,
+                &exact,
+                |j| size_q(offset + j),
+                |j, h| lagrangian(offset + j, h),
+                |_| "L".to_string(),
+                |j| format!("{} {}", if offset == 0 { "q" } else { "q̇" }, coordinates[j]),
+                terms,
+            );
+        }
+        let mass: Vec<Vec<f64>> = (0..N).map(|j| fast.mass.column(j).as_slice().to_vec()).collect();
+        self.compare_named(
+            case,
+            "eval_equations: mass matrix = ∂p/∂q̇",
+            &mass,
+            |j| size_q(N + j),
+            |j, h| Ok(model.eval_equations(&Self::moved(case, N + j, h)).momenta.as_slice().to_vec()),
+            |i| format!("p {}", coordinates[i]),
+            |j| format!("q̇ {}", coordinates[j]),
+            terms,
+        );
+        // Q_j: the forces frozen at the state, their points' velocities moved (they are
+        // linear in q̇), and D.
+        let mut frozen = Vec::new();
+        model.eval_forces(&x, |f: f64, _v: f64| frozen.push(f));
+        let power = |j: usize, h: f64| -> Result<Vec<f64>, String> {
+            let moved = Self::moved(case, N + j, h);
+            let mut i = 0;
+            let mut power = -model.eval_dissipation(&moved);
+            model.eval_forces(&moved, |_f: f64, v: f64| {
+                power += frozen.get(i).copied().unwrap_or(f64::NAN) * v;
+                i += 1;
+            });
+            Ok(vec![power])
+        };
+        let forces: Vec<Vec<f64>> = (0..N).flat_map(|j| scalar(gradient.forces[j])).collect();
+        self.compare_named(
+            case,
+            "eval_gradient_in::<f64>: generalized forces Q = Σ F ∂v/∂q̇ − ∂D/∂q̇",
+            &forces,
+            |j| size_q(N + j),
+            power,
+            |_| "virtual power − D".to_string(),
+            |j| format!("q̇ {}", coordinates[j]),
+            terms,
+        );
+        // ∂p/∂q q̇ + ∂p/∂t = ∂L/∂q + Q − bias, along (q̇, 1) in (q, t).
+        let mixed = (gradient.coordinates + gradient.forces - fast.bias)
+            .as_slice()
+            .to_vec();
+        let along = |_: usize, h: f64| -> Result<Vec<f64>, String> {
+            let mut moved = x;
+            for i in 0..N {
+                moved.q[i] += h * x.qd[i];
+            }
+            moved.t += h;
+            Ok(model.eval_equations(&moved).momenta.as_slice().to_vec())
+        };
+        let speed = case.state.qd.amax().max(1.0);
+        self.compare_named(
+            case,
+            "eval_equations: bias = ∂L/∂q − (∂p/∂q q̇ + ∂p/∂t) + Q",
+            &[mixed],
+            |_| speed,
+            along,
+            |i| format!("p {}", coordinates[i]),
+            |_| "(q, t) along (q̇, 1)".to_string(),
+            terms,
+        );
     }
 
     fn inverse_dynamics(&mut self, case: &Case<N, M>, qdd: &SVector<f64, N>) {
