@@ -114,7 +114,11 @@ fn state<const N: usize, const M: usize>(
     let u = prop::collection::vec(around(0.0), M);
     (q, qd, u, prop_oneof![Just(0.0), 0.0..2.0f64]).prop_map(|(q, qd, u, t)| {
         (
-            State::new(t, SVector::from_column_slice(&q), SVector::from_column_slice(&qd)),
+            State::new(
+                t,
+                SVector::from_column_slice(&q),
+                SVector::from_column_slice(&qd),
+            ),
             SVector::from_column_slice(&u),
         )
     })

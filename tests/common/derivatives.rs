@@ -653,13 +653,21 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
                 terms,
             );
         }
-        let mass: Vec<Vec<f64>> = (0..N).map(|j| fast.mass.column(j).as_slice().to_vec()).collect();
+        let mass: Vec<Vec<f64>> = (0..N)
+            .map(|j| fast.mass.column(j).as_slice().to_vec())
+            .collect();
         self.compare_named(
             case,
             "eval_equations: mass matrix = ∂p/∂q̇",
             &mass,
             |j| size_q(N + j),
-            |j, h| Ok(model.eval_equations(&Self::moved(case, N + j, h)).momenta.as_slice().to_vec()),
+            |j, h| {
+                Ok(model
+                    .eval_equations(&Self::moved(case, N + j, h))
+                    .momenta
+                    .as_slice()
+                    .to_vec())
+            },
             |i| format!("p {}", coordinates[i]),
             |j| format!("q̇ {}", coordinates[j]),
             terms,
