@@ -17,20 +17,21 @@
 //!   the perturbed states even where they leave the constraint manifold: the acceleration
 //!   function is defined off it, and the linearization is of that function);
 //! - `sensitivities`: ∂q̈/∂p against central differences of
-//!   `Parametric::eval_accelerations_with::<f64>` at p ± h;
+//!   `Parametric::eval_accelerations_with::<f64>` at p ± h, and that function's value
+//!   against `accelerations`;
 //! - the sweep: `Model::eval_equations_in::<Dual64>` (mass matrix, bias, momenta, L)
 //!   seeded along each of q, q̇, u and t, against central differences of
-//!   `eval_equations_in::<f64>`, its value against the fast path `eval_equations`;
+//!   `eval_equations_in::<f64>`, and its value against the fast path `eval_equations`;
 //! - the fast path's own derivatives: its momenta and the gradient's ∂L/∂q against
 //!   differences of L, its mass matrix against differences of its momenta, the generalized
 //!   forces against differences of the forces' virtual power and of D, its bias against
-//!   ∂L/∂q + Q and the difference of its momenta along (q̇, 1) in (q, t);
+//!   ∂L/∂q + Q minus the difference of its momenta along (q̇, 1) in (q, t);
 //! - `Model::eval_inverse_dynamics_in::<Dual64>` seeded along q, q̇, u, t and q̈;
 //! - `Model::eval_gradient_in::<Dual64>` (∂L/∂q, momenta, generalized forces, L) seeded
 //!   along q, q̇, u and t;
 //! - the variational integrators' Newton Jacobian. `Step::jacobian` (crate-private, in
-//!   `lagrange-runtime/src/simulate/discrete.rs`) is ∂/∂q₁ of (h/2)(∂L/∂q + Q) − ∂L/∂q̇ at
-//!   the midpoint m = (q₀ + q₁)/2 with velocity v = (q₁ − q₀)/h, evaluated as
+//!   `lagrange-runtime/src/simulate/discrete.rs`) is ∂/∂q₁ of (h/2)(∂L/∂q + Q) − ∂L/∂q̇
+//!   at the midpoint m = (q₀ + q₁)/2 with velocity v = (q₁ − q₀)/h, evaluated as
 //!   `eval_gradient_in::<Dual64>` seeded with δm = e_j/2, δv = e_j/h. It is not reachable
 //!   from outside the runtime, so it is rebuilt here the same way from the public
 //!   `eval_gradient_in` and compared with central differences of the same residual in
@@ -39,18 +40,28 @@
 //!   Newton's convergence, which the integrator tests would see, rather than move the
 //!   solution).
 //!
-//! Finite differences are central with steps h = 10⁻⁶·max(1, |x|). An entry agrees when
-//! |exact − difference| ≤ 10⁻⁶ · max(largest entry of its column, 10⁻³ · largest entry of
-//! the whole quantity) + 100 ε S / h, the rounding of the difference quotient, with S the
-//! size of the terms the function sums: the largest of its values at x ± h and of each
-//! exact derivative column times max(1, |its variable|) (for the sensitivities, also of
-//! the linearization's: at an equilibrium q̈ and all its parameter derivatives vanish
-//! while the forces that balance do not). A column that fails is tried again with steps
-//! 10 h, 100 h and h / 10 and passes if one agrees: finite differences that are merely
-//! inaccurate (rounding through an ill-conditioned mass matrix, a kink of |v| v at v = 0)
-//! agree at some step, a wrong derivative at none. A failure names the model, the state (its label and values), the
-//! quantity, the row and the column, and both numbers; all failures of a model are
-//! collected and reported together.
+//! Finite differences are central with steps h = 10⁻⁶ · max(1, |x|) (10⁻⁶ · |p| for a
+//! parameter p ≠ 0, which can be far below 1). An entry agrees when
+//!
+//! ```text
+//! |exact − difference| ≤ 10⁻⁶ · max(largest entry of its column,
+//!                                   10⁻³ · largest entry of the whole quantity)
+//!                        + 100 ε S / h,
+//! ```
+//!
+//! the last term the rounding of the difference quotient, with S the size of the terms the
+//! function sums: the largest of its values at x ± h, of each exact derivative column times
+//! the size of its variable, and of what the function is made of (|L|, |p| |q̇|, |M| |q̇|²,
+//! |bias|; for q̈ also |M⁻¹ bias| and the linearization's columns): at an equilibrium, or
+//! at rest in a linkage the constraints drive, q̈ and its derivatives vanish while the
+//! forces that balance do not. A column that fails is tried again with steps 10 h, 100 h
+//! and h / 10 and passes if one agrees: finite differences that are merely inaccurate
+//! (rounding through an ill-conditioned mass matrix, the kink of |v| v at v = 0) agree at
+//! some step, a wrong derivative at none. A failure names the model, the state (its label
+//! and values), the quantity, the row and the column, and both numbers, with the
+//! differences at the other steps; all failures of a model are collected and reported
+//! together. With the environment variable `DERIVATIVES_MARGIN` set, each model prints the
+//! largest |exact − difference| / allowed it met at the first step.
 
 use super::Rng;
 use lagrange_runtime::eval::{Equations, Gradient, Point};
@@ -88,7 +99,8 @@ pub enum Part {
     Linearize,
     /// `sensitivities` against differences in the parameters.
     Sensitivities,
-    /// `eval_equations_in::<Dual64>` against differences of `eval_equations_in::<f64>`.
+    /// `eval_equations_in::<Dual64>` against differences of `eval_equations_in::<f64>`,
+    /// and the fast path's derivatives of L against differences of L.
     Equations,
     /// `eval_inverse_dynamics_in::<Dual64>`.
     InverseDynamics,
@@ -125,12 +137,13 @@ pub struct Derivatives<'a, T, const N: usize, const M: usize> {
     cases: Vec<Case<N, M>>,
     rng: Rng,
     sampler: Sampler<'a, N, M>,
-    without: Vec<Part>,
+    /// The parts left out, with why.
+    without: Vec<(Part, String)>,
     tolerance: f64,
     failures: Vec<String>,
-    /// The largest |exact − central| / allowed met (at the first step), with where: printed when
-    /// the environment variable `DERIVATIVES_MARGIN` is set, to see how close the checks
-    /// come to failing.
+    /// The largest |exact − central| / allowed met (at the first step), with where:
+    /// printed when the environment variable `DERIVATIVES_MARGIN` is set, to see how close
+    /// the checks come to failing.
     margin: (f64, String),
 }
 
@@ -231,10 +244,9 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
         self
     }
 
-    /// Leaves out `part`; `why` documents the reason at the call site.
+    /// Leaves out `part`, saying `why` (printed with the margin, see the module docs).
     pub fn without(mut self, part: Part, why: &str) -> Self {
-        let _ = why;
-        self.without.push(part);
+        self.without.push((part, why.to_string()));
         self
     }
 
@@ -249,7 +261,7 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
     }
 
     fn checks(&self, part: Part) -> bool {
-        !self.without.contains(&part)
+        !self.without.iter().any(|(p, _)| *p == part)
     }
 
     /// Runs every check and panics listing the disagreements.
@@ -295,6 +307,9 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
                 "margin {}: {:.3e} of the tolerance, {}",
                 self.name, self.margin.0, self.margin.1
             );
+            for (part, why) in &self.without {
+                eprintln!("  without {part:?}: {why}");
+            }
         }
     }
 
@@ -360,7 +375,12 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
         )
     }
 
-    /// Names of the entries of (q, q̇, u, t), in that order.
+    /// The names of the entries of (q, q̇, u, t), in that order.
+    fn variables(&self) -> Vec<String> {
+        (0..2 * N + M + 1).map(|k| self.variable(k)).collect()
+    }
+
+    /// The name of entry k of (q, q̇, u, t).
     fn variable(&self, k: usize) -> String {
         let q = <T as Model<N, M>>::COORDINATES;
         if k < N {
@@ -450,15 +470,17 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
         let rows = |i: usize| format!("q̈ {}", <T as Model<N, M>>::COORDINATES[i]);
         let columns: Vec<String> = (0..columns).map(|k| self.variable(k)).collect();
         let terms = self.acceleration_terms(case);
-        self.compare_named(
+        self.compare(
             case,
-            "linearize: ∂q̈",
-            &exact,
-            |k| Self::value(case, k).abs().max(1.0),
-            f,
-            rows,
-            |k| columns[k].clone(),
-            terms,
+            Columns {
+                quantity: "linearize: ∂q̈",
+                exact: &exact,
+                size_of: &|k| Self::value(case, k).abs().max(1.0),
+                f: &f,
+                rows: &rows,
+                columns: &|k| columns[k].clone(),
+                terms,
+            },
         );
     }
 
@@ -491,16 +513,18 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
         let parameters = <T as Parametric<N, M, P>>::PARAMETERS;
         let name = self.name.clone();
         let terms = self.acceleration_terms(case);
-        self.compare_named(
+        self.compare(
             case,
-            "sensitivities: ∂q̈",
-            &exact,
-            // Relative to the parameter itself, which can be far below 1.
-            |k| if p0[k] == 0.0 { 1.0 } else { p0[k].abs() },
-            f,
-            rows,
-            |k| format!("p {}", parameters[k]),
-            terms,
+            Columns {
+                quantity: "sensitivities: ∂q̈",
+                exact: &exact,
+                // Relative to the parameter itself, which can be far below 1.
+                size_of: &|k| if p0[k] == 0.0 { 1.0 } else { p0[k].abs() },
+                f: &f,
+                rows: &rows,
+                columns: &|k| format!("p {}", parameters[k]),
+                terms,
+            },
         );
         // The generic passes with the parameters given agree with the model's own
         // accelerations.
@@ -605,17 +629,21 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
         };
         // Mass matrix, bias, momenta and L have different units: each is a quantity.
         let terms = self.model_terms(case, None);
+        let names = self.variables();
         for (what, range) in equation_parts::<N>() {
             let exact: Vec<Vec<f64>> = exact.iter().map(|c| c[range.clone()].to_vec()).collect();
             let r = range.clone();
             self.compare(
                 case,
-                &format!("eval_equations_in::<Dual64>: ∂{what}"),
-                &exact,
-                |k| Self::value(case, k),
-                |k, h| f(k, h).map(|v| v[r.clone()].to_vec()),
-                |i| equation_entry::<N>(range.start + i),
-                terms,
+                Columns {
+                    quantity: &format!("eval_equations_in::<Dual64>: ∂{what}"),
+                    exact: &exact,
+                    size_of: &|k| Self::value(case, k).abs().max(1.0),
+                    f: &|k, h| f(k, h).map(|v| v[r.clone()].to_vec()),
+                    rows: &|i| equation_entry::<N>(range.start + i),
+                    columns: &|k| names[k].clone(),
+                    terms,
+                },
             );
         }
     }
@@ -635,42 +663,47 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
         let lagrangian = |k: usize, h: f64| -> Result<Vec<f64>, String> {
             Ok(vec![model.eval_lagrangian(&Self::moved(case, k, h))])
         };
-        let scalar = |v: f64| vec![vec![v]];
         let size_q = |k: usize| Self::value(case, k).abs().max(1.0);
         for (what, offset, exact) in [
             ("eval_equations: momenta = ∂L/∂q̇", N, fast.momenta),
             ("eval_gradient_in::<f64>: ∂L/∂q", 0, gradient.coordinates),
         ] {
-            let exact: Vec<Vec<f64>> = (0..N).flat_map(|j| scalar(exact[j])).collect();
-            self.compare_named(
+            let exact: Vec<Vec<f64>> = (0..N).map(|j| vec![exact[j]]).collect();
+            self.compare(
                 case,
-                what,
-                &exact,
-                |j| size_q(offset + j),
-                |j, h| lagrangian(offset + j, h),
-                |_| "L".to_string(),
-                |j| format!("{} {}", if offset == 0 { "q" } else { "q̇" }, coordinates[j]),
-                terms,
+                Columns {
+                    quantity: what,
+                    exact: &exact,
+                    size_of: &|j| size_q(offset + j),
+                    f: &|j, h| lagrangian(offset + j, h),
+                    rows: &|_| "L".to_string(),
+                    columns: &|j| {
+                        format!("{} {}", if offset == 0 { "q" } else { "q̇" }, coordinates[j])
+                    },
+                    terms,
+                },
             );
         }
         let mass: Vec<Vec<f64>> = (0..N)
             .map(|j| fast.mass.column(j).as_slice().to_vec())
             .collect();
-        self.compare_named(
+        self.compare(
             case,
-            "eval_equations: mass matrix = ∂p/∂q̇",
-            &mass,
-            |j| size_q(N + j),
-            |j, h| {
-                Ok(model
-                    .eval_equations(&Self::moved(case, N + j, h))
-                    .momenta
-                    .as_slice()
-                    .to_vec())
+            Columns {
+                quantity: "eval_equations: mass matrix = ∂p/∂q̇",
+                exact: &mass,
+                size_of: &|j| size_q(N + j),
+                f: &|j, h| {
+                    Ok(model
+                        .eval_equations(&Self::moved(case, N + j, h))
+                        .momenta
+                        .as_slice()
+                        .to_vec())
+                },
+                rows: &|i| format!("p {}", coordinates[i]),
+                columns: &|j| format!("q̇ {}", coordinates[j]),
+                terms,
             },
-            |i| format!("p {}", coordinates[i]),
-            |j| format!("q̇ {}", coordinates[j]),
-            terms,
         );
         // Q_j: the forces frozen at the state, their points' velocities moved (they are
         // linear in q̇), and D.
@@ -686,16 +719,18 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
             });
             Ok(vec![power])
         };
-        let forces: Vec<Vec<f64>> = (0..N).flat_map(|j| scalar(gradient.forces[j])).collect();
-        self.compare_named(
+        let forces: Vec<Vec<f64>> = (0..N).map(|j| vec![gradient.forces[j]]).collect();
+        self.compare(
             case,
-            "eval_gradient_in::<f64>: generalized forces Q = Σ F ∂v/∂q̇ − ∂D/∂q̇",
-            &forces,
-            |j| size_q(N + j),
-            power,
-            |_| "virtual power − D".to_string(),
-            |j| format!("q̇ {}", coordinates[j]),
-            terms,
+            Columns {
+                quantity: "eval_gradient_in::<f64>: generalized forces Q = Σ F ∂v/∂q̇ − ∂D/∂q̇",
+                exact: &forces,
+                size_of: &|j| size_q(N + j),
+                f: &power,
+                rows: &|_| "virtual power − D".to_string(),
+                columns: &|j| format!("q̇ {}", coordinates[j]),
+                terms,
+            },
         );
         // ∂p/∂q q̇ + ∂p/∂t = ∂L/∂q + Q − bias, along (q̇, 1) in (q, t).
         let mixed = (gradient.coordinates + gradient.forces - fast.bias)
@@ -710,15 +745,17 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
             Ok(model.eval_equations(&moved).momenta.as_slice().to_vec())
         };
         let speed = case.state.qd.amax().max(1.0);
-        self.compare_named(
+        self.compare(
             case,
-            "eval_equations: bias = ∂L/∂q − (∂p/∂q q̇ + ∂p/∂t) + Q",
-            &[mixed],
-            |_| speed,
-            along,
-            |i| format!("p {}", coordinates[i]),
-            |_| "(q, t) along (q̇, 1)".to_string(),
-            terms,
+            Columns {
+                quantity: "eval_equations: bias = ∂L/∂q − (∂p/∂q q̇ + ∂p/∂t) + Q",
+                exact: &[mixed],
+                size_of: &|_| speed,
+                f: &along,
+                rows: &|i| format!("p {}", coordinates[i]),
+                columns: &|_| "(q, t) along (q̇, 1)".to_string(),
+                terms,
+            },
         );
     }
 
@@ -766,15 +803,17 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
                 }
             })
             .collect();
-        self.compare_named(
+        self.compare(
             case,
-            "eval_inverse_dynamics_in::<Dual64>: ∂(M q̈ − bias)",
-            &exact,
-            size_of,
-            f,
-            |i| format!("row {}", coordinates[i]),
-            |k| names[k].clone(),
-            self.model_terms(case, Some(&qdd)),
+            Columns {
+                quantity: "eval_inverse_dynamics_in::<Dual64>: ∂(M q̈ − bias)",
+                exact: &exact,
+                size_of: &size_of,
+                f: &f,
+                rows: &|i| format!("row {}", coordinates[i]),
+                columns: &|k| names[k].clone(),
+                terms: self.model_terms(case, Some(&qdd)),
+            },
         );
     }
 
@@ -788,17 +827,21 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
             Ok(flatten_gradient(&model.eval_gradient_in(&Self::moved(case, k, h))).0)
         };
         let terms = self.model_terms(case, None);
+        let names = self.variables();
         for (what, range) in gradient_parts::<N>() {
             let exact: Vec<Vec<f64>> = exact.iter().map(|c| c[range.clone()].to_vec()).collect();
             let r = range.clone();
             self.compare(
                 case,
-                &format!("eval_gradient_in::<Dual64>: ∂{what}"),
-                &exact,
-                |k| Self::value(case, k),
-                |k, h| f(k, h).map(|v| v[r.clone()].to_vec()),
-                |i| gradient_entry::<N>(range.start + i),
-                terms,
+                Columns {
+                    quantity: &format!("eval_gradient_in::<Dual64>: ∂{what}"),
+                    exact: &exact,
+                    size_of: &|k| Self::value(case, k).abs().max(1.0),
+                    f: &|k, h| f(k, h).map(|v| v[r.clone()].to_vec()),
+                    rows: &|i| gradient_entry::<N>(range.start + i),
+                    columns: &|k| names[k].clone(),
+                    terms,
+                },
             );
         }
     }
@@ -848,15 +891,17 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
             Ok(residual_f64(&moved))
         };
         let coordinates = <T as Model<N, M>>::COORDINATES;
-        self.compare_named(
+        self.compare(
             case,
-            "variational Newton Jacobian ∂(D₁L_d + (h/2) Q)",
-            &exact,
-            |j| q1[j].abs().max(1.0),
-            f,
-            |i| format!("row {}", coordinates[i]),
-            |j| format!("q₁ {}", coordinates[j]),
-            0.0,
+            Columns {
+                quantity: "variational Newton Jacobian ∂(D₁L_d + (h/2) Q)",
+                exact: &exact,
+                size_of: &|j| q1[j].abs().max(1.0),
+                f: &f,
+                rows: &|i| format!("row {}", coordinates[i]),
+                columns: &|j| format!("q₁ {}", coordinates[j]),
+                terms: 0.0,
+            },
         );
     }
 
@@ -884,40 +929,17 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
         }
     }
 
-    /// [`compare_named`](Self::compare_named) with the columns named as entries of
-    /// (q, q̇, u, t) and steps relative to max(1, |value(k)|).
-    fn compare(
-        &mut self,
-        case: &Case<N, M>,
-        quantity: &str,
-        exact: &[Vec<f64>],
-        value: impl Fn(usize) -> f64,
-        f: impl Fn(usize, f64) -> Result<Vec<f64>, String>,
-        rows: impl Fn(usize) -> String,
-        terms: f64,
-    ) {
-        let columns: Vec<String> = (0..exact.len()).map(|k| self.variable(k)).collect();
-        let named = |k: usize| columns[k].clone();
-        let size_of = |k: usize| value(k).abs().max(1.0);
-        self.compare_named(case, quantity, exact, size_of, f, rows, named, terms);
-    }
-
-    /// Compares the columns `exact[k]` (the derivative along variable k, of typical size
-    /// `size_of(k)`: the step is [`STEP`] times it) with central differences of `f(k, h)`
-    /// (the function with variable k moved by h), as the module docs say. `size` is a size of the terms the function
-    /// sums beyond what its values and these derivatives show (0 if none is known).
-    #[allow(clippy::too_many_arguments)]
-    fn compare_named(
-        &mut self,
-        case: &Case<N, M>,
-        quantity: &str,
-        exact: &[Vec<f64>],
-        size_of: impl Fn(usize) -> f64,
-        f: impl Fn(usize, f64) -> Result<Vec<f64>, String>,
-        rows: impl Fn(usize) -> String,
-        columns: impl Fn(usize) -> String,
-        size: f64,
-    ) {
+    /// Compares the columns of `c` with central differences, as the module docs say.
+    fn compare(&mut self, case: &Case<N, M>, c: Columns<'_>) {
+        let Columns {
+            quantity,
+            exact,
+            size_of,
+            f,
+            rows,
+            columns,
+            terms: size,
+        } = c;
         let largest = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let whole = exact.iter().map(|c| largest(c)).fold(0.0, f64::max);
         // The terms a function sums can be much larger than its value (forces that
@@ -995,6 +1017,26 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
             }
         }
     }
+}
+
+/// A quantity compared column by column: the exact derivative along each variable and the
+/// function whose central differences it must match.
+struct Columns<'c> {
+    /// Names the quantity in failure messages.
+    quantity: &'c str,
+    /// Column k: the exact derivative along variable k.
+    exact: &'c [Vec<f64>],
+    /// The typical size of variable k: the step is [`STEP`] times it.
+    size_of: &'c dyn Fn(usize) -> f64,
+    /// The function with variable k moved by h.
+    f: &'c dyn Fn(usize, f64) -> Result<Vec<f64>, String>,
+    /// Names row i.
+    rows: &'c dyn Fn(usize) -> String,
+    /// Names column k.
+    columns: &'c dyn Fn(usize) -> String,
+    /// The size of the terms the function sums beyond what its values and these
+    /// derivatives show (0 if none is known).
+    terms: f64,
 }
 
 /// What a comparison of one column found.
