@@ -8,6 +8,9 @@
 //!   Jacobi integral h = T2 − T0 + V, conserved since ∂L/∂t = 0, while T + V is not:
 //!   d(T+V)/dt = 2 dT0/dt = 2 m R² ω² sin θ cos θ θ̇ (the motor does work);
 //!   for ω² > g/R a stable equilibrium at cos θ* = g/(R ω²), where ∂θ̈/∂θ = −ω² sin²θ*.
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -150,4 +153,22 @@ fn equilibria_and_their_stability() {
     };
     let k0 = 9.0 - g / R;
     assert!((slope(&slow, 0.0) - k0).abs() <= 1e-6 * k0.abs() && k0 < 0.0);
+}
+
+/// Exact derivatives (linearization, sensitivities, the sweep, the variational Jacobian)
+/// against central differences (`common::derivatives`), at structured and random states,
+/// the spinning equilibrium θ* and the top of the hoop.
+#[test]
+fn derivatives_match_finite_differences() {
+    let model = BeadOnHoop::default();
+    let star = (model.g / (model.R * model.omega * model.omega)).acos();
+    Derivatives::new("BeadOnHoop", &model)
+        .standard()
+        .state("equilibrium θ*", state(0.0, star, 0.0), U)
+        .state(
+            "top of the hoop, later",
+            state(1.3, std::f64::consts::PI, 0.0),
+            U,
+        )
+        .check();
 }

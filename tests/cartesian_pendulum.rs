@@ -12,6 +12,9 @@
 //! The angle model has θ̈ = −(g/l) sin θ; from rest at θ0 its period is
 //!   P = 4 √(l/g) K(sin(θ0/2))
 //! with K the complete elliptic integral of the first kind, K(k) = π / (2 AGM(1, √(1−k²))).
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 use lagrange_runtime::ConstraintSolver;
@@ -190,4 +193,37 @@ fn period_is_the_elliptic_integral() {
             state.qd
         );
     }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). The Cartesian
+/// model's structured states sit at the bottom of the circle, (0, −l): at q = 0 the rod's
+/// gradient 2 (x, y) vanishes and the constrained accelerations do not exist.
+#[test]
+fn derivatives_match_finite_differences() {
+    let model = CartesianPendulum::default();
+    let l = model.l;
+    Derivatives::new("CartesianPendulum", &model)
+        .structured_at(SVector::from([0.0, -l]))
+        .random(3)
+        .state(
+            "swinging through the bottom",
+            cartesian(l, 0.0, 0.0, 2.0),
+            U,
+        )
+        .state(
+            "horizontal, at rest",
+            cartesian(l, 0.0, std::f64::consts::FRAC_PI_2, 0.0),
+            U,
+        )
+        .state("inverted", cartesian(l, 0.0, std::f64::consts::PI, 0.0), U)
+        .check();
+    let angle = AnglePendulum::default();
+    Derivatives::new("AnglePendulum", &angle)
+        .standard()
+        .state(
+            "inverted",
+            State::at_rest(SVector::from([std::f64::consts::PI])),
+            U,
+        )
+        .check();
 }

@@ -14,6 +14,9 @@
 //! The motion is a circle of radius r = |v|/ω about r_c = r + a/ω², travelled at
 //! angular rate ω: along it a = −ω² (r − r_c).
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -151,4 +154,16 @@ fn energy_is_kinetic_and_conserved() {
             assert!(dh.abs() <= 1e-6 * scale, "dh/dt = {dh}, want 0");
         }
     }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), at structured
+/// and random states and the file's irregular ones.
+#[test]
+fn derivatives_match_finite_differences() {
+    let model = Cyclotron::default();
+    let mut check = Derivatives::new("Cyclotron", &model).standard();
+    for (k, s) in STATES.iter().enumerate() {
+        check = check.state(&format!("STATES[{k}]"), state(0.0, *s), SVector::zeros());
+    }
+    check.check();
 }

@@ -3,6 +3,9 @@
 //!   (m1+m2) l1² θ̈1 + m2 l1 l2 cos Δ θ̈2 + m2 l1 l2 sin Δ θ̇2² + (m1+m2) g l1 sin θ1 = 0
 //!   m2 l1 l2 cos Δ θ̈1 + m2 l2² θ̈2 − m2 l1 l2 sin Δ θ̇1² + m2 g l2 sin θ2 = 0
 //! i.e. M(θ) θ̈ = f(θ, θ̇) with M = [[(m1+m2) l1², m2 l1 l2 cos Δ], [m2 l1 l2 cos Δ, m2 l2²]].
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -170,4 +173,20 @@ fn named_coordinates_small_oscillation_and_momenta() {
             assert_close(p[1], want[1], 1e-12, "p2");
         }
     }
+}
+
+/// Exact derivatives (linearization, sensitivities, the sweep, the variational Jacobian)
+/// against central differences at structured, random and the equilibrium states.
+#[test]
+fn derivatives_match_finite_differences() {
+    let pi = std::f64::consts::PI;
+    Derivatives::new("DoublePendulum", &DoublePendulum::default())
+        .standard()
+        .state("inverted", State::at_rest(SVector::from([pi, pi])), U)
+        .state(
+            "one up, one down",
+            State::at_rest(SVector::from([pi, 0.0])),
+            U,
+        )
+        .check();
 }

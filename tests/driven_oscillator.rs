@@ -13,6 +13,9 @@
 //! dh/dt  = m ẋ ẍ + k x ẋ = ẋ (−c ẋ + F0 cos ωt) = q̇·Q
 //! ```
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -147,4 +150,12 @@ fn inverse_dynamics_is_the_missing_force() {
         let got = mdl.inverse_dynamics(&s, &SVector::from([a]), &u)[0];
         assert_close(got, want, 1e-12, "inverse dynamics");
     }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Driven", &Driven::default())
+        .standard()
+        .check();
 }

@@ -1,6 +1,9 @@
 //! `DynamicsError`: every way a model can have no meaningful acceleration is reported as
 //! an error naming the culprit, never as a panic or a silent NaN.
 
+mod common;
+
+use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::StatePart;
 
@@ -177,4 +180,42 @@ fn disparate_but_definite_masses_are_not_an_error() {
     let a = md.accelerations(&s, &SVector::zeros()).unwrap();
     assert!((a[0] - -0.3 * 0.4).abs() <= 1e-12 * 0.12);
     assert!((a[1] - -2.0 * -0.9).abs() <= 1e-12 * 1.8);
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). The three
+/// models whose mass matrix is singular or indefinite everywhere have no accelerations:
+/// their linearization and sensitivities are left out, their equations are checked. Fragile
+/// is defined for x ≠ 0 and y > 0 only: its states have x and y in [0.5, 1.5] (structured
+/// around q = (1, 1)).
+#[test]
+fn derivatives_match_finite_differences() {
+    let singular = "singular mass matrix: no accelerations";
+    Derivatives::new("NoYVelocity", &NoYVelocity::default())
+        .standard()
+        .without(Part::Linearize, singular)
+        .without(Part::Sensitivities, singular)
+        .check();
+    let indefinite = "indefinite mass matrix: no accelerations";
+    Derivatives::new("NegativeKinetic", &NegativeKinetic::default())
+        .standard()
+        .without(Part::Linearize, indefinite)
+        .without(Part::Sensitivities, indefinite)
+        .check();
+    Derivatives::new("SumOnly", &SumOnly::default())
+        .standard()
+        .without(Part::Linearize, singular)
+        .without(Part::Sensitivities, singular)
+        .check();
+    Derivatives::new("Fragile", &Fragile::default())
+        .sampler(|rng| {
+            let (mut s, u) = common::derivatives::order_one::<2, 2>(rng);
+            s.q = s.q.map(|x| 1.0 + 0.5 * x);
+            (s, u)
+        })
+        .structured_at(SVector::from([1.0, 1.0]))
+        .random(3)
+        .check();
+    Derivatives::new("HeavyAndLight", &HeavyAndLight::default())
+        .standard()
+        .check();
 }

@@ -9,6 +9,9 @@
 //! (1, q̇, q̈) in (t, q, q̇) = (2) q̇·Q − (central difference of `lagrangian` in t).
 //! Also inverse_dynamics(s, accelerations(s)) = 0 and the mass matrix is symmetric.
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -197,4 +200,21 @@ fn driven_mathieu_oscillator() {
         let power = xd * (-md.c * xd + md.F0 * (md.W * t).sin());
         check(&md, &s, &SVector::zeros(), h, power - dl_dt);
     }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Pendulum2", &Pendulum2::default())
+        .standard()
+        .check();
+    Derivatives::new("CartPole", &CartPole::default())
+        .standard()
+        .check();
+    Derivatives::new("ShakenPendulum", &ShakenPendulum::default())
+        .standard()
+        .check();
+    Derivatives::new("Mathieu", &Mathieu::default())
+        .standard()
+        .check();
 }

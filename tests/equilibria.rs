@@ -12,6 +12,9 @@
 //! - no equilibrium at all (a cart pushed by a constant force, q̈ = F/m), and neutral
 //!   directions (a free translation: the Jacobian is singular) — errors, never panics.
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::linearize::{equilibrium, linearize};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::stability::Stability;
@@ -489,4 +492,104 @@ fn non_finite_guess() {
         matches!(r, Err(DynamicsError::NonFiniteState { .. })),
         "got {r:?}"
     );
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), at structured
+/// and random states and at the equilibria this file finds. The Cartesian models'
+/// structured states hang on their rods (at q = 0 the rods' gradients vanish).
+#[test]
+fn derivatives_match_finite_differences() {
+    let rest = |q: SVector<f64, 1>| State::at_rest(q);
+
+    let p = Pendulum::default();
+    let tau = SVector::from([0.5 * p.m * p.g * p.l]);
+    let low = equilibrium(&p, &SVector::from([0.1]), &tau, 0.0)
+        .unwrap()
+        .state;
+    let high = equilibrium(&p, &SVector::from([3.0]), &tau, 0.0)
+        .unwrap()
+        .state;
+    Derivatives::new("Pendulum", &p)
+        .standard()
+        .state("stable equilibrium, pushed", low, tau)
+        .state("unstable equilibrium, pushed", high, tau)
+        .check();
+
+    let s = HangingSpring::default();
+    Derivatives::new("HangingSpring", &s)
+        .standard()
+        .state(
+            "equilibrium",
+            rest(SVector::from([s.m * s.g / s.k])),
+            NO_INPUT,
+        )
+        .check();
+    let c = SpringChain::default();
+    let at = equilibrium(&c, &SVector::from([0.3, -0.4]), &NO_INPUT, 0.0)
+        .unwrap()
+        .state;
+    Derivatives::new("SpringChain", &c)
+        .standard()
+        .state("equilibrium", at, NO_INPUT)
+        .check();
+
+    let o = Oscillator::default();
+    let at = equilibrium(&o, &SVector::from([1.0]), &NO_INPUT, 0.9)
+        .unwrap()
+        .state;
+    Derivatives::new("Oscillator", &o)
+        .standard()
+        .state("rest position at t = 0.9", at, NO_INPUT)
+        .check();
+
+    let dp = DoublePendulum::default();
+    let mut check = Derivatives::new("DoublePendulum", &dp).standard();
+    for q in [[PI, PI], [0.0, PI], [PI, 0.0]] {
+        let label = format!("equilibrium {q:?}");
+        check = check.state(&label, State::at_rest(SVector::from(q)), NO_INPUT);
+    }
+    check.check();
+
+    let cp = CartesianPendulum::default();
+    let l = cp.l;
+    let zero = SVector::from([0.0]);
+    let fx = SVector::from([0.7]);
+    let top = equilibrium(&cp, &SVector::from([-0.1, 1.15 * l]), &zero, 0.0)
+        .unwrap()
+        .state;
+    let pushed = equilibrium(&cp, &SVector::from([0.0, -1.1 * l]), &fx, 0.0)
+        .unwrap()
+        .state;
+    Derivatives::new("CartesianPendulum", &cp)
+        .structured_at(SVector::from([0.0, -l]))
+        .random(3)
+        .state("top", top, zero)
+        .state("pushed sideways", pushed, fx)
+        .check();
+
+    Derivatives::new("Cart", &Cart::default())
+        .standard()
+        .check();
+    Derivatives::new("CartPendulum", &CartPendulum::default())
+        .standard()
+        .state(
+            "inverted",
+            State::at_rest(SVector::from([0.4, PI])),
+            NO_INPUT,
+        )
+        .check();
+    Derivatives::new("FreeParticle", &FreeParticle::default())
+        .standard()
+        .check();
+
+    let sp = SliderPendulum::default();
+    Derivatives::new("SliderPendulum", &sp)
+        .structured_at(SVector::from([0.0, 0.0, 0.0, sp.l]))
+        .random(3)
+        .state(
+            "inverted",
+            State::at_rest(SVector::from([0.3, 0.0, 0.3, -sp.l])),
+            NO_INPUT,
+        )
+        .check();
 }

@@ -3,6 +3,9 @@
 //! bouncing ball restarted after each impact), direction filtering, and the inputs a
 //! control law gave recorded along the trajectory.
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{
     DormandPrince, Event, Projected, Rattle, Rk4, Simulation, Trajectory, Variational,
@@ -304,4 +307,22 @@ fn crossings_at_step_ends_nan_brackets_and_simultaneous_events() {
         let t = run.stopped_by().unwrap().state.t;
         assert!((t - std::f64::consts::FRAC_PI_2).abs() < 1e-10, "{t}");
     }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Fall", &Fall::default())
+        .standard()
+        .check();
+    Derivatives::new("Bead", &Bead::default())
+        .standard()
+        .check();
+    Derivatives::new("Pendulum", &Pendulum::default())
+        .standard()
+        .check();
+    Derivatives::new("Pushed", &Pushed::default())
+        .standard()
+        .check();
+    Derivatives::new("Osc", &Osc).standard().check();
 }

@@ -33,6 +33,7 @@
 #[macro_use]
 mod common;
 
+use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::linearize::{equilibrium, linearize, sensitivities};
 use lagrange_runtime::num_dual::Dual64;
 use lagrange_runtime::prelude::*;
@@ -910,5 +911,113 @@ fn large_chains_linearize_solve_and_differentiate_in_a_2_mib_stack() {
         let q = found.state.q;
         assert!(q.amax() < 1e-10, "equilibrium {q}");
         assert_eq!(found.stability(), Stability::Marginal);
+    });
+}
+
+/// States whose coordinate r (the first) is in [0.5, 1.5], where a polar model is regular.
+fn radius_positive<const M: usize>(rng: &mut common::Rng) -> (State<2>, SVector<f64, M>) {
+    let (mut s, u) = order_one::<2, M>(rng);
+    s.q[0] = 1.0 + 0.5 * s.q[0];
+    (s, u)
+}
+
+/// Exact derivatives against central differences (`common::derivatives`: the
+/// linearization, sensitivities, the sweep and fast path in dual numbers, inverse dynamics,
+/// the gradient and the variational Jacobian) for every model of this file.
+///
+/// `abs` has no derivative where its argument vanishes (the language takes the positive
+/// side's, central differences average both): HyperbolicFunctions and MethodFunctions take
+/// `abs(x − 0.5 ẏ)`, `abs(y − v)`, `abs(x − 0.3 ẋ)` and `abs(x − v)`, all zero at q = 0, so
+/// their structured states are around (x, y) = (0.3, 0.2) instead. NoPotential is polar:
+/// r in [0.5, 1.5]. The Cartesian pendulum hangs (at q = 0 its rod's gradient vanishes).
+#[test]
+fn derivatives_match_finite_differences() {
+    let off_kinks = SVector::from([0.3, 0.2]);
+    Derivatives::new("DoublePendulum", &DoublePendulum::default())
+        .standard()
+        .check();
+    Derivatives::new("Chain4", &Chain4::default())
+        .standard()
+        .check();
+    Derivatives::new("TrigFunctions", &TrigFunctions::default())
+        .standard()
+        .check();
+    Derivatives::new("HyperbolicFunctions", &HyperbolicFunctions::default())
+        .structured_at(off_kinks)
+        .random(3)
+        .check();
+    Derivatives::new("MethodFunctions", &MethodFunctions::default())
+        .structured_at(off_kinks)
+        .random(3)
+        .check();
+    Derivatives::new("Powers", &Powers::default())
+        .standard()
+        .check();
+    Derivatives::new("Powers (k = 1.7)", &Powers::new(1.4, 1.7, -0.3))
+        .standard()
+        .check();
+    Derivatives::new("Relativistic", &Relativistic::default())
+        .standard()
+        .check();
+    Derivatives::new("RotatingFrame", &RotatingFrame::default())
+        .standard()
+        .check();
+    Derivatives::new("DrivenPendulum", &DrivenPendulum::default())
+        .standard()
+        .check();
+    Derivatives::new("ActuatedCartPole", &ActuatedCartPole::default())
+        .standard()
+        .check();
+    Derivatives::new("NoPotential", &NoPotential::default())
+        .sampler(radius_positive::<0>)
+        .structured_at(SVector::from([1.0, 0.0]))
+        .random(3)
+        .check();
+    Derivatives::new("ParameterLets", &ParameterLets::new(2.0, 0.9, 9.81, 1.7))
+        .standard()
+        .check();
+    Derivatives::new("Bead", &Bead::default())
+        .standard()
+        .check();
+    Derivatives::new("Internals", &Internals::default())
+        .standard()
+        .check();
+    Derivatives::new("CartesianPendulum", &CartesianPendulum::default())
+        .structured_at(SVector::from([0.0, -1.0]))
+        .random(3)
+        .check();
+    Derivatives::new("KnifeEdge", &KnifeEdge::default())
+        .standard()
+        .check();
+}
+
+/// The chains past the unrolled fast path through `common::derivatives`, at the hanging
+/// chain (all coordinates zero, at rest and moving) and one random state: the sensitivities'
+/// reference, the generic passes with the parameters given, carries a dense Hessian in
+/// every number, so they run in a thread with a large stack as the chains' comparisons
+/// with the generic passes above do.
+#[test]
+fn chains_derivatives_match_finite_differences() {
+    with_stack(1024, || {
+        Derivatives::new("Chain16", &Chain16::new(0.8, 0.6, 9.81))
+            .structured()
+            .random(1)
+            .check();
+        Derivatives::new("Chain32", &Chain32::new(0.8, 0.6, 9.81))
+            .state(
+                "hanging",
+                State::at_rest(SVector::zeros()),
+                SVector::zeros(),
+            )
+            .random(1)
+            .check();
+        Derivatives::new("Chain64", &Chain64::new(0.8, 0.6, 9.81))
+            .state(
+                "hanging",
+                State::at_rest(SVector::zeros()),
+                SVector::zeros(),
+            )
+            .random(1)
+            .check();
     });
 }

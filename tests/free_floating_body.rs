@@ -16,6 +16,7 @@
 mod common;
 
 use common::assert_close;
+use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
@@ -364,4 +365,80 @@ fn a_hanging_quaternion_pendulum_has_the_swing_frequencies_of_the_textbook() {
         found.stability(),
         lagrange_runtime::stability::Stability::Marginal
     );
+}
+
+/// A unit quaternion turned by a random rotation and scaled off the unit sphere by up to
+/// 10 %, with random rates: states of the quaternion models away from n = 0, where the
+/// unit constraint's gradient 2n vanishes.
+fn near_unit(rng: &mut common::Rng) -> (State<4>, SVector<f64, 0>) {
+    let axis = V3::new(
+        rng.uniform(-1.0, 1.0),
+        rng.uniform(-1.0, 1.0),
+        rng.uniform(-1.0, 1.0),
+    );
+    let r = UnitQuaternion::from_scaled_axis(axis * 2.0);
+    let omega = V3::new(
+        rng.uniform(-2.0, 2.0),
+        rng.uniform(-2.0, 2.0),
+        rng.uniform(-2.0, 2.0),
+    );
+    let mut s = state(&r, &omega);
+    s.q *= 1.0 + rng.uniform(-0.1, 0.1);
+    s.t = rng.uniform(0.0, 2.0);
+    (s, none())
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). The quaternion
+/// models' structured states are at the identity n = (1, 0, 0, 0) (at n = 0 the unit
+/// constraint's gradient vanishes), their random ones near the unit sphere; their
+/// semidefinite mass matrix takes the completed constrained solve. The two ill-posed
+/// models have no accelerations: their linearization is left out, their equations checked.
+#[test]
+fn derivatives_match_finite_differences() {
+    let identity = SVector::from([1.0, 0.0, 0.0, 0.0]);
+    let pitched = UnitQuaternion::from_axis_angle(&V3::y_axis(), PI / 2.0);
+    Derivatives::new("QuaternionBody", &QuaternionBody::default())
+        .sampler(near_unit)
+        .structured_at(identity)
+        .random(3)
+        .state(
+            "spinning about the major axis, pitched 90°",
+            state(&pitched, &V3::new(0.0, 0.0, 3.0)),
+            none(),
+        )
+        .state(
+            "tumbling",
+            state(&UnitQuaternion::identity(), &V3::new(1.0, 0.5, -0.7)),
+            none(),
+        )
+        .check();
+    Derivatives::new("EulerBody", &EulerBody::default())
+        .standard()
+        .check();
+    Derivatives::new("Completed", &Completed).standard().check();
+    let ill_posed = "ill-posed by design: no accelerations at any state";
+    Derivatives::new("Undetermined", &Undetermined)
+        .standard()
+        .without(Part::Linearize, ill_posed)
+        .check();
+    Derivatives::new("Redundant", &Redundant)
+        .standard()
+        .without(Part::Linearize, ill_posed)
+        .check();
+    let body = QuaternionPendulum::default();
+    let guess = SVector::from([0.95, 0.1, -0.08, 0.3]);
+    let hanging = lagrange_runtime::linearize::equilibrium(&body, &guess, &none(), 0.0)
+        .unwrap()
+        .state;
+    Derivatives::new("QuaternionPendulum", &body)
+        .sampler(near_unit)
+        .structured_at(identity)
+        .random(3)
+        .state("hanging equilibrium", hanging, none())
+        .state(
+            "swinging",
+            state(&pitched, &V3::new(0.3, -1.0, 2.0)),
+            none(),
+        )
+        .check();
 }

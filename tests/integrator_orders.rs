@@ -30,6 +30,9 @@
 //!                  → e ≈ A (ωh)² ω t_end / 12                         order 2
 //! ```
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 
@@ -245,4 +248,15 @@ fn variational_with_forces_and_dissipation_is_second_order() {
         })
         .collect();
     assert_order("variational, forced and damped", &errors, 2.0);
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Oscillator", &Oscillator::default())
+        .standard()
+        .check();
+    Derivatives::new("Driven", &Driven::default())
+        .standard()
+        .check();
 }

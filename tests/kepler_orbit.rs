@@ -20,6 +20,9 @@
 //! measured as the time at which φ reaches 2π, found by bisection on the Hermite
 //! interpolant `Trajectory::at` (or at sample times exactly, with `run_at`).
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 use std::f64::consts::PI;
@@ -256,4 +259,25 @@ fn run_at_one_period_closes_the_orbit() {
         end.qd[0]
     );
     assert!((end.qd[1] / s0.qd[1] - 1.0).abs() < 1e-8);
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). The model is
+/// defined for r > 0 only (its mass matrix is singular and its potential infinite at
+/// r = 0): the states have r in [0.5, 1.5], structured around (r, φ) = (1, 0), and the
+/// orbits' perihelia.
+#[test]
+fn derivatives_match_finite_differences() {
+    for (k, orbit) in orbits().iter().enumerate() {
+        let name = format!("Kepler (orbit {k})");
+        Derivatives::new(&name, &orbit.model)
+            .sampler(|rng| {
+                let (mut s, u) = common::derivatives::order_one::<2, 0>(rng);
+                s.q[0] = 1.0 + 0.5 * s.q[0];
+                (s, u)
+            })
+            .structured_at(SVector::from([1.0, 0.0]))
+            .random(3)
+            .state("perihelion", orbit.start(), SVector::zeros())
+            .check();
+    }
 }

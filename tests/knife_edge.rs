@@ -24,6 +24,9 @@
 //!   λ = −m ω v − m G sin θ        (λ = −2 m G sin ωt in the textbook case).
 //! The energy E = ½ m v² + ½ J ω² − m G x is conserved: the constraint force does no work,
 //! its power −λ A q̇ vanishing because A q̇ = 0 (b = 0).
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 use lagrange_runtime::ConstraintSolver;
@@ -230,4 +233,25 @@ fn energy_is_conserved_and_the_constraint_does_no_work() {
         assert!(power < 2e-11, "constraint power {power:e}");
         assert!(drift < 2e-12, "velocity violation {drift:e}");
     }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), at structured
+/// and random states and along the exact motions from each start.
+#[test]
+fn derivatives_match_finite_differences() {
+    let k = KnifeEdge::default();
+    let mut check = Derivatives::new("KnifeEdge", &k).standard();
+    for (i, start) in STARTS.iter().enumerate() {
+        for t in [0.0, 0.8] {
+            let label = format!("start {i} at t = {t}");
+            check = check.state(&label, start.exact(&k, t).0, U);
+        }
+    }
+    check
+        .state(
+            "rolling straight down the slope",
+            State::new(0.0, SVector::zeros(), SVector::from([1.5, 0.0, 0.0])),
+            U,
+        )
+        .check();
 }

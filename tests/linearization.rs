@@ -16,6 +16,9 @@
 //!   constraint): the angle model's hand-derived linearization carried through the map
 //!   q = (l sin θ, −l cos θ).
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::model::Model;
 use lagrange_runtime::nalgebra::DMatrix;
@@ -821,4 +824,71 @@ fn non_finite_state_is_an_error() {
         linearize(&p, &s, &SVector::from([0.0])),
         Err(DynamicsError::NonFiniteState { .. })
     ));
+}
+
+/// Every model of this file through `common::derivatives`: the linearization, and also the
+/// sensitivities, the sweep and the variational Jacobian, against central differences at
+/// structured, random and the states the tests above look at (upright cart-poles, the
+/// pendulum at the top). The Cartesian models' structured states hang on their rods (at
+/// q = 0 the rods' gradients vanish).
+#[test]
+fn derivatives_match_finite_differences() {
+    use std::f64::consts::PI;
+    let top = |q: f64| State::at_rest(SVector::from([q]));
+    Derivatives::new("Pendulum", &Pendulum::default())
+        .standard()
+        .state("top, pushed", top(PI), SVector::from([0.3]))
+        .check();
+    let upright = State::at_rest(SVector::from([0.0, 0.0]));
+    Derivatives::new("CartPole", &CartPole::default())
+        .standard()
+        .state("upright, pushed", upright, SVector::from([4.5]))
+        .check();
+    Derivatives::new("PointCartPole", &PointCartPole::default())
+        .standard()
+        .state(
+            "hanging",
+            State::at_rest(SVector::from([0.8, PI])),
+            SVector::from([0.0]),
+        )
+        .check();
+    let dp = DoublePendulum::default();
+    Derivatives::new("DoublePendulum", &dp)
+        .standard()
+        .state(
+            "inverted",
+            State::at_rest(SVector::from([PI, PI])),
+            NO_INPUT,
+        )
+        .check();
+    Derivatives::new("Arm", &Arm::default())
+        .standard()
+        .state(
+            "straight up",
+            State::at_rest(SVector::from([PI / 2.0, 0.0])),
+            SVector::zeros(),
+        )
+        .check();
+    Derivatives::new("Oscillator", &Oscillator::default())
+        .standard()
+        .check();
+    Derivatives::new("TrappedCharge", &TrappedCharge::default())
+        .standard()
+        .check();
+    let cp = CartesianPendulum::default();
+    Derivatives::new("CartesianPendulum", &cp)
+        .structured_at(SVector::from([0.0, -cp.l]))
+        .random(3)
+        .state(
+            "swinging through the bottom",
+            cartesian(cp.l, 0.0, 1.5),
+            SVector::zeros(),
+        )
+        .state("top", cartesian(cp.l, PI, 0.0), SVector::zeros())
+        .check();
+    let sp = SliderPendulum::default();
+    Derivatives::new("SliderPendulum", &sp)
+        .structured_at(SVector::from([0.0, 0.0, 0.0, sp.l]))
+        .random(3)
+        .check();
 }

@@ -20,6 +20,9 @@
 //! variational band (≈ 3e-3) is tight. 10⁵ steps take ≈ 0.25 s per run with the dev
 //! profile (opt-level 1).
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 use std::time::Instant;
@@ -160,4 +163,12 @@ fn chaotic_motion_bounded_versus_drifting() {
         show(&vi)
     );
     assert!(rk4_ratio > 6.0, "RK4 last/first {rk4_ratio}");
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("DoublePendulum", &DoublePendulum::default())
+        .standard()
+        .check();
 }

@@ -3,6 +3,9 @@
 //! `ConstraintSolver`, through the runtime's blanket impls; generic code reaches the number
 //! of constraints through `ConstraintCount::with`.
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::eval::Point;
 use lagrange_runtime::model::{ConstraintCount, Count, Energies, Model, Scalar, WithCount};
 use lagrange_runtime::prelude::*;
@@ -182,4 +185,31 @@ fn constrained_models_solve_through_the_blanket_impls() {
         model.accelerations(&s, &u).unwrap(),
         SVector::<f64, 2>::zeros()
     );
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), of the model
+/// written by hand (which has no parameters to differentiate) and of the macro's. The
+/// constrained models' structured states are on their constraints: the Cartesian pendulum
+/// hangs (at q = 0 its rod's gradient vanishes), Pinned sits where the circle meets the
+/// line (at q = 0 the circle's gradient vanishes).
+#[test]
+fn derivatives_match_finite_differences() {
+    let hand = HandPendulum {
+        m: 0.7,
+        l: 1.3,
+        g: 9.81,
+    };
+    Derivatives::new("HandPendulum", &hand)
+        .standard()
+        .check_without_parameters();
+    let cartesian = Cartesian::default();
+    Derivatives::new("Cartesian", &cartesian)
+        .structured_at(SVector::from([0.0, -cartesian.l]))
+        .random(3)
+        .check();
+    let r = std::f64::consts::FRAC_1_SQRT_2;
+    Derivatives::new("Pinned", &Pinned::default())
+        .structured_at(SVector::from([r, r]))
+        .random(3)
+        .check();
 }

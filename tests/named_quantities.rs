@@ -1,6 +1,9 @@
 //! Reading a model back: every `let` by name (`Name::lets`, typed by shape), and T, V and
 //! D separately, against values computed independently here.
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -144,4 +147,19 @@ fn lets_along_a_trajectory_by_name() {
         text.starts_with("t,a,b,dot(a),dot(b),energy,x1,p2[1]\n"),
         "{text}"
     );
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). SliderPendulum's
+/// `speed = norm(dot(bob))` is not differentiable where the bob stands still, but it is a
+/// `let` that no energy uses: the structured states at rest check that it stays out of
+/// the equations.
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("DoublePendulum", &DoublePendulum::default())
+        .standard()
+        .check();
+    Derivatives::new("SliderPendulum", &SliderPendulum::default())
+        .standard()
+        .check();
+    Derivatives::new("Free", &Free).standard().check();
 }

@@ -2,6 +2,9 @@
 //! numbers in every generated function, raw identifiers are the names they spell, and a
 //! model's `#[cfg]` covers everything generated for it (regressions found in review).
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::linearize::sensitivities;
 use lagrange_runtime::prelude::*;
 
@@ -97,4 +100,15 @@ fn a_cfg_on_the_model_covers_everything_generated() {
     let s = State::new(0.0, SVector::from([0.0]), SVector::from([1.0]));
     assert_eq!(Shown.energy(&s, &SVector::zeros()), 0.5);
     let _: ShownCoordinates = SVector::from([1.0]).into();
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). `Hidden` is
+/// compiled out by its `#[cfg]`: there is nothing to check.
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Oscillator", &Oscillator::default())
+        .standard()
+        .check();
+    Derivatives::new("Raw", &Raw::default()).standard().check();
+    Derivatives::new("Shown", &Shown).standard().check();
 }

@@ -6,6 +6,7 @@
 #[macro_use]
 mod common;
 
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -210,4 +211,17 @@ fn a_64_link_chain_evaluates_and_steps_without_allocating() {
     });
     assert_eq!(n, 0, "allocations with 64 coordinates");
     assert!(sink.is_finite());
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). The slider's
+/// structured states hang the bob below it (at q = 0 the rod's gradient vanishes). The
+/// 64-link chain is the one `tests/fast_path.rs` checks.
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Arm", &Arm::default()).standard().check();
+    let slider = SliderPendulum::default();
+    Derivatives::new("SliderPendulum", &slider)
+        .structured_at(SVector::from([0.0, 0.0, 0.0, slider.l]))
+        .random(3)
+        .check();
 }

@@ -3,6 +3,9 @@
 //! parameters (a second opinion) for parameters in lets, dissipation, forces, exponents
 //! and constraints.
 
+mod common;
+
+use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::linearize::sensitivities;
 use lagrange_runtime::model::Parametric;
 use lagrange_runtime::prelude::*;
@@ -140,4 +143,44 @@ fn constrained_model_against_finite_differences() {
     }
     // The mass cancels out of a pendulum's motion.
     assert!(d.column(0).amax() < 1e-12);
+}
+
+/// Every part of `common::derivatives` (these tests check the sensitivities; it also checks
+/// the linearization, the sweep and the variational Jacobian) at structured and random
+/// states. Rich's `x^n` has no derivative in n for x ≤ 0: its states have x > 0, and a
+/// second run at x ≤ 0 (structured at q = 0) leaves out the sensitivities. The Cartesian pendulum's structured states hang (at q = 0 the rod's
+/// gradient vanishes).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Pendulum", &Pendulum::default())
+        .standard()
+        .check();
+    let model = rich(RICH);
+    Derivatives::new("Rich", &model)
+        .sampler(|rng| {
+            let (mut s, u) = common::derivatives::order_one::<2, 1>(rng);
+            s.q[0] = 0.1 + s.q[0].abs();
+            (s, u)
+        })
+        .structured_at(SVector::from([0.5, 0.0]))
+        .random(3)
+        .check();
+    Derivatives::new("Rich (x ≤ 0)", &model)
+        .sampler(|rng| {
+            let (mut s, u) = common::derivatives::order_one::<2, 1>(rng);
+            s.q[0] = -s.q[0].abs();
+            (s, u)
+        })
+        .standard()
+        .without(
+            Part::Sensitivities,
+            "x^n is the integer power x³ for x ≤ 0, without a derivative in n: for a \
+             perturbed n it is undefined at x < 0, and its derivative in x at x = 0 is 0 · ∞",
+        )
+        .check();
+    let cartesian = Cartesian::default();
+    Derivatives::new("Cartesian", &cartesian)
+        .structured_at(SVector::from([0.0, -cartesian.l]))
+        .random(3)
+        .check();
 }

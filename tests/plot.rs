@@ -2,6 +2,9 @@
 //! valid PNG of the promised size, an animation a valid GIF of the asked size with one
 //! frame per 1/fps of simulated time, and bad input is an error, not a panic.
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::plot::{animate, quick_look, snapshot, Animation};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{Rk4, Simulation, Trajectory};
@@ -154,4 +157,12 @@ fn extreme_ranges_sizes_and_frame_counts_are_errors() {
             .draw(root)
     });
     assert!(wide.is_err());
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Pendulum", &Pendulum::default())
+        .standard()
+        .check();
 }

@@ -1,5 +1,8 @@
 //! Consistent initial conditions: `ConstraintSolver::project` with coordinates held.
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::ConstraintSolver;
 
@@ -49,4 +52,23 @@ fn a_violated_constraint_on_held_coordinates_is_reported() {
         matches!(error, DynamicsError::ProjectionFailed { .. }),
         "{error}"
     );
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), at structured
+/// and random states and on the constraints at t = 0.4.
+#[test]
+fn derivatives_match_finite_differences() {
+    let model = SliderCrank::default();
+    let t = 0.4;
+    let a = model.w * t;
+    let on = State::new(
+        t,
+        SVector::from([a, slider(a)]),
+        SVector::from([model.w, 0.0]),
+    );
+    let on = model.project(&on, &SVector::zeros(), &[0], 1e-13).unwrap();
+    Derivatives::new("SliderCrank", &model)
+        .standard()
+        .state("on the constraints", on, SVector::zeros())
+        .check();
 }

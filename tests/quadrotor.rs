@@ -42,6 +42,7 @@
 //! with no velocity terms (they are quadratic); at ψ0 = 0: ẍ = g θ, ÿ = −g φ.
 mod common;
 
+use common::derivatives::Derivatives;
 use common::{assert_close, assert_slice_close, Rng};
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::nalgebra::{Matrix3, Rotation3, Vector3};
@@ -473,4 +474,30 @@ fn free_fall_and_torque_free_tumbling() {
         l0.norm()
     );
     assert!(de < 1e-8 * e0.abs(), "energy changed by {de:e} of {e0:e}");
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), at structured
+/// and random states (pitch well inside ±90°) and hovering level while turning about the
+/// vertical.
+#[test]
+fn derivatives_match_finite_differences() {
+    for (k, quad) in quadrotors().into_iter().enumerate() {
+        let hover: V4 = QuadrotorInputs {
+            thrust: quad.m * quad.g,
+            mx: 0.0,
+            my: 0.0,
+            mz: 0.0,
+        }
+        .into();
+        let turning = State::new(
+            0.0,
+            V6::from([0.3, -1.2, 4.0, 0.9, 0.0, 0.0]),
+            V6::from([0.0, 0.0, 0.0, 5.0, 0.0, 0.0]),
+        );
+        Derivatives::new(&format!("Quadrotor (set {k})"), &quad)
+            .standard()
+            .state("hovering", State::at_rest(V6::zeros()), hover)
+            .state("hovering, turning", turning, hover)
+            .check();
+    }
 }

@@ -53,6 +53,9 @@
 //! while the body turns mostly about its z axis (the major axis here), so the Euler angles
 //! stay far from their singularity b = ±90° (measured |b| ≤ 0.2).
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::nalgebra::{Rotation3, Vector3};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
@@ -536,4 +539,28 @@ fn gyrostat_keeps_its_angular_momentum_while_the_motor_works() {
     assert!(t_end - t0 > 0.1, "T {t0} → {t_end}");
     assert!(spin_rate > 1.0, "wheel rate {spin_rate}");
     assert!(pitch < 0.3, "pitch {pitch}");
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), at structured
+/// and random states (pitch well inside ±90°) and tumbling about the major axis.
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("PlanarSatellite", &PlanarSatellite::default())
+        .standard()
+        .check();
+    Derivatives::new("WheelTorqueOnly", &WheelTorqueOnly::default())
+        .standard()
+        .check();
+    let g = Gyrostat::default();
+    let w0 = V3::new(0.05, -0.08, 0.3);
+    let n = total_inertia(&g).component_mul(&w0).normalize();
+    let q0 = V4::new(0.3, -n[0].asin(), n[1].atan2(n[2]), 0.0);
+    Derivatives::new("Gyrostat", &g)
+        .standard()
+        .state(
+            "tumbling about the major axis",
+            gyro_state(q0, w0, 0.0),
+            motor_torque(0.5),
+        )
+        .check();
 }

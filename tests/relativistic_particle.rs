@@ -13,6 +13,9 @@
 //! h = ẋ p − L = γ m ẋ² + m c²/γ + V = γ m c² + V     (conserved: no t, no Q)
 //! ```
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -214,4 +217,20 @@ fn variational_integrator_solves_the_velocity_from_a_momentum_not_affine_in_it()
         let want = p1 / (r.m * r.m + p1 * p1 / (r.c * r.c)).sqrt();
         assert_rel(s1.qd[0], want, 1e-11, "velocity from the discrete momentum");
     }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), at structured
+/// and random states (|ẋ| < 1 < c) and the file's states up to 0.97 c.
+#[test]
+fn derivatives_match_finite_differences() {
+    let model = Relativistic::default();
+    let mut check = Derivatives::new("Relativistic", &model).standard();
+    for (x, xd) in STATES {
+        check = check.state(
+            &format!("x = {x}, ẋ = {xd}"),
+            state(x, xd),
+            SVector::zeros(),
+        );
+    }
+    check.check();
 }

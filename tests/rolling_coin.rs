@@ -76,6 +76,7 @@
 //! λ² = −ω² below it.
 mod common;
 
+use common::derivatives::Derivatives;
 use common::{assert_close, assert_slice_close, Rng};
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::nalgebra::DMatrix;
@@ -657,5 +658,33 @@ fn energy_and_rolling_constraint_hold_on_a_turning_coin() {
             assert!(s.q[3].abs() < 1.3, "the coin fell flat: lean {}", s.q[3]);
         }
         assert!(power <= 1e-9 * e0.abs(), "contact force power {power:e}");
+    }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`) for both coins,
+/// at structured and random states and rolling upright (all coordinates zero, and not)
+/// below, at and above the critical spin, and tilted, turning: the states where issue 25's
+/// constrained linearization was wrong.
+#[test]
+fn derivatives_match_finite_differences() {
+    for (k, c) in coins().into_iter().enumerate() {
+        let mut check = Derivatives::new(&format!("RollingCoin (coin {k})"), &c).standard();
+        for ratio in [0.8, 1.0, 2.0] {
+            let spin_rate = ratio * critical_spin(&c);
+            let label = format!("upright at the origin, rolling at {ratio} Ω_c");
+            check = check.state(&label, rolling(&c, [0.0; 5], 0.0, 0.0, spin_rate), U);
+        }
+        check
+            .state(
+                "upright, rolling, heading 0.3",
+                rolling(&c, [0.4, -0.7, 0.3, 0.0, 1.9], 0.0, 0.0, 4.0),
+                U,
+            )
+            .state(
+                "tilted, turning",
+                rolling(&c, [0.0, 0.0, 0.0, 0.2, 0.0], 1.1, -0.4, 3.0),
+                U,
+            )
+            .check();
     }
 }

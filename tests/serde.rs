@@ -2,6 +2,9 @@
 //! and crossings, and the generated named structs survive a JSON round trip; a trajectory
 //! that does not fit the model's sizes is refused.
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Event, Simulation, Trajectory};
 
@@ -76,4 +79,12 @@ fn trajectories_that_break_their_invariants_are_refused() {
     let json = serde_json::to_string(&run).unwrap();
     let error = serde_json::from_str::<Trajectory<1, 0>>(&json).unwrap_err();
     assert!(error.to_string().contains("ascending"), "{error}");
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Driven", &Driven::default())
+        .standard()
+        .check();
 }

@@ -2,6 +2,9 @@
 //! of the simulation and projection APIs (regressions of a reliability review: each of
 //! these returned a wrong value, hid the cause, or ran without end before).
 
+mod common;
+
+use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{
     DormandPrince, Rattle, Rk4, Simulation, SimulationError, StepError, Variational,
@@ -371,6 +374,13 @@ fn a_stopped_run_records_its_last_state_once_and_its_start_always() {
         );
         assert_eq!(error.trajectory.states(), [s]);
     }
+    // Its equations' derivatives, as every model's (`common::derivatives`); it has no
+    // accelerations.
+    let singular = "singular mass matrix: no accelerations";
+    Derivatives::new("Singular", &Singular)
+        .standard()
+        .without(Part::Linearize, singular)
+        .check();
 }
 
 /// An integrator that breaks the contract of `Integrator::step`: it steps past `t_max`.
@@ -431,4 +441,20 @@ fn a_cancelled_run_keeps_its_trajectory() {
     assert!((times[1] - 0.25).abs() < 1e-12 && times[1] == error.time);
     let last = error.trajectory.last();
     assert!((last.q[0] - (2.0 * last.t).cos()).abs() < 1e-8);
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). The Cartesian
+/// pendulum's structured states hang (at q = 0 the rod's gradient vanishes); `Singular` is
+/// checked where it is defined, in the test above.
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Oscillator", &Oscillator::default())
+        .standard()
+        .check();
+    let cartesian = Cartesian::default();
+    Derivatives::new("Cartesian", &cartesian)
+        .structured_at(SVector::from([0.0, -cartesian.l]))
+        .random(3)
+        .check();
+    Derivatives::new("Free", &Free).standard().check();
 }

@@ -1,6 +1,9 @@
 //! Simple pendulum: a point mass m on a massless rod of length l, angle θ from the
 //! downward vertical, under gravity g. Truth is the textbook closed form
 //!   L = ½ m l² θ̇² + m g l cos θ,   m l² θ̈ = −m g l sin θ   ⇒   θ̈ = −(g/l) sin θ.
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -127,4 +130,17 @@ fn named_coordinates_and_equilibria() {
     }
     // A non-finite state is an error, not a panic.
     assert!(model.accelerations(&state(f64::NAN, 0.0, 0.0), &U).is_err());
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Pendulum", &Pendulum::default())
+        .standard()
+        .state(
+            "inverted",
+            State::at_rest(SVector::from([std::f64::consts::PI])),
+            U,
+        )
+        .check();
 }

@@ -1,6 +1,9 @@
 //! The simulation driver: control laws, trajectories (CSV, interpolation, exact output
 //! times), errors and the progress hook — each checked against a closed form.
 
+mod common;
+
+use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 use std::f64::consts::{E, PI};
@@ -593,4 +596,35 @@ fn check_progress(seen: &[Progress], t_start: f64, t_end: f64) {
     let last = seen.last().unwrap();
     assert_eq!(last.t, t_end);
     assert_eq!(last.fraction(), 1.0);
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). Kepler is
+/// defined for r > 0 (states with r in [0.5, 1.5], structured around (1, 0)); Vanishing's
+/// mass m0 (1 − t/τ) vanishes at t = τ = 1 (states at t < 0.8).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Forced", &Forced::default())
+        .standard()
+        .check();
+    Derivatives::new("Oscillator", &Oscillator::default())
+        .standard()
+        .check();
+    Derivatives::new("Kepler", &Kepler::default())
+        .sampler(|rng| {
+            let (mut s, u) = order_one::<2, 0>(rng);
+            s.q[0] = 1.0 + 0.5 * s.q[0];
+            (s, u)
+        })
+        .structured_at(SVector::from([1.0, 0.0]))
+        .random(3)
+        .check();
+    Derivatives::new("Vanishing", &Vanishing::default())
+        .sampler(|rng| {
+            let (mut s, u) = order_one::<1, 0>(rng);
+            s.t *= 0.4;
+            (s, u)
+        })
+        .standard()
+        .check();
+    Derivatives::new("BlowUp", &BlowUp).standard().check();
 }

@@ -6,6 +6,9 @@
 //! solved in closed form with D = m1 + m2 sin²θ:
 //!   ẍ = (F + m2 sin θ (l θ̇² + g cos θ)) / D
 //!   θ̈ = −(F cos θ + m2 l θ̇² sin θ cos θ + (m1+m2) g sin θ) / (l D)
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -138,4 +141,17 @@ fn named_coordinates_and_inputs() {
     assert_close(acc.theta, -3.0 / (2.0 * 0.8), 1e-12, "θ̈");
     assert_eq!(SliderPendulum::COORDINATES, ["x", "theta"]);
     assert_eq!(SliderPendulum::INPUTS, ["F"]);
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("SliderPendulum", &SliderPendulum::default())
+        .standard()
+        .state(
+            "inverted, pushed",
+            State::at_rest(SVector::from([0.0, std::f64::consts::PI])),
+            SVector::from([1.0]),
+        )
+        .check();
 }

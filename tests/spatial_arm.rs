@@ -47,6 +47,7 @@
 //!   1e-12, and Jacobians by central differences of p2(q) and R(q) to 1e-7.
 mod common;
 
+use common::derivatives::Derivatives;
 use common::{assert_close, assert_slice_close, Rng};
 use lagrange_runtime::nalgebra::{Matrix3, Rotation3, Vector3};
 use lagrange_runtime::prelude::*;
@@ -524,5 +525,19 @@ fn rotations_are_right_handed_and_pitch_raises_link_2() {
                 "holding torques",
             );
         }
+    }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), of both forms
+/// of the arm with both parameter sets.
+#[test]
+fn derivatives_match_finite_differences() {
+    for (k, p) in PARAMETER_SETS.into_iter().enumerate() {
+        Derivatives::new(&format!("SpatialArm (set {k})"), &vector_arm(p))
+            .standard()
+            .check();
+        Derivatives::new(&format!("ScalarArm (set {k})"), &scalar_arm(p))
+            .standard()
+            .check();
     }
 }

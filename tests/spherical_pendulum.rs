@@ -18,6 +18,9 @@
 //! momentum of each reported state (whose velocity solves ∂L/∂q̇ = p) with it: in floating
 //! point, to round-off. RK4 has no such property: its p_φ error grows with time.
 
+mod common;
+
+use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 
@@ -184,4 +187,26 @@ fn conical_pendulum_circles_at_constant_height() {
     println!("conical pendulum, variational h = {H}: θ error {theta_err:.2e}, φ phase error at t = 10: {phase:.2e}");
     assert!(theta_err < 1e-12, "θ drifts by {theta_err:e}");
     assert!(phase < 1e-10, "φ phase error {phase:e}");
+}
+
+/// Exact derivatives against central differences (`common::derivatives`). The mass matrix
+/// is singular at θ = 0 (φ is undefined at the bottom): the states have θ in [0.3, 1.3],
+/// structured around (θ, φ) = (0.8, 0), and the conical steady motion at θ = 0.8.
+#[test]
+fn derivatives_match_finite_differences() {
+    let model = model();
+    let theta0: f64 = 0.8;
+    let w = (model.g / (model.l * theta0.cos())).sqrt();
+    let conical = State::new(0.0, SVector::from([theta0, 0.0]), SVector::from([0.0, w]));
+    Derivatives::new("SphericalPendulum", &model)
+        .sampler(|rng| {
+            let (mut s, u) = order_one::<2, 0>(rng);
+            s.q[0] = 0.8 + 0.5 * s.q[0];
+            (s, u)
+        })
+        .structured_at(SVector::from([theta0, 0.0]))
+        .random(3)
+        .state("conical", conical, SVector::zeros())
+        .state("start", start(), SVector::zeros())
+        .check();
 }

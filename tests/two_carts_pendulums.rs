@@ -12,6 +12,9 @@
 //!   M q̈ = [m3 L1 s1 th1'² − k1 x1 + k2 (x2 − x1),  m4 L2 s2 th2'² − k2 (x2 − x1),
 //!          −m3 g L1 s1,  −m4 g L2 s2]
 //!   h = T + V, V = ½ k1 x1² + ½ k2 (x2 − x1)² − m3 g L1 c1 − m4 g L2 c2.
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -175,4 +178,12 @@ fn named_coordinates_equilibrium_and_release_from_rest() {
     assert!(close(acc.x1, a1) && close(acc.x2, a2), "{acc:?}");
     assert!(close(acc.th1, -p.m3 * p.L1 * a1 / p.J3), "{acc:?}");
     assert!(close(acc.th2, -p.m4 * p.L2 * a2 / p.J4), "{acc:?}");
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("TwoCarts", &TwoCarts::default())
+        .standard()
+        .check();
 }

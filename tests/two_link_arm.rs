@@ -14,6 +14,9 @@
 //! Q   = τ − b q̇
 //! ```
 
+mod common;
+
+use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
 lagrangian! {
@@ -185,4 +188,17 @@ fn computed_torque() {
             assert!(rest.amax() <= 1e-12 * tau.amax(), "left over: {rest}");
         }
     }
+}
+
+/// Exact derivatives against central differences (`common::derivatives`).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Arm", &Arm::default())
+        .standard()
+        .state(
+            "straight up, holding",
+            State::at_rest(SVector::from([std::f64::consts::FRAC_PI_2, 0.0])),
+            SVector::from([1.0, 0.5]),
+        )
+        .check();
 }

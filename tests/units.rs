@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::derivatives::{order_one, Derivatives};
 use common::Rng;
 use lagrange_runtime::model::Parametric;
 use lagrange_runtime::prelude::*;
@@ -295,4 +296,54 @@ fn serialized_trajectories_keep_their_units() {
         .unwrap_err()
         .to_string();
     assert!(error.contains("separator"), "{error}");
+}
+
+/// Exact derivatives against central differences (`common::derivatives`), of every model
+/// with units and its twin without. Top's z-x-z Euler angles are singular at θ = 0, where
+/// its `sqrt(tip.x^2 + tip.y^2)` has no derivative either: its states have θ in
+/// [0.4, 1.2], structured around (0, 0.8, 0). The rod pendulum's structured states hang (at
+/// q = 0 the rod's gradient vanishes, and `glide` divides by l, not by |q|).
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("CartPole", &CartPole::default())
+        .standard()
+        .check();
+    Derivatives::new("PlainCartPole", &PlainCartPole::default())
+        .standard()
+        .check();
+    let tilted = |rng: &mut Rng| {
+        let (mut s, u) = order_one::<3, 1>(rng);
+        s.q[1] = 0.8 + 0.4 * s.q[1];
+        (s, u)
+    };
+    let base = SVector::from([0.0, 0.8, 0.0]);
+    Derivatives::new("Top", &Top::default())
+        .sampler(tilted)
+        .structured_at(base)
+        .random(3)
+        .check();
+    Derivatives::new("PlainTop", &PlainTop::default())
+        .sampler(tilted)
+        .structured_at(base)
+        .random(3)
+        .check();
+    let hanging = SVector::from([0.0, -RodPendulum::default().l, 0.0]);
+    Derivatives::new("RodPendulum", &RodPendulum::default())
+        .structured_at(hanging)
+        .random(3)
+        .check();
+    Derivatives::new("PlainRodPendulum", &PlainRodPendulum::default())
+        .structured_at(hanging)
+        .random(3)
+        .check();
+    let defaults = Defaults::new(9.81, -0.9, std::f64::consts::PI / 10.0, 0.7, 2.0, 1.0);
+    Derivatives::new("Defaults", &defaults).standard().check();
+    Derivatives::new("Weld", &Weld::default())
+        .standard()
+        .state(
+            "welded",
+            State::at_rest(SVector::from([0.5, 0.0])),
+            SVector::zeros(),
+        )
+        .check();
 }

@@ -4,6 +4,9 @@
 //! virtual work they must do. Each model exposes the quantity under test as its potential
 //! energy (or its kinetic energy, where it depends on velocities), read back through the
 //! Lagrangian L = T − V.
+mod common;
+
+use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::nalgebra::{Rotation3, Unit, UnitQuaternion, Vector3};
 use lagrange_runtime::prelude::*;
 
@@ -37,6 +40,8 @@ fn axis_rotations_are_right_handed() {
             "a = {a}"
         );
     }
+    // Its derivatives, as every model's (`common::derivatives`).
+    Derivatives::new("Spin", &Spin).standard().check();
 }
 
 lagrangian! {
@@ -106,6 +111,8 @@ fn constant_parameter_defaults_are_evaluated() {
     assert_eq!(d.r, 2f64.sqrt() / 2.0);
     assert_eq!(d.k, 0.25);
     assert_eq!(d.h, std::f64::consts::FRAC_PI_4);
+    // Its derivatives, as every model's (`common::derivatives`).
+    Derivatives::new("Defaults", &d).standard().check();
 }
 
 #[test]
@@ -121,6 +128,8 @@ fn dot_of_a_constant_is_zero_and_dot_is_element_wise() {
     let s = state([0.3, -0.2], [1.5, -0.5]);
     let l = Bob::default().lagrangian(&s, &NONE);
     assert!(close(l, 1.0 * (1.5f64.powi(2) + 0.25)));
+    // Its derivatives, as every model's (`common::derivatives`).
+    Derivatives::new("Bob", &Bob::default()).standard().check();
 }
 
 #[test]
@@ -160,6 +169,8 @@ fn vector_operations_match_hand_arithmetic() {
         "{} vs {expected}",
         -l
     );
+    // Its derivatives, as every model's (`common::derivatives`).
+    Derivatives::new("Ops", &Ops).standard().check();
 }
 
 lagrangian! {
@@ -213,6 +224,8 @@ fn forces_and_torques_do_their_virtual_work() {
     let qa = r * (-a.sin() * fx + a.cos() * fy) + tz;
     let qx = a.cos() * fx + a.sin() * fy;
     assert!(close(q[0], qa) && close(q[1], qx), "{q} vs [{qa}, {qx}]");
+    // Its derivatives, as every model's (`common::derivatives`).
+    Derivatives::new("Rod", &Rod::default()).standard().check();
 }
 
 #[test]
@@ -236,4 +249,28 @@ fn vector_constraints_are_one_constraint_per_element() {
     );
     let residuals = Rolling::default().constraint_residuals(&s, &NONE);
     assert!(residuals.norm() < 1e-15, "{residuals}");
+    // Its derivatives, as every model's (`common::derivatives`).
+    Derivatives::new("Rolling", &Rolling::default())
+        .standard()
+        .state("rolling", s, NONE)
+        .check();
+}
+
+/// Exact derivatives against central differences (`common::derivatives`) of this file's
+/// module-level models; those local to a test are checked in it. Both models here are
+/// linear in some velocities, so their mass matrices are singular and they have no
+/// accelerations: their linearization and sensitivities are left out, their equations,
+/// gradient and variational Jacobian checked.
+#[test]
+fn derivatives_match_finite_differences() {
+    let singular = "singular mass matrix by design: no accelerations";
+    Derivatives::new("Elements", &Elements::default())
+        .standard()
+        .without(Part::Linearize, singular)
+        .without(Part::Sensitivities, singular)
+        .check();
+    Derivatives::new("YawRoll", &YawRoll)
+        .standard()
+        .without(Part::Linearize, singular)
+        .check();
 }

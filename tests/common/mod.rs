@@ -34,3 +34,5 @@ pub fn assert_slice_close(got: &[f64], want: &[f64], scale: f64, tol: f64, what:
         assert_close(*g, *w, scale, tol, &format!("{what}[{i}]"));
     }
 }
+
+pub mod derivatives;
