@@ -48,6 +48,57 @@ pub enum Statement {
     Constraint { name: Ident, value: Expr },
 }
 
+names! {
+    /// The keyword that starts each kind of statement: the one list the parser, its error
+    /// messages and the checker read.
+    pub enum Keyword {
+        Parameters = "parameters",
+        Coordinates = "coordinates",
+        Inputs = "inputs",
+        Let = "let",
+        Kinetic = "kinetic",
+        Potential = "potential",
+        Dissipation = "dissipation",
+        Force = "force",
+        Torque = "torque",
+        Constraint = "constraint",
+    }
+}
+
+impl Keyword {
+    /// How the statement is written, for error messages.
+    pub fn form(self) -> &'static str {
+        match self {
+            Keyword::Parameters => "parameters:",
+            Keyword::Coordinates => "coordinates:",
+            Keyword::Inputs => "inputs:",
+            Keyword::Let => "let name =",
+            Keyword::Kinetic => "kinetic =",
+            Keyword::Potential => "potential =",
+            Keyword::Dissipation => "dissipation =",
+            Keyword::Force => "force F on p",
+            Keyword::Torque => "torque tau on R",
+            Keyword::Constraint => "constraint name =",
+        }
+    }
+
+    /// The energy the statement gives, for `kinetic`, `potential` and `dissipation`.
+    pub fn energy(self) -> Option<Energy> {
+        match self {
+            Keyword::Kinetic => Some(Energy::Kinetic),
+            Keyword::Potential => Some(Energy::Potential),
+            Keyword::Dissipation => Some(Energy::Dissipation),
+            Keyword::Parameters
+            | Keyword::Coordinates
+            | Keyword::Inputs
+            | Keyword::Let
+            | Keyword::Force
+            | Keyword::Torque
+            | Keyword::Constraint => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Energy {
     Kinetic,
@@ -56,14 +107,13 @@ pub enum Energy {
 }
 
 impl Energy {
-    pub const ALL: [(&'static str, Energy); 3] = [
-        ("kinetic", Energy::Kinetic),
-        ("potential", Energy::Potential),
-        ("dissipation", Energy::Dissipation),
-    ];
-
     pub fn keyword(self) -> &'static str {
-        Self::ALL.iter().find(|(_, e)| *e == self).unwrap().0
+        let keyword = match self {
+            Energy::Kinetic => Keyword::Kinetic,
+            Energy::Potential => Keyword::Potential,
+            Energy::Dissipation => Keyword::Dissipation,
+        };
+        keyword.name()
     }
 }
 

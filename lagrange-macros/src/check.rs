@@ -405,7 +405,7 @@ impl<'a> Checker<'a, '_> {
             .iter()
             .filter(usable)
             .map(String::as_str)
-            .chain(Builtin::ALL.map(Builtin::name));
+            .chain(Builtin::all().map(Builtin::name).collect::<Vec<_>>());
         let hint = closest(&name, declared)
             .map(|c| format!(", did you mean `{c}`?"))
             .unwrap_or_default();

@@ -76,10 +76,48 @@ pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
             units,
         ),
         lets_impl(l),
-        model_impl(l, units),
-        parametric_impl(l, units),
     ];
-    quote!(#(#items)*)
+    let generated = Generated::choose(l);
+    let model = model_impl(l, units, &generated);
+    let parametric = parametric_impl(l, units, generated.sweep.is_some());
+    quote!(#(#items)* #model #parametric)
+}
+
+/// The code of the equations of motion, and the one place that chooses which generator
+/// writes it: the unrolled fast path ([`crate::fast`]) for `eval_equations` where the
+/// model is within its size, else the sweep ([`crate::sweep`]) in `f64`; the sweep for
+/// everything generic (`eval_equations_in`, inverse dynamics, the gradient, parameters).
+/// A model that neither handles (a `dot` of velocities, which the checker rejects)
+/// keeps the runtime's generic dual-number passes.
+struct Generated {
+    /// `__lagrange_sweep`, an associated function of the model.
+    sweep: Option<TokenStream>,
+    /// `eval_equations` and `FAST_EQUATIONS` for `impl Model`.
+    equations: Option<TokenStream>,
+}
+
+impl Generated {
+    fn choose(l: &Lowered) -> Self {
+        let sweep = crate::sweep::sweep_fn(l);
+        let equations = match crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS) {
+            Some(code) => Some(code),
+            None if sweep.is_some() => {
+                let p = private();
+                let (n, m) = (l.coordinates.len(), l.inputs.len());
+                let fields = l.parameters.iter().map(|x| &x.name);
+                let x = internal("x");
+                Some(quote! {
+                    const FAST_EQUATIONS: bool = true;
+
+                    fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
+                        Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, true).0
+                    }
+                })
+            }
+            None => None,
+        };
+        Generated { sweep, equations }
+    }
 }
 
 /// The model struct with its constructor, and the structs naming coordinates and inputs.
@@ -399,7 +437,7 @@ fn named_vector(header: &Header, suffix: &str, names: &[Ident], what: &str) -> T
     }
 }
 
-fn model_impl(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
+fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) -> TokenStream {
     let name = &l.header.name;
     let (n, m) = (l.coordinates.len(), l.inputs.len());
     let p = private();
@@ -409,24 +447,11 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
     let has_forces = !l.forces.is_empty();
     let quadratic = l.quadratic_in_velocities();
     let terms = term_fns(l, false);
-    let sweep = crate::sweep::sweep_fn(l);
     let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
     let [x, qdd, scalar] = ["x", "qdd", "__S"].map(internal);
     let lifted = quote!(&[#(<#scalar as #p::From<f64>>::from(self.#fields)),*]);
-    let unrolled = crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS);
-    // The unrolled fast path where it exists; else the sweep in f64.
-    let equations = match (unrolled, &sweep) {
-        (Some(code), _) => Some(code),
-        (None, Some(_)) => Some(quote! {
-            const FAST_EQUATIONS: bool = true;
-
-            fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
-                Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, true).0
-            }
-        }),
-        (None, None) => None,
-    };
-    let swept = sweep.as_ref().map(|_| {
+    let equations = &generated.equations;
+    let swept = generated.sweep.as_ref().map(|_| {
         quote! {
             fn eval_equations_in<#scalar: #p::Scalar>(
                 &self,
@@ -453,7 +478,10 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
             }
         }
     });
-    let inherent = sweep.map(|code| quote!(impl #name { #code }));
+    let inherent = generated
+        .sweep
+        .as_ref()
+        .map(|code| quote!(impl #name { #code }));
     let names = l.constraints.iter().map(|k| &k.name);
     let holonomic = l.constraints.iter().map(|k| k.holonomic);
     let k = l.constraints.len();
@@ -481,7 +509,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
 
 /// `impl Parametric<N, M, P>`: the same terms with the parameters taken from an array of
 /// the number type (so that they can be differentiated), and the accelerations in them.
-fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
+fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>, swept: bool) -> TokenStream {
     let name = &c.header.name;
     let (n, m) = (c.coordinates.len(), c.inputs.len());
     let np = c.parameters.len();
@@ -496,7 +524,7 @@ fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
     });
     let [values, x, scalar] = ["values", "x", "__S"].map(internal);
     let qdd = internal("qdd");
-    let inverse_dynamics = crate::sweep::supported(c).then(|| {
+    let inverse_dynamics = swept.then(|| {
         quote! {
             fn eval_inverse_dynamics_with<#scalar: #p::Scalar>(
                 &self,

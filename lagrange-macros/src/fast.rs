@@ -22,12 +22,13 @@
 //! `impl Model`, and leaves it out for a model whose code would exceed [`MAX_STATEMENTS`]
 //! (`eval_equations` is then the sweep in `f64`).
 
-use crate::lower::{self, Lowered};
+use crate::emit::{Emit, Scalar, Term, Val};
+use crate::graph::{Form, Graph, Id, Op};
+use crate::lower::Lowered;
 use crate::names::{
-    coordinate, float, input, internal, jet1_call, jet2_call, parameter, private, velocity, Jet1,
-    Jet2,
+    coordinate, input, internal, jet1_call, jet2_call, parameter, private, velocity, Jet1,
 };
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::Ident;
@@ -68,103 +69,10 @@ fn d2(a: Dir, b: Dir) -> Mono {
     }
 }
 
-type Id = usize;
-
-/// A function of one argument; the exponent of a power is a node that does not vary
-/// with the state.
-type Func1 = Jet1<Id>;
-
-enum Op {
-    Lit(f64),
-    Param(usize),
-    Input(usize),
-    Coord(usize),
-    Time,
-    Neg(Id),
-    Add(Id, Id),
-    Sub(Id, Id),
-    Mul(Id, Id),
-    /// Division by a node that does not vary with the state.
-    Div(Id, Id),
-    Unary(Func1, Id),
-    Binary(Jet2, Id, Id),
-    Dot(Id),
-}
-
-struct Node {
-    op: Op,
-    /// Depends on q, q̇ or t (inputs and parameters do not vary for differentiation).
-    varies: bool,
-}
-
-/// The lowered graph in the form this generator differentiates: division by what varies
-/// becomes a product with a reciprocal, powers are split by what varies.
-struct Graph {
-    nodes: Vec<Node>,
-    /// The node of each node of the lowered graph.
-    of: Vec<Id>,
-}
-
-impl Graph {
-    fn new(l: &Lowered) -> Self {
-        let mut g = Graph {
-            nodes: Vec::with_capacity(l.nodes.len()),
-            of: Vec::with_capacity(l.nodes.len()),
-        };
-        for node in &l.nodes {
-            let id = g.lower(node.op);
-            g.of.push(id);
-        }
-        g
-    }
-
-    fn lower(&mut self, op: lower::Op) -> Id {
-        use lower::Op as L;
-        let of = |a: lower::Id| self.of[a];
-        let op = match op {
-            L::Lit(bits) => Op::Lit(f64::from_bits(bits)),
-            L::Param(i) => Op::Param(i),
-            L::Coord(i) => Op::Coord(i),
-            L::Input(i) => Op::Input(i),
-            L::Time => Op::Time,
-            L::Neg(a) => Op::Neg(of(a)),
-            L::Add(a, b) => Op::Add(of(a), of(b)),
-            L::Sub(a, b) => Op::Sub(of(a), of(b)),
-            L::Mul(a, b) => Op::Mul(of(a), of(b)),
-            L::Div(a, b) if !self.nodes[of(b)].varies => Op::Div(of(a), of(b)),
-            L::Div(a, b) => {
-                let (a, b) = (of(a), of(b));
-                let r = self.push(Op::Unary(Jet1::Recip, b));
-                Op::Mul(a, r)
-            }
-            L::Unary(f, a) => Op::Unary(Jet1::Named(f), of(a)),
-            L::Powi(a, n) => Op::Unary(Jet1::Powi(n), of(a)),
-            L::Pow(a, e) if self.nodes[of(e)].varies => Op::Binary(Jet2::Powd, of(a), of(e)),
-            L::Pow(a, e) => Op::Unary(Jet1::Powf(of(e)), of(a)),
-            L::Atan2(y, x) => Op::Binary(Jet2::Atan2, of(y), of(x)),
-            L::Dot(a) => Op::Dot(of(a)),
-        };
-        self.push(op)
-    }
-
-    fn push(&mut self, op: Op) -> Id {
-        let varies = match &op {
-            Op::Lit(_) | Op::Param(_) | Op::Input(_) => false,
-            Op::Coord(_) | Op::Time => true,
-            Op::Neg(a) | Op::Unary(_, a) | Op::Dot(a) => self.nodes[*a].varies,
-            Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) | Op::Binary(_, a, b) => {
-                self.nodes[*a].varies || self.nodes[*b].varies
-            }
-        };
-        self.nodes.push(Node { op, varies });
-        self.nodes.len() - 1
-    }
-}
-
 /// The components each node must provide so that the roots get theirs, or `None` when
 /// some node would need a derivative this scheme does not carry (third order).
 fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BTreeSet<Mono>>)> {
-    let n = g.nodes.len();
+    let n = g.len();
     let mut live = vec![false; n];
     let mut need: Vec<BTreeSet<Mono>> = vec![BTreeSet::new(); n];
     for (id, set) in roots {
@@ -172,7 +80,7 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
         need[*id].extend(set.iter().copied());
     }
     for id in (0..n).rev() {
-        if !live[id] || !g.nodes[id].varies {
+        if !live[id] || !g.varies(id) {
             // A node that does not vary has no components; its operands give its value.
             need[id].clear();
         }
@@ -193,8 +101,10 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
             live[operand] = true;
             need[operand].extend(s.iter().copied());
         };
-        match g.nodes[id].op {
-            Op::Lit(_) | Op::Param(_) | Op::Input(_) | Op::Coord(_) | Op::Time => {}
+        match g.op(id) {
+            Op::Lit(_) | Op::Param(_) | Op::Input(_) | Op::Coord(_) | Op::Vel(_) | Op::Time => {}
+            // Derivative nodes exist only in the swept form.
+            Op::D1(_) | Op::P1(..) => return None,
             Op::Neg(a) => require(a, &set),
             Op::Add(a, b) | Op::Sub(a, b) => {
                 require(a, &set);
@@ -236,105 +146,23 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
     Some((live, need))
 }
 
-/// A value or component in the generated code: a literal or a local.
-#[derive(Clone)]
-enum Val {
-    Lit(f64),
-    Id(Ident),
-}
-
-impl ToTokens for Val {
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        match self {
-            Val::Id(i) => i.to_tokens(tokens),
-            Val::Lit(v) => float(*v, Span::call_site()).to_tokens(tokens),
-        }
-    }
-}
-
-fn is_one(v: &Val) -> bool {
-    matches!(v, Val::Lit(x) if *x == 1.0)
-}
-
-/// The product of factors (none: one).
-fn product(factors: &[&Val]) -> TokenStream {
-    match factors.split_first() {
-        None => quote!(1.0f64),
-        Some((first, rest)) => rest.iter().fold(quote!(#first), |acc, v| quote!(#acc * #v)),
-    }
-}
-
-/// Emits the statements, node by node: assignments to locals that are all declared by one
-/// `let` at the top of the function. A `let` per value would nest one lexical scope in the
-/// next, thousands deep in a large model, and LLVM's debug-info pass recurses through
-/// them until it overflows its stack (a crash of rustc with debug info on).
-struct Emit {
-    statements: Vec<TokenStream>,
-    declared: Vec<Ident>,
-    counter: usize,
-}
-
-impl Emit {
-    fn fresh(&mut self) -> Ident {
-        self.counter += 1;
-        let name = internal(&format!("__j{}", self.counter));
-        self.declared.push(name.clone());
-        name
-    }
-
-    fn bind(&mut self, code: TokenStream) -> Val {
-        let name = self.fresh();
-        self.statements.push(quote!(#name = #code;));
-        Val::Id(name)
-    }
-
-    /// The one declaration of every local, uninitialized: `let (a, b, …): (f64, f64, …);`.
-    fn declaration(&self) -> TokenStream {
-        let names = &self.declared;
-        let types = names.iter().map(|_| quote!(f64));
-        quote!(let (#(#names,)*): (#(#types,)*);)
-    }
-
-    /// A sum of terms, each a product of factors; `None` when there are no terms. A single
-    /// factor (once factors of one are left out) is reused, not copied.
-    fn sum(&mut self, mut terms: Vec<Vec<&Val>>) -> Option<Val> {
-        for t in &mut terms {
-            t.retain(|v| !is_one(v));
-        }
-        match terms.as_slice() {
-            [] => None,
-            [single] if single.is_empty() => Some(Val::Lit(1.0)),
-            [single] if single.len() == 1 => Some(single[0].clone()),
-            _ => {
-                let terms: Vec<TokenStream> = terms.iter().map(|t| product(t)).collect();
-                Some(self.bind(quote!(#(#terms)+*)))
-            }
-        }
-    }
-}
-
 type Comps = BTreeMap<Mono, Val>;
+
+/// Terms of a sum, each a product of the factors given.
+fn products(terms: Vec<Vec<&Val>>) -> Vec<Term> {
+    terms
+        .into_iter()
+        .map(|t| Term::new(t.into_iter().cloned().collect()))
+        .collect()
+}
 
 /// The method `eval_equations` for `impl Model`, or `None` when the model is beyond the
 /// fast path (a derivative it does not carry, or more than `max_statements` statements of
 /// code: [`MAX_STATEMENTS`] outside tests).
 pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     let n = l.coordinates.len();
-    let mut g = Graph::new(l);
-    let kinetic = g.of[l.kinetic];
-    let lagrangian = match l.potential {
-        Some(v) => {
-            let v = g.of[v];
-            g.push(Op::Sub(kinetic, v))
-        }
-        None => kinetic,
-    };
-    let dissipation = l.dissipation.map(|d| g.of[d]);
-    let forces: Vec<(Id, Id)> = l
-        .forces
-        .iter()
-        .map(|f| (g.of[f.force], g.of[f.velocity]))
-        .collect();
+    let g = Graph::new(l, Form::Unrolled)?;
+    let (lagrangian, dissipation, forces) = (g.lagrangian, g.dissipation, &g.forces);
 
     let qd = |i| Dir::Qd(i);
     let mut l_needs = BTreeSet::new();
@@ -350,21 +178,17 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     if let Some(d) = dissipation {
         roots.push((d, (0..n).map(|i| Mono::D1(qd(i))).collect()));
     }
-    for (f, v) in &forces {
+    for (f, v) in forces {
         roots.push((*f, BTreeSet::new()));
         roots.push((*v, (0..n).map(|i| Mono::D1(qd(i))).collect()));
     }
     let (live, need) = needs(&g, &roots)?;
 
-    let mut e = Emit {
-        statements: Vec::new(),
-        declared: Vec::new(),
-        counter: 0,
-    };
+    let mut e = Emit::new("__j", Scalar::F64);
     let [t, x] = ["t", "x"].map(internal);
-    let mut values: Vec<Option<Val>> = vec![None; g.nodes.len()];
-    let mut comps: Vec<Comps> = vec![Comps::new(); g.nodes.len()];
-    for id in 0..g.nodes.len() {
+    let mut values: Vec<Option<Val>> = vec![None; g.len()];
+    let mut comps: Vec<Comps> = vec![Comps::new(); g.len()];
+    for id in 0..g.len() {
         if !live[id] {
             continue;
         }
@@ -393,7 +217,7 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
         if let Some(v) = get(lagrangian, d2(qd(i), Dir::W)) {
             terms.push(quote!(- #v));
         }
-        for (f, v) in &forces {
+        for (f, v) in forces {
             if let Some(dv) = get(*v, Mono::D1(qd(i))) {
                 let f = values[*f].clone().expect("live");
                 terms.push(quote!(+ #f * #dv));
@@ -462,14 +286,19 @@ fn node(
 ) -> (Val, Comps) {
     let val = |a: Id| values[a].clone().expect("operands come first");
     let mut out = Comps::new();
-    let value = match g.nodes[id].op {
-        Op::Lit(v) => Val::Lit(v),
+    let value = match g.op(id) {
+        Op::Lit(bits) => Val::Lit(f64::from_bits(bits)),
         Op::Param(i) => Val::Id(parameter(i)),
         Op::Input(i) => Val::Id(input(i)),
         Op::Time => {
             out.insert(Mono::D1(Dir::W), Val::Lit(1.0));
             Val::Id(t.clone())
         }
+        Op::Vel(i) => {
+            out.insert(Mono::D1(Dir::Qd(i)), Val::Lit(1.0));
+            Val::Id(velocity(i))
+        }
+        Op::D1(_) | Op::P1(..) => unreachable!("`needs` declines a graph with derivative nodes"),
         Op::Coord(i) => {
             out.insert(Mono::D1(Dir::Q(i)), Val::Lit(1.0));
             out.insert(Mono::D1(Dir::W), Val::Id(velocity(i)));
@@ -486,7 +315,7 @@ fn node(
             e.bind(quote!(-#a))
         }
         Op::Add(a, b) | Op::Sub(a, b) => {
-            let sub = matches!(g.nodes[id].op, Op::Sub(..));
+            let sub = matches!(g.op(id), Op::Sub(..));
             for m in need {
                 let v = match (comps[a].get(m), comps[b].get(m)) {
                     (Some(x), Some(y)) if sub => e.bind(quote!(#x - #y)),
@@ -525,7 +354,7 @@ fn node(
                         terms.push(vec![x, y]);
                     }
                 }
-                if let Some(v) = e.sum(terms) {
+                if let Some(v) = e.sum(products(terms)) {
                     out.insert(*m, v);
                 }
             }
@@ -559,7 +388,7 @@ fn node(
                         terms.push(vec![&f2, x, y]);
                     }
                 }
-                if let Some(v) = e.sum(terms) {
+                if let Some(v) = e.sum(products(terms)) {
                     out.insert(*m, v);
                 }
             }
@@ -595,7 +424,7 @@ fn node(
                         terms.push(vec![&fbb, x, y]);
                     }
                 }
-                if let Some(v) = e.sum(terms) {
+                if let Some(v) = e.sum(products(terms)) {
                     out.insert(*m, v);
                 }
             }

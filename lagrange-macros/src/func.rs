@@ -2,25 +2,17 @@
 //! lowering and the code generators match on exhaustively, so that a function or a name
 //! one stage forgets is a compile error in this crate, never a wrong number at run time.
 
-/// A name with a fixed meaning that is not a function: reserved, never declared.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Builtin {
-    /// `t`, time.
-    Time,
-    /// `pi`, the constant π.
-    Pi,
+names! {
+    /// A name with a fixed meaning that is not a function: reserved, never declared.
+    pub enum Builtin {
+        /// `t`, time.
+        Time = "t",
+        /// `pi`, the constant π.
+        Pi = "pi",
+    }
 }
 
 impl Builtin {
-    pub const ALL: [Builtin; 2] = [Builtin::Time, Builtin::Pi];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Builtin::Time => "t",
-            Builtin::Pi => "pi",
-        }
-    }
-
     /// What the name means, for error messages.
     pub fn meaning(self) -> &'static str {
         match self {
@@ -28,35 +20,32 @@ impl Builtin {
             Builtin::Pi => "the constant π",
         }
     }
-
-    pub fn from_name(name: &str) -> Option<Builtin> {
-        Builtin::ALL.into_iter().find(|b| b.name() == name)
-    }
 }
 
-/// A function a model can call, free (`sin(x)`) or as a method (`x.sin()`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Func {
-    /// A scalar function of one scalar, applied as it is in the lowered form.
-    Unary(Unary),
-    Atan2,
-    Hypot,
-    Powi,
-    Powf,
-    /// The total time derivative.
-    Dot,
-    Diag,
-    RotX,
-    RotY,
-    RotZ,
-    Rot,
-    Quat,
-    Inner,
-    Cross,
-    Norm,
-    Transpose,
-    AngularVelocity,
-    BodyAngularVelocity,
+names! {
+    /// A function a model can call, free (`sin(x)`) or as a method (`x.sin()`).
+    pub enum Func {
+        /// A scalar function of one scalar, applied as it is in the lowered form.
+        Unary(Unary),
+        Atan2 = "atan2",
+        Hypot = "hypot",
+        Powi = "powi",
+        Powf = "powf",
+        /// The total time derivative.
+        Dot = "dot",
+        Diag = "diag",
+        RotX = "rot_x",
+        RotY = "rot_y",
+        RotZ = "rot_z",
+        Rot = "rot",
+        Quat = "quat",
+        Inner = "inner",
+        Cross = "cross",
+        Norm = "norm",
+        Transpose = "transpose",
+        AngularVelocity = "angular_velocity",
+        BodyAngularVelocity = "body_angular_velocity",
+    }
 }
 
 /// How many arguments a function takes (the receiver of a method call counts).
@@ -76,56 +65,6 @@ impl Arity {
 }
 
 impl Func {
-    /// Every function, in the order the error messages list them.
-    pub fn all() -> impl Iterator<Item = Func> {
-        Unary::ALL.into_iter().map(Func::Unary).chain([
-            Func::Atan2,
-            Func::Hypot,
-            Func::Powi,
-            Func::Powf,
-            Func::Dot,
-            Func::Diag,
-            Func::RotX,
-            Func::RotY,
-            Func::RotZ,
-            Func::Rot,
-            Func::Quat,
-            Func::Inner,
-            Func::Cross,
-            Func::Norm,
-            Func::Transpose,
-            Func::AngularVelocity,
-            Func::BodyAngularVelocity,
-        ])
-    }
-
-    pub fn from_name(name: &str) -> Option<Func> {
-        Func::all().find(|f| f.name() == name)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Func::Unary(f) => f.name(),
-            Func::Atan2 => "atan2",
-            Func::Hypot => "hypot",
-            Func::Powi => "powi",
-            Func::Powf => "powf",
-            Func::Dot => "dot",
-            Func::Diag => "diag",
-            Func::RotX => "rot_x",
-            Func::RotY => "rot_y",
-            Func::RotZ => "rot_z",
-            Func::Rot => "rot",
-            Func::Quat => "quat",
-            Func::Inner => "inner",
-            Func::Cross => "cross",
-            Func::Norm => "norm",
-            Func::Transpose => "transpose",
-            Func::AngularVelocity => "angular_velocity",
-            Func::BodyAngularVelocity => "body_angular_velocity",
-        }
-    }
-
     pub fn arity(self) -> Arity {
         match self {
             Func::Unary(_)
@@ -171,67 +110,30 @@ impl Func {
     }
 }
 
-/// The scalar functions of one argument that remain in the lowered form. The runtime's
-/// `functions` (any dual number) and `jet` (value, f′, f″ in `f64`) modules have one
-/// function of the same name for each.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Unary {
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Exp,
-    Ln,
-    Log10,
-    Sqrt,
-    Cbrt,
-    Abs,
+names! {
+    /// The scalar functions of one argument that remain in the lowered form. The runtime's
+    /// `functions` (any dual number) and `jet` (value, f′, f″ in `f64`) modules have one
+    /// function of the same name for each.
+    pub enum Unary {
+        Sin = "sin",
+        Cos = "cos",
+        Tan = "tan",
+        Asin = "asin",
+        Acos = "acos",
+        Atan = "atan",
+        Sinh = "sinh",
+        Cosh = "cosh",
+        Tanh = "tanh",
+        Exp = "exp",
+        Ln = "ln",
+        Log10 = "log10",
+        Sqrt = "sqrt",
+        Cbrt = "cbrt",
+        Abs = "abs",
+    }
 }
 
 impl Unary {
-    pub const ALL: [Unary; 15] = [
-        Unary::Sin,
-        Unary::Cos,
-        Unary::Tan,
-        Unary::Asin,
-        Unary::Acos,
-        Unary::Atan,
-        Unary::Sinh,
-        Unary::Cosh,
-        Unary::Tanh,
-        Unary::Exp,
-        Unary::Ln,
-        Unary::Log10,
-        Unary::Sqrt,
-        Unary::Cbrt,
-        Unary::Abs,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Unary::Sin => "sin",
-            Unary::Cos => "cos",
-            Unary::Tan => "tan",
-            Unary::Asin => "asin",
-            Unary::Acos => "acos",
-            Unary::Atan => "atan",
-            Unary::Sinh => "sinh",
-            Unary::Cosh => "cosh",
-            Unary::Tanh => "tanh",
-            Unary::Exp => "exp",
-            Unary::Ln => "ln",
-            Unary::Log10 => "log10",
-            Unary::Sqrt => "sqrt",
-            Unary::Cbrt => "cbrt",
-            Unary::Abs => "abs",
-        }
-    }
-
     /// The value at a constant argument, for constant folding and parameter defaults.
     pub fn eval(self, x: f64) -> f64 {
         match self {
@@ -268,5 +170,30 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), all.len());
+    }
+
+    /// Every function is called by a model that the integration tests compile against the
+    /// runtime and check numerically (`tests/fast_path.rs` compares the fast paths with
+    /// the generic passes for every scalar function; `tests/vector_language.rs` the vector
+    /// ones): a function missing in the runtime's `functions` or `jet`, or in a
+    /// generator, then fails there.
+    #[test]
+    fn every_function_is_exercised_by_the_integration_tests() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/");
+        let text: String = ["fast_path.rs", "vector_language.rs"]
+            .iter()
+            .map(|f| std::fs::read_to_string(format!("{root}{f}")).expect("the test file"))
+            .collect();
+        let called = |name: &str| {
+            text.match_indices(&format!("{name}(")).any(|(i, _)| {
+                let before = text[..i].chars().next_back();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        };
+        let missing: Vec<&str> = Func::all().map(Func::name).filter(|n| !called(n)).collect();
+        assert!(
+            missing.is_empty(),
+            "no model in tests/fast_path.rs or tests/vector_language.rs calls {missing:?}"
+        );
     }
 }

@@ -6,20 +6,95 @@
 //! matrices lowered to one graph of scalar operations, the resolved form every later stage
 //! reads), `dims` (physical dimensions, when the declarations carry units, once names and
 //! shapes are right; the SI units themselves are in `units`) and `expand` (code generation
-//! from that graph; `fast` generates the model's specialised `f64` fast path, forward-mode
-//! AD unrolled at compile time). The functions
-//! of the language are one enum in `func`. Every error is spanned and all of a model's
-//! errors are reported together; when there are any, `fallback` still emits the model's
-//! struct so that the user sees the real errors and not a cascade of missing-type errors.
+//! from that graph; `graph` is the form of it that `fast`, forward-mode AD unrolled at
+//! compile time, and `sweep`, forward-over-reverse AD as straight-line code, both
+//! differentiate). The functions of the language are one enum in `func`, the statement
+//! keywords one in `ast`. Every error is spanned and all of a model's errors are reported
+//! together; when there are any, `fallback` still emits the model's struct so that the
+//! user sees the real errors and not a cascade of missing-type errors.
+
+/// An enum of the names of the language (functions, built-in names, statement keywords)
+/// from one table: the variants, their list `all()`, `name()` and `from_name()`, so that a
+/// name added to the table is everywhere at once. A leading `Variant(Type),` line nests
+/// another such enum (`Func::Unary(Unary)`), whose names come first.
+macro_rules! names {
+    (
+        $(#[$attr:meta])*
+        pub enum $enum:ident {
+            $(#[$nattr:meta])*
+            $nested:ident($inner:ident),
+            $($(#[$vattr:meta])* $variant:ident = $text:literal,)*
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        pub enum $enum {
+            $(#[$nattr])*
+            $nested($inner),
+            $($(#[$vattr])* $variant,)*
+        }
+
+        impl $enum {
+            /// Every name, in the order of the table (error messages list them so).
+            pub fn all() -> impl Iterator<Item = $enum> {
+                $inner::all().map($enum::$nested).chain([$($enum::$variant,)*])
+            }
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $enum::$nested(inner) => inner.name(),
+                    $($enum::$variant => $text,)*
+                }
+            }
+
+            #[allow(dead_code)]
+            pub fn from_name(name: &str) -> Option<$enum> {
+                $enum::all().find(|x| x.name() == name)
+            }
+        }
+    };
+    (
+        $(#[$attr:meta])*
+        pub enum $enum:ident {
+            $($(#[$vattr:meta])* $variant:ident = $text:literal,)*
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        pub enum $enum {
+            $($(#[$vattr])* $variant,)*
+        }
+
+        impl $enum {
+            /// Every name, in the order of the table (error messages list them so).
+            pub fn all() -> impl Iterator<Item = $enum> {
+                [$($enum::$variant,)*].into_iter()
+            }
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($enum::$variant => $text,)*
+                }
+            }
+
+            #[allow(dead_code)]
+            pub fn from_name(name: &str) -> Option<$enum> {
+                $enum::all().find(|x| x.name() == name)
+            }
+        }
+    };
+}
 
 mod ast;
 mod check;
 mod dims;
+mod emit;
 mod errors;
 mod expand;
 mod fallback;
 mod fast;
 mod func;
+mod graph;
 mod lower;
 mod names;
 mod parse;

@@ -93,6 +93,10 @@ impl Deps {
     pub fn has(self, other: Deps) -> bool {
         self.0 & other.0 != 0
     }
+    /// Depends on none of them.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
     pub fn union(self, other: Deps) -> Deps {
         Deps(self.0 | other.0)
     }

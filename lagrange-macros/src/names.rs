@@ -1,6 +1,7 @@
 //! The names, literals and runtime calls of the generated code, shared by every generator
-//! (`expand`, `fast`, `sweep`): a leaf that imports no other stage, so that the generators
-//! depend on it and never on each other.
+//! (`expand`, `fast`, `sweep`, and `graph` and `emit`, which both equation generators
+//! use): a leaf that imports no other stage, so that the generators depend on it and never
+//! on each other.
 
 use crate::func::Unary;
 use proc_macro2::{Literal, Span, TokenStream};
@@ -49,9 +50,9 @@ pub(crate) fn velocity(i: usize) -> Ident {
 }
 
 /// A function of one argument that the generators call with its first two derivatives,
-/// `jet::f(a) -> [f, f′, f″]`. The exponent of `Powf` does not vary with the state; each
-/// generator holds it its own way (a node, a literal).
-#[derive(Clone, Copy, PartialEq)]
+/// `jet::f(a) -> [f, f′, f″]`. The exponent of `Powf` does not vary with the state (a
+/// node of [`crate::graph::Graph`], emitted as code by [`jet1_call`]'s caller).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Jet1<E> {
     Named(Unary),
     Powi(i32),
@@ -74,7 +75,7 @@ impl<E> Jet1<E> {
 
 /// A function of two arguments called with its first and second partial derivatives,
 /// `jet::f(a, b) -> [f, f_a, f_b, f_aa, f_ab, f_bb]`.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Jet2 {
     Atan2,
     /// a^b where the exponent varies too.

@@ -4,26 +4,13 @@
 //! syntax error in one statement does not hide the errors of the others.
 
 use crate::ast::{
-    BinOp, Declared, Energy, Expr, Header, Index, Model, Number, Parameter, Statement, UnitExpr,
+    BinOp, Declared, Expr, Header, Index, Keyword, Model, Number, Parameter, Statement, UnitExpr,
 };
 use crate::errors::{closest, Errors};
 use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{braced, bracketed, parenthesized, token, Attribute, Ident, Lit, Token, Visibility};
-
-/// The statement keywords, for error messages and suggestions.
-const STATEMENTS: [&str; 9] = [
-    "parameters",
-    "coordinates",
-    "inputs",
-    "kinetic",
-    "potential",
-    "dissipation",
-    "force",
-    "torque",
-    "constraint",
-];
 
 /// Parses the input of `lagrangian!`. All syntax errors found are returned together.
 pub fn parse(tokens: TokenStream) -> syn::Result<Model> {
@@ -149,8 +136,8 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
         Err(_) => return Err(input.error(expected_statement(None))),
     };
     let word = keyword.to_string();
-    match word.as_str() {
-        "parameters" => {
+    match Keyword::from_name(&word) {
+        Some(Keyword::Parameters) => {
             let items = parse_list(input, |input| {
                 let name = parse_name(input)?;
                 if !input.peek(Token![=]) {
@@ -176,9 +163,11 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
             })?;
             Ok(Statement::Parameters(items))
         }
-        "coordinates" => Ok(Statement::Coordinates(parse_list(input, parse_declared)?)),
-        "inputs" => Ok(Statement::Inputs(parse_list(input, parse_declared)?)),
-        "force" => {
+        Some(Keyword::Coordinates) => {
+            Ok(Statement::Coordinates(parse_list(input, parse_declared)?))
+        }
+        Some(Keyword::Inputs) => Ok(Statement::Inputs(parse_list(input, parse_declared)?)),
+        Some(Keyword::Force) => {
             let force = parse_expr(input)?;
             let on = input.call(Ident::parse_any).ok().filter(|i| i == "on");
             if on.is_none() {
@@ -188,7 +177,7 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
             let point = parse_expr(input)?;
             Ok(Statement::Force { force, point })
         }
-        "torque" => {
+        Some(Keyword::Torque) => {
             let torque = parse_expr(input)?;
             let on = input.call(Ident::parse_any).ok().filter(|i| i == "on");
             if on.is_none() {
@@ -203,7 +192,7 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 rotation,
             })
         }
-        "constraint" => {
+        Some(Keyword::Constraint) => {
             let name = parse_name(input)?;
             no_unit_here(input, "the dimension of a constraint is inferred")?;
             input.parse::<Token![=]>()?;
@@ -212,8 +201,9 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 value: parse_expr(input)?,
             })
         }
-        _ => match Energy::ALL.iter().find(|(k, _)| *k == word) {
-            Some(&(_, kind)) => {
+        // `let` is parsed before the keyword statements.
+        keyword_or_not => match keyword_or_not.and_then(Keyword::energy) {
+            Some(kind) => {
                 if input.peek(Token![:]) {
                     return Err(input.error(format!("expected `=`: write `{word} = …;`")));
                 }
@@ -235,11 +225,13 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
 
 fn expected_statement(found: Option<&str>) -> String {
     let hint = found
-        .and_then(|w| closest(w, STATEMENTS))
+        .and_then(|w| closest(w, Keyword::all().map(Keyword::name)))
         .map(|c| format!(", did you mean `{c}`?"))
         .unwrap_or_default();
+    let forms: Vec<String> = Keyword::all().map(|k| format!("`{}`", k.form())).collect();
     format!(
-        "expected a statement{hint}\n= note: statements are `parameters:`, `coordinates:`, `inputs:`, `let name =`, `kinetic =`, `potential =`, `dissipation =`, `force F on p`, `torque tau on R`, `constraint name =`"
+        "expected a statement{hint}\n= note: statements are {}",
+        forms.join(", ")
     )
 }
 

@@ -10,7 +10,9 @@
 //! 1. **Expansion.** Each `dot(e)` becomes explicit nodes: the derivative of `e` along the
 //!    motion, built by the chain rule on the graph (`dot(sin(x))` is `cos(x) · dot(x)`,
 //!    `dot(q)` a velocity leaf). The result is a graph of (q, q̇, t) without `dot`; a
-//!    function's derivative `f′(a)` is a node that shares the function's jet.
+//!    function's derivative `f′(a)` is a node that shares the function's jet. This is
+//!    [`Graph`]'s swept form, hash-consed like the rest, so a derivative that appears
+//!    twice is computed once.
 //! 2. **Primal and reverse.** One forward pass computes every value (and the jets
 //!    [f, f′, f″] of the functions); one reverse pass from L gives the adjoints, so
 //!    ∂L/∂q and the momenta ∂L/∂q̇ at the leaves; a second reverse pass from D and the
@@ -27,350 +29,15 @@
 //! parameters as values of it. Work is O(N · size of the model) for the mass matrix and
 //! O(size) for everything else.
 
-use crate::lower::{self, Lowered};
+use crate::emit::{Emit, Scalar, Term, Val};
+use crate::graph::{Form, Graph, Id, Op};
+use crate::lower::{Deps, Lowered};
 use crate::names::{
-    coordinate, float, input, internal, jet1_call, jet2_call, parameter, private, velocity, Jet1,
-    Jet2,
+    coordinate, input, internal, jet1_call, jet2_call, parameter, private, velocity,
 };
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
-use std::collections::HashMap;
 use syn::Ident;
-
-type Id = usize;
-
-/// Dependence on the state: bit flags.
-const Q: u8 = 1;
-const QD: u8 = 2;
-const T: u8 = 4;
-
-/// A function of one argument; the exponent of a power is a literal (a parameter
-/// exponent is a value of the generic scalar here, so such a power is a `Jet2::Powd`).
-type F1 = Jet1<f64>;
-
-#[derive(Clone, Copy)]
-enum Op {
-    Lit(f64),
-    Param(usize),
-    Input(usize),
-    Coord(usize),
-    Vel(usize),
-    Time,
-    Neg(Id),
-    Add(Id, Id),
-    Sub(Id, Id),
-    Mul(Id, Id),
-    /// Division by a node that does not depend on the state.
-    Div(Id, Id),
-    Unary(F1, Id),
-    /// f′(a) of the `Unary` node given.
-    D1(Id),
-    Binary(Jet2, Id, Id),
-    /// The partial derivative of the `Binary` node given along its operand 0 or 1.
-    P1(Id, usize),
-}
-
-struct Graph {
-    ops: Vec<Op>,
-    deps: Vec<u8>,
-    /// The node of each node of the lowered graph.
-    of: Vec<Id>,
-    /// The derivative along the motion of a node, once built (`None`: zero).
-    motion: HashMap<Id, Option<Id>>,
-    /// The one node of each leaf (coordinate, velocity, time, parameter, input).
-    leaves: HashMap<(u8, usize), Id>,
-}
-
-impl Graph {
-    /// The expanded graph, or `None` for a model the sweep does not handle (a `dot` of a
-    /// `dot`, which the checker rejects anyway).
-    fn new(l: &Lowered) -> Option<Self> {
-        let mut g = Graph {
-            ops: Vec::new(),
-            deps: Vec::new(),
-            of: Vec::with_capacity(l.nodes.len()),
-            motion: HashMap::new(),
-            leaves: HashMap::new(),
-        };
-        for node in &l.nodes {
-            let id = g.lower(node.op)?;
-            g.of.push(id);
-        }
-        Some(g)
-    }
-
-    fn lower(&mut self, op: lower::Op) -> Option<Id> {
-        use lower::Op as L;
-        let of = |a: lower::Id| self.of[a];
-        let op = match op {
-            L::Lit(bits) => Op::Lit(f64::from_bits(bits)),
-            L::Param(i) => Op::Param(i),
-            L::Coord(i) => Op::Coord(i),
-            L::Input(i) => Op::Input(i),
-            L::Time => Op::Time,
-            L::Neg(a) => Op::Neg(of(a)),
-            L::Add(a, b) => Op::Add(of(a), of(b)),
-            L::Sub(a, b) => Op::Sub(of(a), of(b)),
-            L::Mul(a, b) => Op::Mul(of(a), of(b)),
-            L::Div(a, b) => {
-                let (a, b) = (of(a), of(b));
-                if self.deps[b] == 0 {
-                    Op::Div(a, b)
-                } else {
-                    let r = self.push(Op::Unary(Jet1::Recip, b));
-                    Op::Mul(a, r)
-                }
-            }
-            L::Unary(f, a) => Op::Unary(Jet1::Named(f), of(a)),
-            L::Powi(a, n) => Op::Unary(Jet1::Powi(n), of(a)),
-            L::Pow(a, e) => {
-                let (a, e) = (of(a), of(e));
-                match self.ops[e] {
-                    Op::Lit(x) => Op::Unary(Jet1::Powf(x), a),
-                    _ => Op::Binary(Jet2::Powd, a, e),
-                }
-            }
-            L::Atan2(y, x) => Op::Binary(Jet2::Atan2, of(y), of(x)),
-            L::Dot(e) => {
-                let e = of(e);
-                if self.deps[e] & QD != 0 {
-                    return None;
-                }
-                return Some(match self.along_motion(e) {
-                    Some(d) => d,
-                    None => self.push(Op::Lit(0.0)),
-                });
-            }
-        };
-        Some(self.push(op))
-    }
-
-    fn push(&mut self, op: Op) -> Id {
-        let leaf = leaf_key(op);
-        if let Some(&id) = leaf.and_then(|key| self.leaves.get(&key)) {
-            return id;
-        }
-        let deps = match op {
-            Op::Lit(_) | Op::Param(_) | Op::Input(_) => 0,
-            Op::Coord(_) => Q,
-            Op::Vel(_) => QD,
-            Op::Time => T,
-            Op::Neg(a) | Op::Unary(_, a) | Op::D1(a) | Op::P1(a, _) => self.deps[a],
-            Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) | Op::Binary(_, a, b) => {
-                self.deps[a] | self.deps[b]
-            }
-        };
-        self.ops.push(op);
-        self.deps.push(deps);
-        let id = self.ops.len() - 1;
-        if let Some(key) = leaf {
-            self.leaves.insert(key, id);
-        }
-        id
-    }
-
-    /// The derivative of node `id` along the motion (q̇ in q, 1 in t), as nodes.
-    fn along_motion(&mut self, id: Id) -> Option<Id> {
-        if let Some(&d) = self.motion.get(&id) {
-            return d;
-        }
-        let d = match self.ops[id] {
-            _ if self.deps[id] & (Q | T) == 0 => None,
-            Op::Lit(_) | Op::Param(_) | Op::Input(_) | Op::Vel(_) => None,
-            Op::Coord(i) => Some(self.push(Op::Vel(i))),
-            Op::Time => Some(self.push(Op::Lit(1.0))),
-            Op::Neg(a) => self.along_motion(a).map(|da| self.push(Op::Neg(da))),
-            Op::Add(a, b) | Op::Sub(a, b) => {
-                let sub = matches!(self.ops[id], Op::Sub(..));
-                match (self.along_motion(a), self.along_motion(b)) {
-                    (Some(x), Some(y)) if sub => Some(self.push(Op::Sub(x, y))),
-                    (Some(x), Some(y)) => Some(self.push(Op::Add(x, y))),
-                    (Some(x), None) => Some(x),
-                    (None, Some(y)) if sub => Some(self.push(Op::Neg(y))),
-                    (None, y) => y,
-                }
-            }
-            Op::Mul(a, b) => {
-                let x = self.along_motion(a).map(|da| self.push(Op::Mul(da, b)));
-                let y = self.along_motion(b).map(|db| self.push(Op::Mul(a, db)));
-                self.sum(x, y)
-            }
-            Op::Div(a, b) => self.along_motion(a).map(|da| self.push(Op::Div(da, b))),
-            Op::Unary(_, a) => self.along_motion(a).map(|da| {
-                let f1 = self.push(Op::D1(id));
-                self.push(Op::Mul(f1, da))
-            }),
-            Op::Binary(_, a, b) => {
-                let x = self.along_motion(a).map(|da| {
-                    let fa = self.push(Op::P1(id, 0));
-                    self.push(Op::Mul(fa, da))
-                });
-                let y = self.along_motion(b).map(|db| {
-                    let fb = self.push(Op::P1(id, 1));
-                    self.push(Op::Mul(fb, db))
-                });
-                self.sum(x, y)
-            }
-            // Derivatives of derivatives: only reachable through `dot(dot(…))`.
-            Op::D1(_) | Op::P1(..) => None,
-        };
-        self.motion.insert(id, d);
-        d
-    }
-
-    fn sum(&mut self, x: Option<Id>, y: Option<Id>) -> Option<Id> {
-        match (x, y) {
-            (Some(x), Some(y)) => Some(self.push(Op::Add(x, y))),
-            (x, None) => x,
-            (None, y) => y,
-        }
-    }
-
-    /// Every operand, for liveness.
-    fn operands(&self, id: Id) -> Vec<Id> {
-        match self.ops[id] {
-            Op::Neg(a) | Op::Unary(_, a) | Op::D1(a) | Op::P1(a, _) => vec![a],
-            Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) | Op::Binary(_, a, b) => {
-                vec![a, b]
-            }
-            _ => vec![],
-        }
-    }
-}
-
-/// A value in the generated code: a literal, or a local of the scalar type.
-#[derive(Clone)]
-enum Val {
-    Lit(f64),
-    Id(Ident),
-}
-
-impl Val {
-    /// As an expression of the scalar type.
-    fn scalar(&self) -> TokenStream {
-        match self {
-            Val::Id(i) => i.to_token_stream(),
-            Val::Lit(v) => {
-                let v = float(*v, Span::call_site());
-                let p = private();
-                quote!(<__S as #p::From<f64>>::from(#v))
-            }
-        }
-    }
-}
-
-/// A term of a sum: ± a product of factors, optionally divided by one value.
-struct Term {
-    negative: bool,
-    factors: Vec<Val>,
-    divisor: Option<Val>,
-}
-
-impl Term {
-    fn new(factors: Vec<Val>) -> Self {
-        Term {
-            negative: false,
-            factors,
-            divisor: None,
-        }
-    }
-    fn over(mut self, d: Val) -> Self {
-        self.divisor = Some(d);
-        self
-    }
-}
-
-/// Statements and the locals they assign, declared together by one `let` (a `let` per
-/// value would nest thousands of scopes; see `fast::Emit`).
-struct Emit {
-    prefix: &'static str,
-    statements: Vec<TokenStream>,
-    declared: Vec<Ident>,
-}
-
-impl Emit {
-    fn new(prefix: &'static str) -> Self {
-        Emit {
-            prefix,
-            statements: Vec::new(),
-            declared: Vec::new(),
-        }
-    }
-
-    fn fresh(&mut self) -> Ident {
-        let name = internal(&format!("{}{}", self.prefix, self.declared.len()));
-        self.declared.push(name.clone());
-        name
-    }
-
-    fn bind(&mut self, code: TokenStream) -> Val {
-        let name = self.fresh();
-        self.statements.push(quote!(#name = #code;));
-        Val::Id(name)
-    }
-
-    fn declaration(&self) -> TokenStream {
-        let names = &self.declared;
-        let types = names.iter().map(|_| quote!(__S));
-        quote!(let (#(#names,)*): (#(#types,)*);)
-    }
-
-    /// The sum of the terms, `None` when there are none. Literal factors of one are left
-    /// out; a single plain factor is reused rather than copied.
-    fn sum(&mut self, terms: Vec<Term>) -> Option<Val> {
-        let mut terms = terms;
-        for t in &mut terms {
-            t.factors.retain(|v| !matches!(v, Val::Lit(x) if *x == 1.0));
-        }
-        terms.retain(|t| {
-            !t.factors
-                .iter()
-                .any(|v| matches!(v, Val::Lit(x) if *x == 0.0))
-        });
-        if let [t] = terms.as_slice() {
-            if !t.negative && t.divisor.is_none() {
-                match t.factors.as_slice() {
-                    [] => return Some(Val::Lit(1.0)),
-                    [v] => return Some(v.clone()),
-                    _ => {}
-                }
-            }
-        }
-        if terms.is_empty() {
-            return None;
-        }
-        let mut code = TokenStream::new();
-        for (k, t) in terms.iter().enumerate() {
-            let product = match t.factors.split_first() {
-                None => Val::Lit(1.0).scalar(),
-                Some((first, rest)) => {
-                    let first = first.scalar();
-                    rest.iter().fold(first, |acc, v| match v {
-                        Val::Lit(x) => {
-                            let x = float(*x, Span::call_site());
-                            quote!(#acc * #x)
-                        }
-                        Val::Id(i) => quote!(#acc * #i),
-                    })
-                }
-            };
-            let product = match &t.divisor {
-                Some(d) => {
-                    let d = d.scalar();
-                    quote!(#product / #d)
-                }
-                None => product,
-            };
-            code.extend(match (k, t.negative) {
-                (0, false) => product,
-                (0, true) => quote!(-(#product)),
-                (_, false) => quote!(+ #product),
-                (_, true) => quote!(- #product),
-            });
-        }
-        Some(self.bind(code))
-    }
-}
 
 /// The jet of a function node: [f, f′, f″], or [f, f_a, f_b, f_aa, f_ab, f_bb].
 type Jet = Vec<Val>;
@@ -399,11 +66,11 @@ impl Sweep<'_> {
         let jet = |n: Id| self.jet[n].as_ref().expect("jet of a live function");
         let mut out = Vec::new();
         let mut push = |a: Id, v: Val| {
-            if g.deps[a] != 0 {
+            if g.varies(a) {
                 out.push((a, v));
             }
         };
-        match g.ops[id] {
+        match g.op(id) {
             Op::Neg(a) => push(a, Val::Lit(-1.0)),
             Op::Add(a, b) => {
                 push(a, Val::Lit(1.0));
@@ -419,7 +86,7 @@ impl Sweep<'_> {
             }
             Op::Unary(_, a) => push(a, jet(id)[1].clone()),
             Op::D1(u) => {
-                if let Op::Unary(_, a) = g.ops[u] {
+                if let Op::Unary(_, a) = g.op(u) {
                     push(a, jet(u)[2].clone());
                 }
             }
@@ -428,7 +95,7 @@ impl Sweep<'_> {
                 push(b, jet(id)[2].clone());
             }
             Op::P1(f, k) => {
-                if let Op::Binary(_, a, b) = g.ops[f] {
+                if let Op::Binary(_, a, b) = g.op(f) {
                     push(a, second(jet(f), k, 0));
                     push(b, second(jet(f), k, 1));
                 }
@@ -444,8 +111,8 @@ impl Sweep<'_> {
 fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
     let g = s.g;
     let bin = |e: &mut Emit, code: TokenStream| e.bind(code);
-    let value = match g.ops[id] {
-        Op::Lit(v) => Val::Lit(v),
+    let value = match g.op(id) {
+        Op::Lit(bits) => Val::Lit(f64::from_bits(bits)),
         Op::Param(i) => Val::Id(parameter(i)),
         Op::Input(i) => Val::Id(input(i)),
         Op::Coord(i) => Val::Id(coordinate(i)),
@@ -459,7 +126,7 @@ fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
             let (x, y) = (s.val(a).scalar(), s.val(b).scalar());
             bin(
                 e,
-                match g.ops[id] {
+                match g.op(id) {
                     Op::Add(..) => quote!(#x + #y),
                     Op::Sub(..) => quote!(#x - #y),
                     Op::Mul(..) => quote!(#x * #y),
@@ -469,7 +136,7 @@ fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
         }
         Op::Unary(f, a) => {
             let a = s.val(a).scalar();
-            let call = jet1_call(f.map(|x| float(x, Span::call_site())), &a);
+            let call = jet1_call(f.map(|x| s.val(x).to_token_stream()), &a);
             let names = [e.fresh(), e.fresh(), e.fresh()];
             e.statements.push(quote!([#(#names),*] = #call;));
             let jet: Jet = names.into_iter().map(Val::Id).collect();
@@ -489,6 +156,7 @@ fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
         }
         Op::D1(u) => s.jet[u].as_ref().expect("jet first")[1].clone(),
         Op::P1(f, k) => s.jet[f].as_ref().expect("jet first")[1 + k].clone(),
+        Op::Dot(_) => unreachable!("the swept form expands `dot`"),
     };
     s.value[id] = Some(value);
 }
@@ -502,7 +170,7 @@ fn reverse(
     keep: impl Fn(Id) -> bool,
 ) -> Vec<Option<Val>> {
     let g = s.g;
-    let n = g.ops.len();
+    let n = g.len();
     let mut terms: Vec<Vec<Term>> = (0..n).map(|_| Vec::new()).collect();
     for (id, seed) in roots {
         if keep(id) {
@@ -517,8 +185,8 @@ fn reverse(
         let Some(bar) = e.sum(std::mem::take(&mut terms[id])) else {
             continue;
         };
-        if let Op::Div(a, b) = g.ops[id] {
-            if g.deps[a] != 0 && keep(a) {
+        if let Op::Div(a, b) = g.op(id) {
+            if g.varies(a) && keep(a) {
                 terms[a].push(Term::new(vec![bar.clone()]).over(s.val(b)));
             }
         }
@@ -539,20 +207,20 @@ fn tangent(
     e: &mut Emit,
     s: &Sweep,
     adjoint: &[Option<Val>],
-    classes: u8,
+    classes: Deps,
     seed: &dyn Fn(Op) -> Option<Val>,
 ) -> Vec<Option<Val>> {
     let g = s.g;
-    let n = g.ops.len();
+    let n = g.len();
     let mut dot: Vec<Option<Val>> = vec![None; n];
     for id in 0..n {
-        if !s.live[id] || g.deps[id] & classes == 0 {
+        if !s.live[id] || !g.deps(id).has(classes) {
             continue;
         }
         let d = |a: Id| dot[a].clone();
-        let terms = match g.ops[id] {
+        let terms = match g.op(id) {
             Op::Coord(_) | Op::Vel(_) | Op::Time => {
-                dot[id] = seed(g.ops[id]);
+                dot[id] = seed(g.op(id));
                 continue;
             }
             Op::Div(a, b) => d(a)
@@ -572,7 +240,7 @@ fn tangent(
     let mut terms: Vec<Vec<Term>> = (0..n).map(|_| Vec::new()).collect();
     let mut out: Vec<Option<Val>> = vec![None; n];
     for id in (0..n).rev() {
-        if g.deps[id] & QD == 0 {
+        if !g.deps(id).has(Deps::QD) {
             continue;
         }
         let Some(bar) = adjoint[id].clone() else {
@@ -580,8 +248,8 @@ fn tangent(
         };
         let tbar = e.sum(std::mem::take(&mut terms[id]));
         out[id] = tbar.clone();
-        let on_velocity = |a: Id| g.deps[a] & QD != 0;
-        match g.ops[id] {
+        let on_velocity = |a: Id| g.deps(a).has(Deps::QD);
+        match g.op(id) {
             Op::Div(a, b) => {
                 if let (true, Some(t)) = (on_velocity(a), &tbar) {
                     terms[a].push(Term::new(vec![t.clone()]).over(s.val(b)));
@@ -641,60 +309,20 @@ fn tangent(
     out
 }
 
-/// Whether [`sweep_fn`] handles the model: every model the checker accepts (it rejects a
-/// `dot` of an expression with velocities).
-pub fn supported(l: &Lowered) -> bool {
-    !l.nodes.iter().any(|node| match node.op {
-        lower::Op::Dot(e) => l.nodes[e].deps.has(lower::Deps::QD),
-        _ => false,
-    })
-}
-
 /// `__lagrange_sweep`, an associated function of the model: the
 /// [`Equations`](lagrange_runtime::eval::Equations) and the
 /// [`Gradient`](lagrange_runtime::eval::Gradient) in any scalar, the parameters given as
 /// values of it. With `qdd` given, the mass matrix is not computed and the bias is that of
 /// M q̈ = bias with M·qdd moved to the right: −(M qdd − bias), the negated
 /// inverse-dynamics residual. With `motion` false (and `qdd` given), no tangent sweep
-/// runs: only the gradient is meant to be read. `None` when the model is beyond it.
+/// runs: only the gradient is meant to be read. `None` when the model is beyond it (a `dot`
+/// of velocities, which the checker rejects).
 pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
-    if !supported(l) {
-        return None;
-    }
-    let mut g = Graph::new(l)?;
+    let g = Graph::new(l, Form::Swept)?;
     let (n, m, np) = (l.coordinates.len(), l.inputs.len(), l.parameters.len());
-    let kinetic = g.of[l.kinetic];
-    let lagrangian = match l.potential {
-        Some(v) => {
-            let v = g.of[v];
-            g.push(Op::Sub(kinetic, v))
-        }
-        None => kinetic,
-    };
-    let dissipation = l.dissipation.map(|d| g.of[d]);
-    let forces: Vec<(Id, Id)> = l
-        .forces
-        .iter()
-        .map(|f| (g.of[f.force], g.of[f.velocity]))
-        .collect();
-
-    let count = g.ops.len();
-    let mut live = vec![false; count];
-    live[lagrangian] = true;
-    if let Some(d) = dissipation {
-        live[d] = true;
-    }
-    for &(f, v) in &forces {
-        live[f] = true;
-        live[v] = true;
-    }
-    for id in (0..count).rev() {
-        if live[id] {
-            for a in g.operands(id) {
-                live[a] = true;
-            }
-        }
-    }
+    let (lagrangian, dissipation, forces) = (g.lagrangian, g.dissipation, &g.forces);
+    let count = g.len();
+    let live = g.live(&g.roots());
     let mut s = Sweep {
         g: &g,
         live,
@@ -703,7 +331,7 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     };
 
     // Primal and reverse passes.
-    let mut e = Emit::new("__v");
+    let mut e = Emit::new("__v", Scalar::Generic);
     for id in 0..count {
         if s.live[id] {
             primal(&mut e, &mut s, id);
@@ -714,28 +342,28 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     if let Some(d) = dissipation {
         generalized.push((d, Val::Lit(-1.0)));
     }
-    for &(f, v) in &forces {
+    for &(f, v) in forces {
         generalized.push((v, s.val(f)));
     }
-    let on_velocity = |a: Id| g.deps[a] & QD != 0;
+    let on_velocity = |a: Id| g.deps(a).has(Deps::QD);
     let applied = reverse(&mut e, &s, generalized, on_velocity);
 
     // Leaves: the local of each velocity and coordinate, when live.
     let leaf = |op: fn(usize) -> Op, i: usize| -> Option<Id> {
-        let id = *g.leaves.get(&leaf_key(op(i))?)?;
+        let id = g.find(op(i))?;
         s.live[id].then_some(id)
     };
     let velocities: Vec<Option<Id>> = (0..n).map(|i| leaf(Op::Vel, i)).collect();
     let coordinates: Vec<Option<Id>> = (0..n).map(|i| leaf(Op::Coord, i)).collect();
 
     // Columns of the mass matrix: one sweep along each velocity.
-    let mut column = Emit::new("__c");
+    let mut column = Emit::new("__c", Scalar::Generic);
     let one_hot = internal("__seed");
     let seed_velocity = |op: Op| match op {
         Op::Vel(i) => Some(Val::Id(internal(&format!("__e{i}")))),
         _ => None,
     };
-    let columns = tangent(&mut column, &s, &adjoint, QD, &seed_velocity);
+    let columns = tangent(&mut column, &s, &adjoint, Deps::QD, &seed_velocity);
     let j = internal("__j");
     let mass = internal("__mass");
     let column_entries = velocities.iter().enumerate().filter_map(|(i, v)| {
@@ -750,14 +378,15 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     let column_statements = &column.statements;
 
     // Along the motion (q̇, a, 1): ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t + M a.
-    let mut motion = Emit::new("__m");
+    let mut motion = Emit::new("__m", Scalar::Generic);
     let seed_motion = |op: Op| match op {
         Op::Coord(i) => Some(Val::Id(velocity(i))),
         Op::Vel(i) => Some(Val::Id(internal(&format!("__a{i}")))),
         Op::Time => Some(Val::Lit(1.0)),
         _ => None,
     };
-    let along = tangent(&mut motion, &s, &adjoint, Q | QD | T, &seed_motion);
+    let classes = Deps::Q.union(Deps::QD).union(Deps::T);
+    let along = tangent(&mut motion, &s, &adjoint, classes, &seed_motion);
 
     let get = |list: &[Option<Val>], id: Option<Id>| -> TokenStream {
         id.and_then(|id| list[id].clone())
@@ -855,16 +484,4 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             (#equations, #grad)
         }
     })
-}
-
-/// The key of a leaf in [`Graph::leaves`]; `None` for an operation.
-fn leaf_key(op: Op) -> Option<(u8, usize)> {
-    match op {
-        Op::Coord(i) => Some((0, i)),
-        Op::Vel(i) => Some((1, i)),
-        Op::Time => Some((2, 0)),
-        Op::Param(i) => Some((3, i)),
-        Op::Input(i) => Some((4, i)),
-        _ => None,
-    }
 }

@@ -1,0 +1,166 @@
+//! Straight-line code as both equation generators (`fast`, `sweep`) write it: values that
+//! are literals or locals, sums of products, and the statements that assign the locals.
+
+use crate::names::{float, internal, private};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::Ident;
+
+/// A value in the generated code: a literal, or a local of the scalar type.
+#[derive(Clone)]
+pub enum Val {
+    Lit(f64),
+    Id(Ident),
+}
+
+impl Val {
+    pub fn is_literal(&self, value: f64) -> bool {
+        matches!(self, Val::Lit(x) if *x == value)
+    }
+
+    /// As an expression of the generic scalar `__S` (a literal converted from `f64`).
+    pub fn scalar(&self) -> TokenStream {
+        match self {
+            Val::Id(i) => i.to_token_stream(),
+            Val::Lit(v) => {
+                let v = float(*v, Span::call_site());
+                let p = private();
+                quote!(<__S as #p::From<f64>>::from(#v))
+            }
+        }
+    }
+}
+
+/// As an `f64` expression: a local, or an `f64` literal (which the generic scalar also
+/// takes on the right of `*` and `/`).
+impl ToTokens for Val {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            Val::Id(i) => i.to_tokens(tokens),
+            Val::Lit(v) => float(*v, Span::call_site()).to_tokens(tokens),
+        }
+    }
+}
+
+/// A term of a sum: a product of factors, optionally divided by one value.
+pub struct Term {
+    factors: Vec<Val>,
+    divisor: Option<Val>,
+}
+
+impl Term {
+    pub fn new(factors: Vec<Val>) -> Self {
+        Term {
+            factors,
+            divisor: None,
+        }
+    }
+
+    pub fn over(mut self, d: Val) -> Self {
+        self.divisor = Some(d);
+        self
+    }
+}
+
+/// The scalar type of the generated code.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Scalar {
+    F64,
+    /// The generic `__S: Scalar` of the sweep.
+    Generic,
+}
+
+/// Statements and the locals they assign, all declared by one `let` at the top. A `let`
+/// per value would nest one lexical scope in the next, thousands deep in a large model,
+/// and LLVM's debug-info pass recurses through them until it overflows its stack (a crash
+/// of rustc with debug info on).
+pub struct Emit {
+    prefix: &'static str,
+    scalar: Scalar,
+    pub statements: Vec<TokenStream>,
+    declared: Vec<Ident>,
+}
+
+impl Emit {
+    /// Locals named `prefix0`, `prefix1`, … of the scalar type.
+    pub fn new(prefix: &'static str, scalar: Scalar) -> Self {
+        Emit {
+            prefix,
+            scalar,
+            statements: Vec::new(),
+            declared: Vec::new(),
+        }
+    }
+
+    /// A new local.
+    pub fn fresh(&mut self) -> Ident {
+        let name = internal(&format!("{}{}", self.prefix, self.declared.len()));
+        self.declared.push(name.clone());
+        name
+    }
+
+    /// A new local assigned `code`.
+    pub fn bind(&mut self, code: TokenStream) -> Val {
+        let name = self.fresh();
+        self.statements.push(quote!(#name = #code;));
+        Val::Id(name)
+    }
+
+    /// A value as an expression of the scalar type.
+    pub fn code(&self, v: &Val) -> TokenStream {
+        match self.scalar {
+            Scalar::F64 => v.to_token_stream(),
+            Scalar::Generic => v.scalar(),
+        }
+    }
+
+    /// The one declaration of every local, uninitialized: `let (a, b, …): (S, S, …);`.
+    pub fn declaration(&self) -> TokenStream {
+        let names = &self.declared;
+        let ty = match self.scalar {
+            Scalar::F64 => quote!(f64),
+            Scalar::Generic => quote!(__S),
+        };
+        let types = names.iter().map(|_| &ty);
+        quote!(let (#(#names,)*): (#(#types,)*);)
+    }
+
+    /// The sum of the terms, `None` when there are none. Factors of one are left out,
+    /// terms with a factor of zero too; a single plain factor is reused, not copied.
+    pub fn sum(&mut self, mut terms: Vec<Term>) -> Option<Val> {
+        for t in &mut terms {
+            t.factors.retain(|v| !v.is_literal(1.0));
+        }
+        terms.retain(|t| !t.factors.iter().any(|v| v.is_literal(0.0)));
+        if let [t] = terms.as_slice() {
+            if t.divisor.is_none() {
+                match t.factors.as_slice() {
+                    [] => return Some(Val::Lit(1.0)),
+                    [v] => return Some(v.clone()),
+                    _ => {}
+                }
+            }
+        }
+        if terms.is_empty() {
+            return None;
+        }
+        let mut code = TokenStream::new();
+        for (k, t) in terms.iter().enumerate() {
+            let product = match t.factors.split_first() {
+                None => self.code(&Val::Lit(1.0)),
+                Some((first, rest)) => rest
+                    .iter()
+                    .fold(self.code(first), |acc, v| quote!(#acc * #v)),
+            };
+            let product = match &t.divisor {
+                Some(d) => {
+                    let d = self.code(d);
+                    quote!(#product / #d)
+                }
+                None => product,
+            };
+            code.extend(if k == 0 { product } else { quote!(+ #product) });
+        }
+        Some(self.bind(code))
+    }
+}
