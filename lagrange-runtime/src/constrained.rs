@@ -180,7 +180,13 @@ pub(crate) fn constraints_in_state<T: Model<N, M>, const N: usize, const M: usiz
 }
 
 /// γ = −(∂v/∂q q̇ + ∂v/∂t): one dual pass with (q, t) moving along (q̇, 1), q̇ held.
-fn gamma<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize, const K: usize>(
+pub(crate) fn gamma<
+    T: Terms<S, N, M>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> SVector<S, K> {
