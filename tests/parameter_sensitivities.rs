@@ -184,3 +184,77 @@ fn derivatives_match_finite_differences() {
         .random(3)
         .check();
 }
+
+lagrangian! {
+    /// Eight masses on rods in Cartesian coordinates, a hanging chain: N = 16, K = 8,
+    /// P = 10.
+    struct RodChain {
+        parameters: m1 = 1.0, m2 = 0.9, m3 = 0.8, m4 = 0.7, m5 = 0.6, m6 = 0.5, m7 = 0.4,
+                    m8 = 0.3, l = 0.5, g = 9.81;
+        coordinates: x1, y1, x2, y2, x3, y3, x4, y4, x5, y5, x6, y6, x7, y7, x8, y8;
+        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2)
+                + m3/2 * (dot(x3)^2 + dot(y3)^2) + m4/2 * (dot(x4)^2 + dot(y4)^2)
+                + m5/2 * (dot(x5)^2 + dot(y5)^2) + m6/2 * (dot(x6)^2 + dot(y6)^2)
+                + m7/2 * (dot(x7)^2 + dot(y7)^2) + m8/2 * (dot(x8)^2 + dot(y8)^2);
+        potential = g * (m1*y1 + m2*y2 + m3*y3 + m4*y4 + m5*y5 + m6*y6 + m7*y7 + m8*y8);
+        constraint rod1 = x1^2 + y1^2 - l^2;
+        constraint rod2 = (x2 - x1)^2 + (y2 - y1)^2 - l^2;
+        constraint rod3 = (x3 - x2)^2 + (y3 - y2)^2 - l^2;
+        constraint rod4 = (x4 - x3)^2 + (y4 - y3)^2 - l^2;
+        constraint rod5 = (x5 - x4)^2 + (y5 - y4)^2 - l^2;
+        constraint rod6 = (x6 - x5)^2 + (y6 - y5)^2 - l^2;
+        constraint rod7 = (x7 - x6)^2 + (y7 - y6)^2 - l^2;
+        constraint rod8 = (x8 - x7)^2 + (y8 - y7)^2 - l^2;
+    }
+}
+
+/// Issue 29: the constrained sensitivities evaluated the whole constrained solve in dual
+/// vectors as long as the parameters, nested in the mass matrix's second-order duals, and
+/// overflowed (SIGABRT) the 2 MiB stack of a spawned thread for this chain. Now in a
+/// thread of that size, against finite differences.
+#[test]
+fn eight_rods_in_a_default_thread_against_finite_differences() {
+    let run = || {
+        let l = 0.5;
+        let (mut q, mut qd) = (SVector::<f64, 16>::zeros(), SVector::<f64, 16>::zeros());
+        let (mut x, mut y, mut vx, mut vy) = (0.0f64, 0.0f64, 0.0, 0.0);
+        for i in 0..8 {
+            let (th, w) = (0.3 + 0.1 * i as f64, 0.5 - 0.15 * i as f64);
+            x += l * th.sin();
+            y -= l * th.cos();
+            vx += l * w * th.cos();
+            vy += l * w * th.sin();
+            q[2 * i] = x;
+            q[2 * i + 1] = y;
+            qd[2 * i] = vx;
+            qd[2 * i + 1] = vy;
+        }
+        let s = State::new(0.0, q, qd);
+        let u = SVector::zeros();
+        let chain = RodChain::default();
+        let d = sensitivities(&chain, &s, &u).unwrap();
+        let base = chain.parameter_values();
+        for j in 0..10 {
+            let h = 1e-6 * base[j];
+            let at = |dp: f64| {
+                let mut p = base;
+                p[j] += dp;
+                let model =
+                    RodChain::new(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]);
+                model.accelerations(&s, &u).unwrap()
+            };
+            let fd = (at(h) - at(-h)) / (2.0 * h);
+            let scale = fd.amax().max(1.0);
+            for i in 0..16 {
+                assert!(
+                    (d[(i, j)] - fd[i]).abs() < 1e-5 * scale,
+                    "∂q̈{i}/∂p{j}: {} vs {}",
+                    d[(i, j)],
+                    fd[i]
+                );
+            }
+        }
+    };
+    let default_size = std::thread::Builder::new().stack_size(2 << 20);
+    default_size.spawn(run).unwrap().join().unwrap();
+}

@@ -161,3 +161,37 @@ fn derivatives_match_finite_differences() {
         )
         .check();
 }
+
+lagrangian! {
+    /// Two points on a rod of fixed length; the second has no kinetic energy, and the rod
+    /// fixes only the distance: the velocity of the second along the circle is free.
+    struct Massless {
+        parameters: m = 1.0, l = 1.0;
+        coordinates: x1, y1, x2, y2;
+        kinetic = m/2 * (dot(x1)^2 + dot(y1)^2);
+        constraint rod = (x2 - x1)^2 + (y2 - y1)^2 - l^2;
+    }
+}
+
+/// Issue 29, item 3: RATTLE on a model whose velocities neither T nor the constraints
+/// determine said "Newton did not converge"; it now gives the error of `accelerations`, at
+/// the start.
+#[test]
+fn undetermined_velocities_are_named_at_the_start() {
+    let model = Massless::default();
+    let s = State::new(
+        0.0,
+        SVector::from([0.0, 0.0, 0.6, 0.8]),
+        SVector::from([0.1, 0.0, 0.1, 0.0]),
+    );
+    let want = model.accelerations(&s, &SVector::zeros()).unwrap_err();
+    assert!(
+        matches!(&want, DynamicsError::UndeterminedVelocities { coordinates } if coordinates.contains(&"x2") && coordinates.contains(&"y2")),
+        "{want}"
+    );
+    let error = Simulation::new(&model, s)
+        .run(&Rattle::new(1e-2), 1.0)
+        .unwrap_err();
+    assert_eq!(error.reason, StepError::Dynamics(want));
+    assert_eq!(error.time, 0.0);
+}

@@ -7,7 +7,7 @@ mod common;
 use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{
-    DormandPrince, Rattle, Rk4, Simulation, SimulationError, StepError, Variational,
+    DormandPrince, Projected, Rattle, Rk4, Simulation, SimulationError, StepError, Variational,
     DEFAULT_MAX_STEPS,
 };
 use lagrange_runtime::{ConstraintSolver, StatePart};
@@ -457,4 +457,135 @@ fn derivatives_match_finite_differences() {
         .random(3)
         .check();
     Derivatives::new("Free", &Free).standard().check();
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 29
+// ---------------------------------------------------------------------------------------
+
+/// Issue 29, item 15: a start 0.077 off the rod ran without a word (Dormand–Prince kept the
+/// violation, `Projected` recorded it and jumped, RATTLE jumped). Every integrator now
+/// refuses it at the start, naming the constraint, its residual and `project`; the
+/// trajectory keeps the start.
+#[test]
+fn a_start_off_the_constraints_is_refused_by_every_integrator() {
+    let model = Cartesian::default();
+    let (x, y) = (0.6f64, -0.8f64);
+    let off = State::new(0.0, SVector::from([x * 1.04, y * 1.04]), SVector::zeros());
+    let phi = off.q.norm_squared() - 1.0;
+    assert!((phi - 0.0816).abs() < 1e-12);
+    let want = StepError::Dynamics(DynamicsError::OffConstraints {
+        positions: vec![("rod", phi)],
+        velocities: vec![],
+    });
+    let check = |error: SimulationError<2>| {
+        assert_eq!(error.reason, want);
+        assert_eq!(error.trajectory.states(), &[off]);
+        let message = error.to_string();
+        assert!(
+            message.contains("`rod` = 8.16") && message.contains("project"),
+            "{message}"
+        );
+    };
+    check(
+        Simulation::new(&model, off)
+            .run(&DormandPrince::default(), 1.0)
+            .unwrap_err(),
+    );
+    check(
+        Simulation::new(&model, off)
+            .run(&Projected::new(Rk4::new(1e-3)), 1.0)
+            .unwrap_err(),
+    );
+    check(
+        Simulation::new(&model, off)
+            .run(&Rattle::new(1e-3), 1.0)
+            .unwrap_err(),
+    );
+    // On the circle but moving across it: the velocity form 2(x ẋ + y ẏ) is violated.
+    let across = State::new(0.0, SVector::from([x, y]), SVector::from([0.3, 0.0]));
+    let error = Simulation::new(&model, across)
+        .run(&Rk4::new(1e-3), 1.0)
+        .unwrap_err();
+    assert_eq!(
+        error.reason,
+        StepError::Dynamics(DynamicsError::OffConstraints {
+            positions: vec![],
+            velocities: vec![("rod", 2.0 * x * 0.3)],
+        })
+    );
+    assert!(
+        error.to_string().contains("`rod` (velocity form) = 3.6"),
+        "{error}"
+    );
+    // The fix the message gives: projected, the same start runs.
+    let on = model.project(&off, &SVector::zeros(), &[], 1e-12).unwrap();
+    assert!(Simulation::new(&model, on)
+        .run(&Rattle::new(1e-3), 0.1)
+        .is_ok());
+    // A start on the circle computed in f64 (rounding only) runs.
+    let a = 0.7f64;
+    let exact = State::new(
+        0.0,
+        SVector::from([a.sin(), -a.cos()]),
+        SVector::from([a.cos(), a.sin()]),
+    );
+    assert!(Simulation::new(&model, exact)
+        .run(&Rk4::new(1e-3), 0.1)
+        .is_ok());
+}
+
+/// Issue 29, item 5: `Projected` held |φ| ≤ 1e-12 absolutely, below the rounding of φ for
+/// a pendulum of 100 m (stopped at t = 0.2 s) or 1000 m (at t = 0). Its tolerance is now
+/// relative to the constraint's scale.
+#[test]
+fn projection_holds_a_pendulum_of_any_length() {
+    for l in [1e-3, 1.0, 100.0, 1000.0, 1e5] {
+        let model = Cartesian {
+            l,
+            ..Cartesian::default()
+        };
+        let a = 0.5f64;
+        let start = State::new(
+            0.0,
+            SVector::from([l * a.sin(), -l * a.cos()]),
+            SVector::zeros(),
+        );
+        let period = 2.0 * std::f64::consts::PI * (l / 9.81).sqrt();
+        let run = Simulation::new(&model, start)
+            .run(&Projected::new(Rk4::new(period / 200.0)), period)
+            .unwrap_or_else(|e| panic!("l = {l}: {e}"));
+        let drift = model.violation(run.last(), &SVector::zeros());
+        assert!(drift.position <= 1e-11 * l * l, "l = {l}: {drift:?}");
+        // Back near its start after one (small-ish amplitude) period.
+        let angle = run.last().q[0].atan2(-run.last().q[1]);
+        assert!((angle - a).abs() < 0.03, "l = {l}: {angle}");
+    }
+}
+
+lagrangian! {
+    /// T has no term in ẏ: y's motion is undetermined.
+    struct NoYVelocity {
+        parameters: m = 1.0, k = 1.0;
+        coordinates: x, y;
+        kinetic = m/2 * dot(x)^2;
+        potential = k/2 * (x^2 + y^2);
+    }
+}
+
+/// Issue 29, item 3: `Variational` returned `Ok` with an invented motion of y where
+/// `accelerations` and RK4 refuse the model. It now fails at the start with the error
+/// `accelerations` gives.
+#[test]
+fn variational_refuses_undetermined_dynamics_at_the_start() {
+    let model = NoYVelocity::default();
+    let s = State::new(0.0, SVector::from([1.0, 0.5]), SVector::from([0.0, 0.2]));
+    let want = model.accelerations(&s, &SVector::zeros()).unwrap_err();
+    assert_eq!(want, DynamicsError::MissingVelocity { coordinate: "y" });
+    let error = Simulation::new(&model, s)
+        .run(&Variational::new(1e-2), 1.0)
+        .unwrap_err();
+    assert_eq!(error.reason, StepError::Dynamics(want));
+    assert_eq!(error.time, 0.0);
+    assert_eq!(error.trajectory.states(), &[s]);
 }

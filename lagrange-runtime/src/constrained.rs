@@ -180,7 +180,13 @@ pub(crate) fn constraints_in_state<T: Model<N, M>, const N: usize, const M: usiz
 }
 
 /// γ = −(∂v/∂q q̇ + ∂v/∂t): one dual pass with (q, t) moving along (q̇, 1), q̇ held.
-fn gamma<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize, const K: usize>(
+pub(crate) fn gamma<
+    T: Terms<S, N, M>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> SVector<S, K> {
@@ -438,7 +444,9 @@ fn redundant<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
 ///
 /// Positions: Newton steps with the minimum-norm correction Δq = −J_fᵀ (J_f J_fᵀ)⁻¹ φ,
 /// J_f the Jacobian of the holonomic constraints with the held columns removed, until
-/// |φ| ≤ `tolerance`. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
+/// every |φ_k| ≤ `tolerance` · Σ_i |∂φ_k/∂q_i · q_i|: the tolerance is relative, the change
+/// of φ_k when every coordinate changes by that fraction of itself, so that it means the
+/// same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
 /// constraints, holonomic and nonholonomic (exact in one step, the constraints being
 /// affine in q̇).
 ///
@@ -461,12 +469,14 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         SMatrix::<f64, N, N>::from_fn(|i, j| f64::from(u8::from(i == j && !hold.contains(&i))));
     let mut q = s.q;
     let mut residual = f64::INFINITY;
+    let mut converged = false;
     for _ in 0..tolerances::PROJECTION_ITERATIONS {
         let (phi, j) = position_terms::<T, N, M, K>(model, s.t, &q, u);
         finite(&phi, "constraint residuals")?;
         finite(&j, "constraint Jacobian")?;
         residual = phi.amax();
-        if residual <= tolerance {
+        converged = worst(&phi, &scales(&j, &q)) <= tolerance;
+        if converged {
             break;
         }
         let jf = j * free;
@@ -476,7 +486,7 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         q -= jf.transpose() * y;
         finite(&q, "projected coordinates")?;
     }
-    if residual > tolerance {
+    if !converged {
         return Err(DynamicsError::ProjectionFailed { residual });
     }
     let at = State::new(s.t, q, s.qd);
@@ -496,6 +506,74 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         return Err(DynamicsError::ProjectionFailed { residual: v.amax() });
     }
     Ok(State::new(s.t, q, qd))
+}
+
+/// Σ_i |c_ki x_i| for each row k of `c`: how much the constraint of row k changes when
+/// every entry of x changes by its own size, the scale its residual is relative to.
+fn scales<const K: usize, const N: usize>(
+    c: &SMatrix<f64, K, N>,
+    x: &SVector<f64, N>,
+) -> SVector<f64, K> {
+    SVector::from_fn(|k, _| (0..N).map(|i| (c[(k, i)] * x[i]).abs()).sum())
+}
+
+/// |r| relative to `scale`: 0 for an exact 0, infinite for a residual that is not finite,
+/// nonzero at a zero scale, or of a scale that is not a number.
+fn relative(r: f64, scale: f64) -> f64 {
+    if r == 0.0 {
+        0.0
+    } else {
+        let x = r.abs() / scale;
+        if x.is_nan() {
+            f64::INFINITY
+        } else {
+            x
+        }
+    }
+}
+
+/// The largest residual relative to its scale.
+fn worst<const K: usize>(residuals: &SVector<f64, K>, scales: &SVector<f64, K>) -> f64 {
+    (0..K)
+        .map(|k| relative(residuals[k], scales[k]))
+        .fold(0.0, f64::max)
+}
+
+/// `Ok` if `s` satisfies the constraints to rounding ([`CONSTRAINED_START`](tolerances::CONSTRAINED_START)
+/// relative to each one's scale), at position level (holonomic ones) and velocity level
+/// (all), else [`DynamicsError::OffConstraints`] naming those it violates: the check of a
+/// simulation's start. A velocity form J q̇ + j is relative to Σ |J_ki q̇_i| + |j_k|.
+pub(crate) fn check_on_constraints<
+    T: Model<N, M>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+) -> Result<(), DynamicsError> {
+    check_state::<T, N, M>(s, u)?;
+    let (phi, jq) = position_terms::<T, N, M, K>(model, s.t, &s.q, u);
+    let (v, jv) = velocity_terms::<T, N, M, K>(model, s, u);
+    let position_scales = scales(&jq, &s.q);
+    let velocity_scales = scales(&jv, &s.qd) + (v - jv * s.qd).abs();
+    let name = |k: usize| T::CONSTRAINT_NAMES.get(k).copied().unwrap_or("?");
+    let off = |r: &SVector<f64, K>, scale: &SVector<f64, K>| -> Vec<(&'static str, f64)> {
+        (0..K)
+            .filter(|&k| relative(r[k], scale[k]) > tolerances::CONSTRAINED_START)
+            .map(|k| (name(k), r[k]))
+            .collect()
+    };
+    let (positions, velocities) = (off(&phi, &position_scales), off(&v, &velocity_scales));
+    if positions.is_empty() && velocities.is_empty() {
+        Ok(())
+    } else {
+        Err(DynamicsError::OffConstraints {
+            positions,
+            velocities,
+        })
+    }
 }
 
 /// Why the settings of a projection are invalid, if they are: the tolerance must be
@@ -690,6 +768,19 @@ where
 }
 
 // The computations above, each run with the model's number of constraints K.
+
+pub(crate) struct OnConstraints<'a, T, const N: usize, const M: usize> {
+    pub(crate) model: &'a T,
+    pub(crate) s: &'a State<N>,
+    pub(crate) u: &'a SVector<f64, M>,
+}
+
+impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for OnConstraints<'_, T, N, M> {
+    type Output = Result<(), DynamicsError>;
+    fn run<const K: usize>(self) -> Self::Output {
+        check_on_constraints::<T, N, M, K>(self.model, self.s, self.u)
+    }
+}
 
 struct Accelerations<'a, T, const N: usize, const M: usize> {
     model: &'a T,

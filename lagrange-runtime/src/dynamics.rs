@@ -2,7 +2,7 @@
 //! [`Model`](crate::model::Model) by the blanket impls at the end of this file.
 
 use crate::eval::{self, Point};
-use crate::model::{ConstraintKinds, Count, Model};
+use crate::model::{ConstraintCount, ConstraintKinds, Count, Model};
 use crate::{constrained, DynamicsError, State};
 use nalgebra::{SMatrix, SVector};
 
@@ -101,6 +101,23 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
         qdd: &SVector<f64, N>,
         u: &SVector<f64, M>,
     ) -> SVector<f64, N>;
+
+    /// Whether a motion may start at `s` with inputs `u`: for a model with constraints,
+    /// that `s` satisfies them to rounding, the holonomic ones at position and velocity
+    /// level and the nonholonomic ones at velocity level (each residual relative to its
+    /// own scale). [`Simulation`](crate::simulate::Simulation) checks it before the first
+    /// step of every integrator. `Ok` by default: for a model without constraints, and for
+    /// a [`Baumgarte`](crate::constrained::Baumgarte)-stabilized one, which pulls a state
+    /// back onto its constraints.
+    ///
+    /// # Errors
+    /// [`DynamicsError::OffConstraints`] naming the violated constraints and their
+    /// residuals ([`ConstraintSolver::project`](crate::ConstraintSolver::project) gives the
+    /// nearest state on them), or [`DynamicsError::NonFiniteState`].
+    fn check_start(&self, s: &State<N>, u: &SVector<f64, M>) -> Result<(), DynamicsError> {
+        let _ = (s, u);
+        Ok(())
+    }
 }
 
 /// A model with `K` constraints Φ = 0, solved with the Lagrange equations of the first
@@ -176,6 +193,13 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Dynamics<N, M> for T {
         u: &SVector<f64, M>,
     ) -> SVector<f64, N> {
         eval::inverse_dynamics(self, s, qdd, u)
+    }
+    fn check_start(&self, s: &State<N>, u: &SVector<f64, M>) -> Result<(), DynamicsError> {
+        if T::has_constraints() {
+            T::Constraints::with(constrained::OnConstraints { model: self, s, u })
+        } else {
+            Ok(())
+        }
     }
 }
 

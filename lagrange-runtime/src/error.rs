@@ -61,6 +61,14 @@ pub enum DynamicsError {
         /// The largest remaining constraint residual.
         residual: f64,
     },
+    /// A motion was started from a state that violates the constraints (beyond rounding):
+    /// project it onto them first.
+    OffConstraints {
+        /// The holonomic constraints violated at position level, with their residuals φ.
+        positions: Vec<(&'static str, f64)>,
+        /// The constraints violated at velocity level, with their residuals J q̇ + j.
+        velocities: Vec<(&'static str, f64)>,
+    },
     /// Newton's method found no equilibrium near the guess.
     NoEquilibrium {
         /// The largest remaining |q̈| (or constraint residual).
@@ -128,6 +136,23 @@ impl fmt::Display for DynamicsError {
                 f,
                 "projection onto the constraints did not converge (residual {residual:e}): are they satisfiable with the coordinates that may move?"
             ),
+            Self::OffConstraints {
+                positions,
+                velocities,
+            } => {
+                let list = |v: &[(&str, f64)], form: &str| {
+                    v.iter()
+                        .map(|(c, r)| format!("`{c}`{form} = {r:e}"))
+                        .collect::<Vec<_>>()
+                };
+                let mut all = list(positions, "");
+                all.extend(list(velocities, " (velocity form)"));
+                write!(
+                    f,
+                    "the state is off the constraints: {}; start from the nearest state on them, `ConstraintSolver::project(&state, &inputs, &[], 1e-12)`",
+                    all.join(", ")
+                )
+            }
             Self::NoEquilibrium { residual, iterations } => write!(
                 f,
                 "no equilibrium found near the guess: Newton's method stopped after {iterations} iterations with residual {residual:e}; try another guess"

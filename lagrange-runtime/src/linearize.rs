@@ -8,11 +8,13 @@
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
 use crate::eval::{check_state, seed_column, Point};
-use crate::model::{ConstraintKinds, Level, Model, Parametric};
+use crate::model::{
+    ConstraintCount, ConstraintKinds, Level, Model, Parametric, WithCount, WithParameters,
+};
 use crate::stability::{tangent_basis, Spectrum};
 use crate::steady::SteadyMotion;
 use crate::{tolerances, Dynamics, State};
-use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
+use nalgebra::{Const, DMatrix, DVector, SMatrix, SVector, U1};
 use num_dual::{Dual64, DualSVec};
 use std::array::from_fn;
 
@@ -244,13 +246,6 @@ fn residual_jacobian<T: Model<N, M>, const N: usize, const M: usize>(
     }
 }
 
-/// Row i: the derivative part of component i.
-fn jacobian<const N: usize, const K: usize>(
-    v: &SVector<DualSVec<f64, K>, N>,
-) -> SMatrix<f64, N, K> {
-    SMatrix::from_fn(|i, j| v[i].eps.unwrap_generic(Const::<K>, U1)[j])
-}
-
 /// An equilibrium: the coordinates q* near `guess` where the model rests, q̈(q*, 0, u) = 0,
 /// at time `t` with inputs `u`.
 ///
@@ -450,10 +445,12 @@ fn holonomic_terms<T: Model<N, M>, const N: usize, const M: usize>(
 }
 
 /// The sensitivities ∂q̈/∂p of the accelerations to the model's parameters (column j: the
-/// derivative with respect to parameter j, in declaration order), exact: the parameters
-/// become dual numbers seeded once each, and the whole acceleration computation — the
-/// constrained system included — is evaluated in them. For system identification and
-/// gradient-based design.
+/// derivative with respect to parameter j, in declaration order), exact: each parameter in
+/// turn becomes a first-order dual number, the residual of the equations of motion (for
+/// constrained models, of the constrained system with its multipliers) is evaluated in
+/// it at the accelerations, and one solve with the mass matrix (the KKT matrix) turns
+/// its derivative into that of q̈. The stack stays small for any numbers of coordinates,
+/// constraints and parameters. For system identification and gradient-based design.
 ///
 /// # Errors
 /// As [`Dynamics::accelerations`] at that state.
@@ -488,12 +485,9 @@ where
     T: Parametric<N, M, P> + Dynamics<N, M>,
 {
     let accelerations = model.accelerations(s, u)?;
-    let not_finite = || DynamicsError::NonFiniteResult {
-        quantity: "parameter sensitivities",
-    };
-    let values = model.parameter_values();
-    if !T::has_constraints() {
+    let d = if !T::has_constraints() {
         // Column k: −M⁻¹ ∂(M a − bias)/∂p_k at a = q̈, one sweep per parameter.
+        let values = model.parameter_values();
         let mass = crate::eval::equations(model, s, u).mass;
         let chol = crate::linalg::factor_mass::<T, N, M>(&mass)?;
         let x = Point::new(s, u).map(Dual64::from_re);
@@ -504,23 +498,79 @@ where
             let r = model.eval_inverse_dynamics_with(&p, &x, &qdd);
             d.set_column(k, &-chol.solve(&SVector::from_fn(|i, _| r[i].eps)));
         }
-        return if d.iter().all(|x| x.is_finite()) {
-            Ok(d)
-        } else {
-            Err(not_finite())
-        };
-    }
-    type V<const P: usize> = DualSVec<f64, P>;
-    let p: [V<P>; P] = from_fn(|i| V::from_re(values[i]).derivative(i));
-    let x = Point::new(s, u).map(V::from_re);
-    let d = jacobian(
-        &model
-            .eval_accelerations_with(&p, &x)
-            .ok_or_else(not_finite)?,
-    );
+        d
+    } else {
+        T::Constraints::with(ConstrainedSensitivities { model, s, u })?
+    };
     if d.iter().all(|x| x.is_finite()) {
         Ok(d)
     } else {
-        Err(not_finite())
+        Err(sensitivities_not_finite())
+    }
+}
+
+fn sensitivities_not_finite() -> DynamicsError {
+    DynamicsError::NonFiniteResult {
+        quantity: "parameter sensitivities",
+    }
+}
+
+/// [`sensitivities`] of a constrained model, by implicit differentiation of the KKT system
+/// `M q̈ + Jᵀλ = bias`, `J q̈ = γ` at its solution: column k solves
+/// `[M Jᵀ; J 0] (∂q̈/∂p_k, ∂λ/∂p_k) = −∂(M q̈ + Jᵀλ − bias, J q̈ − γ)/∂p_k` with q̈ and λ
+/// held, the residuals from one sweep in first-order dual numbers per parameter (as
+/// [`linearize`] does). Evaluating the whole constrained solve in dual vectors as long as
+/// the parameters nests them in the mass matrix's second-order duals, whose size grows as
+/// N² P: 8 masses on rods (N = 16, P = 10) overflowed a 2 MiB thread stack.
+struct ConstrainedSensitivities<'a, T, const N: usize, const M: usize, const P: usize> {
+    model: &'a T,
+    s: &'a State<N>,
+    u: &'a SVector<f64, M>,
+}
+
+impl<T, const N: usize, const M: usize, const P: usize> WithCount
+    for ConstrainedSensitivities<'_, T, N, M, P>
+where
+    T: Parametric<N, M, P>,
+{
+    type Output = Result<SMatrix<f64, N, P>, DynamicsError>;
+
+    fn run<const K: usize>(self) -> Self::Output {
+        let (model, s, u) = (self.model, self.s, self.u);
+        let solution = crate::constrained::solve::<T, N, M, K>(model, s, u, None)?;
+        let mass = crate::eval::equations(model, s, u).mass;
+        let (_, j) = crate::constrained::velocity_terms::<T, N, M, K>(model, s, u);
+        let mut kkt = DMatrix::<f64>::zeros(N + K, N + K);
+        kkt.view_mut((0, 0), (N, N)).copy_from(&mass);
+        kkt.view_mut((0, N), (N, K)).copy_from(&j.transpose());
+        kkt.view_mut((N, 0), (K, N)).copy_from(&j);
+        let kkt = kkt.lu();
+        let x = Point::new(s, u).map(Dual64::from_re);
+        let qdd = solution.accelerations.map(Dual64::from_re);
+        let lambda = solution.multipliers.map(Dual64::from_re);
+        let values = model.parameter_values();
+        let mut d = SMatrix::<f64, N, P>::zeros();
+        for k in 0..P {
+            let p = seed_column(&values, k);
+            let dynamics = model.eval_inverse_dynamics_with(&p, &x, &qdd.into());
+            let terms = WithParameters {
+                model,
+                parameters: p,
+            };
+            let (_, jp) = crate::constrained::velocity_terms_in::<_, Dual64, N, M, K>(&terms, &x);
+            let gamma = crate::constrained::gamma::<_, Dual64, N, M, K>(&terms, &x);
+            let force = jp.transpose() * lambda;
+            let velocity = jp * qdd - gamma;
+            let rhs = DVector::from_fn(N + K, |i, _| {
+                if i < N {
+                    -(dynamics[i] + force[i]).eps
+                } else {
+                    -velocity[i - N].eps
+                }
+            });
+            let column = kkt.solve(&rhs).ok_or_else(sensitivities_not_finite)?;
+            d.set_column(k, &column.rows(0, N));
+        }
+        Ok(d)
     }
 }

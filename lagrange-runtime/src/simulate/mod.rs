@@ -368,8 +368,10 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     ///
     /// # Errors
     /// A [`SimulationError`] with the trajectory up to the failed step: a non-finite initial
-    /// state, invalid settings of the run or the integrator, a step that failed, or the
-    /// step budget spent.
+    /// state, invalid settings of the run or the integrator, a start where the model has
+    /// no accelerations ([`Dynamics::accelerations`]'s error, for every integrator) or that
+    /// is off the model's constraints ([`Dynamics::check_start`]), a step that failed, or
+    /// the step budget spent.
     pub fn run<I: Integrator<T, N, M>>(
         self,
         integrator: &I,
@@ -456,6 +458,13 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         // Invalid settings of the integrator leave the trajectory empty; any other failure
         // of its start, the initial state alone (see `drive`).
         let mut memory = integrator.start(self.model, s, &mut self.inputs)?;
+        // Every method starts where the model has accelerations (the variational ones
+        // would otherwise invent a motion for undetermined ones, or fail in Newton's
+        // method without saying why) and on its constraints.
+        let u = (self.inputs)(s.t, s);
+        check_finite(s, &u, &T::COORDINATES, &T::INPUTS)?;
+        self.model.accelerations(s, &u)?;
+        self.model.check_start(s, &u)?;
         if every_step {
             self.record(trajectory, s)?;
         }

@@ -39,14 +39,15 @@ use crate::{ConstraintSolver, State};
 pub struct Projected<I> {
     /// The integrator whose steps are projected.
     pub inner: I,
-    /// The largest |φ| left after projecting.
+    /// The largest |φ_k| left after projecting, relative to Σ_i |∂φ_k/∂q_i · q_i| (see
+    /// [`project`](crate::constrained::project)).
     pub tolerance: f64,
     /// Coordinates (by index) the projection must not move.
     pub hold: Vec<usize>,
 }
 
 impl<I> Projected<I> {
-    /// `inner` with projection to |φ| ≤ 1e-12, moving every coordinate.
+    /// `inner` with projection to a relative tolerance of 1e-12, moving every coordinate.
     pub fn new(inner: I) -> Self {
         Projected {
             inner,
