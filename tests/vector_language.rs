@@ -274,3 +274,59 @@ fn derivatives_match_finite_differences() {
         .without(Part::Linearize, singular)
         .check();
 }
+
+lagrangian! {
+    /// A rigid body oriented by URDF's roll, pitch, yaw, with a full inertia tensor.
+    struct RpyBody {
+        parameters: ixx = 0.9, ixy = -0.1, ixz = 0.05, iyy = 1.3, iyz = 0.2, izz = 1.7;
+        coordinates: roll, pitch, yaw;
+        let R = rpy(roll, pitch, yaw);
+        let I = inertia(ixx, ixy, ixz, iyy, iyz, izz);
+        let w = body_angular_velocity(R);
+        kinetic = inner(w, I * w) / 2;
+    }
+}
+
+#[test]
+fn rpy_is_urdfs_convention_and_inertia_is_symmetric() {
+    let model = RpyBody::default();
+    let (ixx, ixy, ixz, iyy, iyz, izz) = (0.9, -0.1, 0.05, 1.3, 0.2, 1.7);
+    let tensor = lagrange_runtime::nalgebra::Matrix3::new(
+        ixx, ixy, ixz, //
+        ixy, iyy, iyz, //
+        ixz, iyz, izz,
+    );
+    for (angles, rates) in [
+        ([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+        ([0.0, 0.0, 0.0], [0.4, -0.7, 1.1]),
+        ([0.3, -0.6, 1.2], [0.5, 0.25, -0.8]),
+        ([-2.0, 1.1, -2.9], [-1.0, 0.3, 0.6]),
+    ] {
+        let s = state(angles, rates);
+        let lets = model.lets(&s, &NONE);
+        // nalgebra's Euler angles apply roll, then pitch, then yaw about fixed axes:
+        // Rz(yaw) Ry(pitch) Rx(roll), URDF's rpy.
+        let [r, p, y] = angles;
+        let want = Rotation3::from_euler_angles(r, p, y);
+        assert!(
+            (lets.R - want.matrix()).amax() < 1e-15,
+            "rpy{angles:?}: {} vs {}",
+            lets.R,
+            want.matrix()
+        );
+        assert_eq!(lets.I, tensor);
+        // The body rates of Z-Y-X Euler angles, in closed form.
+        let [rd, pd, yd] = rates;
+        let omega = Vector3::new(
+            rd - yd * p.sin(),
+            pd * r.cos() + yd * p.cos() * r.sin(),
+            -pd * r.sin() + yd * p.cos() * r.cos(),
+        );
+        assert!((lets.w - omega).amax() < 1e-14, "ω_b at {angles:?}");
+        let t = model.kinetic_energy(&s, &NONE);
+        let want = 0.5 * omega.dot(&(tensor * omega));
+        assert!(close(t, want), "T = {t}, ½ ωᵀ I ω = {want}");
+    }
+    // Euler angles are singular at pitch = ±π/2; everywhere else every derivative is exact.
+    Derivatives::new("RpyBody", &model).standard().check();
+}

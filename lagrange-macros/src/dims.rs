@@ -355,9 +355,15 @@ impl Inference<'_, '_, '_> {
             }
             Func::Powi | Func::Powf => self.power(&args[0], &args[1]),
             Func::Dot => Some(self.infer(&args[0])?.div(Dim::SECOND)),
-            Func::Diag => {
+            Func::Diag | Func::Inertia => {
                 let items: Vec<&Expr> = args.iter().collect();
                 self.agree(&items, None, Agreement::Elements)
+            }
+            Func::Rpy => {
+                for a in args {
+                    self.dimensionless(a, "the angles of a rotation must be dimensionless");
+                }
+                Some(Dim::ONE)
             }
             Func::RotX | Func::RotY | Func::RotZ => {
                 self.dimensionless(&args[0], "the angle of a rotation must be dimensionless");

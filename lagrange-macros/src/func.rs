@@ -38,6 +38,10 @@ names! {
         RotY = "rot_y",
         RotZ = "rot_z",
         Rot = "rot",
+        /// URDF's roll, pitch, yaw: `rot_z(y) * rot_y(p) * rot_x(r)`.
+        Rpy = "rpy",
+        /// The symmetric 3×3 inertia matrix from ixx, ixy, ixz, iyy, iyz, izz.
+        Inertia = "inertia",
         Quat = "quat",
         Inner = "inner",
         Cross = "cross",
@@ -83,7 +87,9 @@ impl Func {
             | Func::Rot
             | Func::Inner
             | Func::Cross => Arity::Exactly(2),
+            Func::Rpy => Arity::Exactly(3),
             Func::Quat => Arity::Exactly(4),
+            Func::Inertia => Arity::Exactly(6),
             Func::Diag => Arity::AtLeast(1),
         }
     }
@@ -99,6 +105,8 @@ impl Func {
             | Func::RotY
             | Func::RotZ
             | Func::Rot
+            | Func::Rpy
+            | Func::Inertia
             | Func::Quat
             | Func::Inner
             | Func::Cross

@@ -632,23 +632,7 @@ impl Lowerer<'_, '_, '_> {
                     })
                     .collect(),
             }),
-            (Matrix(rows, n), Matrix(m, cols)) if n == m => {
-                let mut elems = Vec::with_capacity(rows * cols);
-                for i in 0..rows {
-                    for j in 0..cols {
-                        let terms = (0..n)
-                            .map(|k| {
-                                self.node(Op::Mul(l.elems[i * n + k], r.elems[k * cols + j]), at)
-                            })
-                            .collect();
-                        elems.push(self.sum(terms, at));
-                    }
-                }
-                Some(Value {
-                    shape: Matrix(rows, cols),
-                    elems,
-                })
-            }
+            (Matrix(_, n), Matrix(m, _)) if n == m => Some(self.matrix_product(l, r, at)),
             (Vector(_), Vector(_)) => {
                 let hint = format!("\n= help: a product of two vectors is `inner({a}, {b})` (a scalar) or `cross({a}, {b})` (a vector)");
                 self.mismatch(at, a, l.shape, b, r.shape, &hint);
@@ -666,6 +650,26 @@ impl Lowerer<'_, '_, '_> {
                 self.mismatch(at, a, l.shape, b, r.shape, "\n= note: in a product of matrices the columns of the left must equal the rows of the right");
                 None
             }
+        }
+    }
+
+    /// The product of two matrices whose inner sizes agree.
+    fn matrix_product(&mut self, l: &Value, r: &Value, at: Extent) -> Value {
+        let (Shape::Matrix(rows, n), Shape::Matrix(_, cols)) = (l.shape, r.shape) else {
+            unreachable!("the callers check the shapes")
+        };
+        let mut elems = Vec::with_capacity(rows * cols);
+        for i in 0..rows {
+            for j in 0..cols {
+                let terms = (0..n)
+                    .map(|k| self.node(Op::Mul(l.elems[i * n + k], r.elems[k * cols + j]), at))
+                    .collect();
+                elems.push(self.sum(terms, at));
+            }
+        }
+        Value {
+            shape: Shape::Matrix(rows, cols),
+            elems,
         }
     }
 
@@ -875,6 +879,8 @@ impl Lowerer<'_, '_, '_> {
             | Func::RotX
             | Func::RotY
             | Func::RotZ
+            | Func::Rpy
+            | Func::Inertia
             | Func::Quat => (0..args.len())
                 .find(|&i| !scalar(i))
                 .map(|i| (i, "a scalar")),
@@ -968,6 +974,20 @@ impl Lowerer<'_, '_, '_> {
                 let length = self.node(Op::Unary(Unary::Sqrt, sum), at);
                 let n = [0, 1, 2].map(|i| self.node(Op::Div(axis[i], length), at));
                 self.rotation(n, x(1), at)
+            }
+            Func::Rpy => {
+                // rot_z(yaw) * rot_y(pitch) * rot_x(roll), URDF's convention.
+                let [rx, ry, rz] = [0, 1, 2].map(|axis| self.axis_rotation(axis, x(axis), at));
+                let zy = self.matrix_product(&rz, &ry, at);
+                self.matrix_product(&zy, &rx, at)
+            }
+            Func::Inertia => {
+                // ixx, ixy, ixz, iyy, iyz, izz: the upper triangle row by row.
+                let [xx, xy, xz, yy, yz, zz] = [0, 1, 2, 3, 4, 5].map(x);
+                Value {
+                    shape: Shape::Matrix(3, 3),
+                    elems: vec![xx, xy, xz, xy, yy, yz, xz, yz, zz],
+                }
             }
             Func::Quat => self.quaternion([x(0), x(1), x(2), x(3)], at),
             Func::Inner => {
