@@ -11,7 +11,7 @@
 use crate::ast::Header;
 use crate::check::key;
 use crate::dims::ModelUnits;
-use crate::lower::{Id, Let, Lowered, Op, Parameter, Shape};
+use crate::lower::{Degree, Deps, Id, Let, Lowered, Node, Op, Parameter, Shape, Value};
 use crate::names::{float, internal, private, unary_fn};
 use crate::units::Unit;
 use proc_macro2::{Delimiter, Literal, Span, TokenStream, TokenTree};
@@ -73,9 +73,11 @@ pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
             &l.coordinates,
             &l.inputs,
             &l.lets,
+            &l.nodes,
             units,
         ),
         lets_impl(l),
+        jacobians_impl(l),
     ];
     let generated = Generated::choose(l);
     let model = model_impl(l, units, &generated);
@@ -127,6 +129,7 @@ pub fn data_types(
     coordinates: &[Ident],
     inputs: &[Ident],
     lets: &[Let],
+    nodes: &[Node],
     units: Option<&ModelUnits>,
 ) -> TokenStream {
     let items = [
@@ -134,6 +137,7 @@ pub fn data_types(
         named_vector(header, "Coordinates", coordinates, "coordinates"),
         named_vector(header, "Inputs", inputs, "inputs"),
         lets_struct(header, lets),
+        jacobians_struct(header, lets, nodes, coordinates.len()),
     ];
     quote!(#(#items)*)
 }
@@ -223,6 +227,121 @@ fn lets_struct(header: &Header, lets: &[Let]) -> TokenStream {
 
 pub fn lets_type(header: &Header) -> Ident {
     format_ident!("{}Lets", header.name, span = header.name.span())
+}
+
+pub fn jacobians_type(header: &Header) -> Ident {
+    format_ident!("{}Jacobians", header.name, span = header.name.span())
+}
+
+/// Whether a `let` has a Jacobian (`lagrange_runtime::jacobian`) and at which level:
+/// `Some(false)` at position level (no velocities in it), `Some(true)` at velocity level
+/// (affine in q̇); `None` for a matrix, a value that is not affine in q̇, or an error.
+fn jacobian_level(value: Option<&Value>, nodes: &[Node]) -> Option<bool> {
+    let value = value?;
+    if matches!(value.shape, Shape::Matrix(..)) {
+        return None;
+    }
+    let elems = || value.elems.iter().map(|&e| &nodes[e]);
+    if !elems().any(|n| n.deps.has(Deps::QD)) {
+        return Some(false);
+    }
+    elems()
+        .all(|n| !matches!(n.degree, Degree::Nonlinear(_)))
+        .then_some(true)
+}
+
+/// `NameJacobians`: a `Jacobian<R, N>` for every scalar or vector `let` that has one.
+fn jacobians_struct(header: &Header, lets: &[Let], nodes: &[Node], n: usize) -> TokenStream {
+    let (name, vis) = (&header.name, &header.vis);
+    let ty = jacobians_type(header);
+    let p = private();
+    let (mut fields, mut types, mut docs) = (Vec::new(), Vec::new(), Vec::new());
+    for l in lets {
+        let Some(velocity) = jacobian_level(l.value.as_ref(), nodes) else {
+            continue;
+        };
+        let rows = l.value.as_ref().map_or(1, |v| v.elems.len());
+        fields.push(&l.name);
+        types.push(quote!(#p::jacobian::Jacobian<#rows, #n>));
+        let (matrix, drift) = if velocity {
+            ("∂/∂q̇", "∂/∂q q̇ + ∂/∂t")
+        } else {
+            ("∂/∂q", "the acceleration at q̈ = 0")
+        };
+        docs.push(format!(
+            "`let {} = {};`: `matrix` {matrix}, `drift` {drift}.",
+            key(&l.name),
+            l.text
+        ));
+    }
+    let doc = format!(
+        "The Jacobians of the `let`s of [`{name}`] by name (scalar and vector `let`s at \
+         position level, or at velocity level and affine in the velocities): what \
+         [`{name}::jacobians`] returns. See `lagrange_runtime::jacobian`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
+        #[allow(non_snake_case)]
+        #vis struct #ty {
+            #( #[doc = #docs] pub #fields: #types, )*
+        }
+    }
+}
+
+/// `Name::jacobians`, `Name::jacobians_along`, and the hidden generic method that evaluates
+/// the `let`s they differentiate.
+fn jacobians_impl(l: &Lowered) -> TokenStream {
+    let name = &l.header.name;
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let p = private();
+    let [s, u, rows, x] = ["s", "u", "rows", "x"].map(internal);
+    let (mut ids, mut velocity, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+    for lt in &l.lets {
+        let Some(level) = jacobian_level(lt.value.as_ref(), &l.nodes) else {
+            continue;
+        };
+        let Some(value) = lt.value.as_ref() else {
+            continue;
+        };
+        let (offset, r) = (ids.len(), value.elems.len());
+        ids.extend(value.elems.iter().copied());
+        velocity.extend(std::iter::repeat_n(level, r));
+        let field = &lt.name;
+        fields.push(quote!(#field: #rows.jacobian::<#r>(#offset)));
+    }
+    let ty = jacobians_type(&l.header);
+    let eval = internal("__eval_jacobian_lets");
+    let eval_fn = values_fn(l, &eval, &ids);
+    let k = ids.len();
+    quote! {
+        impl #name {
+            /// The Jacobian of every scalar and vector `let` that has one, with its drift,
+            /// at the state `s` with inputs `u` (held fixed): see `lagrange_runtime::jacobian`.
+            // `inline`: compiled only in programs that call it.
+            #[must_use]
+            #[inline]
+            pub fn jacobians(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
+                let #x = #p::eval::Point::new(#s, #u);
+                let #rows = #p::jacobian::rows::<#n, #m, #k>(
+                    &#x,
+                    &[#(#velocity),*],
+                    |#x: &#p::eval::Point<#p::Dual64, #n, #m>| self.#eval(#x),
+                    |#x: &#p::eval::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
+                );
+                #ty { #(#fields),* }
+            }
+
+            /// The Jacobians at every sample of `trajectory` (its states and recorded inputs).
+            #[must_use]
+            #[inline]
+            pub fn jacobians_along(&self, trajectory: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#ty> {
+                trajectory.map(|#s, #u| self.jacobians(#s, #u))
+            }
+
+            #eval_fn
+        }
+    }
 }
 
 /// `Name::lets`, `Name::lets_along`, and the hidden generic method that evaluates the lets.

@@ -41,7 +41,15 @@ pub fn fallback(l: &Lowered) -> TokenStream {
         })
         .collect();
     let (n, m) = (coordinates.len(), inputs.len());
-    let mut out = expand::data_types(&l.header, &parameters, &coordinates, &inputs, &lets, None);
+    let mut out = expand::data_types(
+        &l.header,
+        &parameters,
+        &coordinates,
+        &inputs,
+        &lets,
+        &l.nodes,
+        None,
+    );
     // A constraint statement with an error counts as one constraint.
     let k = l.constraints.len() + l.failed_constraints;
     out.extend(stubs(&l.header, n, m, k));
@@ -50,10 +58,11 @@ pub fn fallback(l: &Lowered) -> TokenStream {
 
 /// A `Model` impl that is never compiled into a program (the blanket impls of the
 /// runtime give it `Dynamics` and, with its constraint count, `Constrained`), and the
-/// inherent `lets` methods: code using the model reports nothing beyond the real errors.
+/// inherent `lets` and `jacobians` methods: code using the model reports nothing beyond the real errors.
 fn stubs(header: &Header, n: usize, m: usize, k: usize) -> TokenStream {
     let name = &header.name;
     let lets = expand::lets_type(header);
+    let jacobians = expand::jacobians_type(header);
     let p = quote!(::lagrange_runtime::__private);
     let stub = quote!({ ::core::unreachable!() });
     let s = quote!(_s: &#p::State<#n>);
@@ -63,6 +72,10 @@ fn stubs(header: &Header, n: usize, m: usize, k: usize) -> TokenStream {
             pub fn lets(&self, #s, _u: &#p::SVector<f64, #m>) -> #lets #stub
             /// Not generated: the model has errors.
             pub fn lets_along(&self, _t: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#lets> #stub
+            /// Not generated: the model has errors.
+            pub fn jacobians(&self, #s, _u: &#p::SVector<f64, #m>) -> #jacobians #stub
+            /// Not generated: the model has errors.
+            pub fn jacobians_along(&self, _t: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#jacobians> #stub
         }
         impl #p::Model<#n, #m> for #name {
             const COORDINATES: [&'static str; #n] = ["?"; #n];

@@ -1,0 +1,124 @@
+//! Frame Jacobians: how a quantity of the model (a `let`) moves with the velocities.
+//!
+//! `lagrangian!` gives every model `Name::jacobians(&s, &u)`, one [`Jacobian`] per scalar
+//! or vector `let` that has one:
+//!
+//! - a `let` p at position level (no velocities in it): `matrix` = ∂p/∂q and `drift` =
+//!   d²p/dt² at q̈ = 0 (J̇ q̇ and the terms of ∂p/∂t), so that ṗ = J q̇ + ∂p/∂t and
+//!   p̈ = J q̈ + drift;
+//! - a `let` v at velocity level that is affine in q̇ (an angular velocity, a contact
+//!   point's velocity): `matrix` = ∂v/∂q̇ and `drift` = ∂v/∂q q̇ + ∂v/∂t, so that
+//!   v̇ = J q̈ + drift;
+//! - matrix `let`s and `let`s that are not affine in q̇ have none.
+//!
+//! Inputs are held fixed: their rates are not known. Everything is exact (forward-mode
+//! automatic differentiation, N first-order passes and one second-order pass along the
+//! motion) and nothing is allocated.
+//!
+//! ```
+//! use lagrange_runtime::prelude::*;
+//!
+//! lagrangian! {
+//!     /// A planar arm of two unit links.
+//!     struct Arm {
+//!         coordinates: a, b;
+//!         let tip = [cos(a) + cos(a + b), sin(a) + sin(a + b)];
+//!         kinetic = dot(tip)^2 / 2;
+//!     }
+//! }
+//!
+//! let s = State::new(0.0, SVector::from([0.0, 0.5 * std::f64::consts::PI]), SVector::from([1.0, 0.0]));
+//! let j = Arm.jacobians(&s, &SVector::zeros()).tip;
+//! // At a = 0, b = π/2 the tip is at (1, 1): ∂tip/∂a = (−1, 1), ∂tip/∂b = (−1, 0).
+//! assert!((j.matrix - SMatrix::<f64, 2, 2>::new(-1.0, -1.0, 1.0, 0.0)).amax() < 1e-15);
+//! // Turning about the base at unit rate: the centripetal acceleration −(1, 1).
+//! assert!((j.drift - SVector::from([-1.0, -1.0])).amax() < 1e-15);
+//! ```
+
+use crate::eval::Point;
+use nalgebra::{SMatrix, SVector};
+use num_dual::{Dual2_64, Dual64};
+use std::array::from_fn;
+
+/// The Jacobian of an R-vector quantity of the model with respect to the velocities (see
+/// the [module docs](self)): its rate is `matrix · q̇` (+ ∂/∂t) and its acceleration
+/// `matrix · q̈ + drift`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Jacobian<const R: usize, const N: usize> {
+    /// ∂p/∂q for a position-level quantity, ∂v/∂q̇ for a velocity-level one.
+    pub matrix: SMatrix<f64, R, N>,
+    /// The acceleration at q̈ = 0.
+    pub drift: SVector<f64, R>,
+}
+
+/// The rows of every Jacobian of a model and their drifts, for the generated
+/// `jacobians`: `velocity[k]` says whether element k of the quantities is at velocity
+/// level; `eval` evaluates the K elements at a point in any scalar. Not part of the public
+/// API.
+#[doc(hidden)]
+pub struct Rows<const N: usize, const K: usize> {
+    pub matrix: [[f64; N]; K],
+    pub drift: [f64; K],
+}
+
+impl<const N: usize, const K: usize> Rows<N, K> {
+    /// The Jacobian of the R elements from `offset` on.
+    pub fn jacobian<const R: usize>(&self, offset: usize) -> Jacobian<R, N> {
+        Jacobian {
+            matrix: SMatrix::from_fn(|r, c| self.matrix[offset + r][c]),
+            drift: SVector::from_fn(|r, _| self.drift[offset + r]),
+        }
+    }
+}
+
+/// Evaluates the rows: one first-order pass per coordinate (seeded along q_j for
+/// position-level elements, along q̇_j for velocity-level ones, each pass only when some
+/// element needs it) and one second-order pass along the motion (q moving with q̇, t with
+/// 1, q̇ fixed), whose second derivative is a position-level element's drift and whose
+/// first a velocity-level element's.
+#[doc(hidden)]
+pub fn rows<const N: usize, const M: usize, const K: usize>(
+    x: &Point<f64, N, M>,
+    velocity: &[bool; K],
+    eval_first: impl Fn(&Point<Dual64, N, M>) -> [Dual64; K],
+    eval_second: impl Fn(&Point<Dual2_64, N, M>) -> [Dual2_64; K],
+) -> Rows<N, K> {
+    let mut matrix = [[0.0; N]; K];
+    let any_position = velocity.iter().any(|v| !v);
+    let any_velocity = velocity.iter().any(|v| *v);
+    for j in 0..N {
+        for (level, wanted) in [(false, any_position), (true, any_velocity)] {
+            if !wanted {
+                continue;
+            }
+            let one = |i: usize, at_level: bool| if i == j && at_level { 1.0 } else { 0.0 };
+            let seeded = Point {
+                t: Dual64::from(x.t),
+                q: from_fn(|i| Dual64::new(x.q[i], one(i, !level))),
+                qd: from_fn(|i| Dual64::new(x.qd[i], one(i, level))),
+                u: x.u.map(Dual64::from),
+            };
+            let values = eval_first(&seeded);
+            for k in 0..K {
+                if velocity[k] == level {
+                    matrix[k][j] = values[k].eps;
+                }
+            }
+        }
+    }
+    let along = Point {
+        t: Dual2_64::new(x.t, 1.0, 0.0),
+        q: from_fn(|i| Dual2_64::new(x.q[i], x.qd[i], 0.0)),
+        qd: x.qd.map(Dual2_64::from),
+        u: x.u.map(Dual2_64::from),
+    };
+    let values = eval_second(&along);
+    let drift = from_fn(|k| {
+        if velocity[k] {
+            values[k].v1
+        } else {
+            values[k].v2
+        }
+    });
+    Rows { matrix, drift }
+}
