@@ -99,9 +99,9 @@ pub fn rows<const N: usize, const M: usize, const K: usize>(
                 u: x.u.map(Dual64::from),
             };
             let values = eval_first(&seeded);
-            for k in 0..K {
-                if velocity[k] == level {
-                    matrix[k][j] = values[k].eps;
+            for ((row, value), at) in matrix.iter_mut().zip(values).zip(velocity) {
+                if *at == level {
+                    row[j] = value.eps;
                 }
             }
         }
