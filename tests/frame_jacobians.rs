@@ -61,7 +61,7 @@ fn check_against_differences<const N: usize, const M: usize, const R: usize>(
     let scale = 1.0 + jacobian.matrix.amax() + jacobian.drift.amax();
     for j in 0..N {
         let moved = |d: f64| {
-            let mut m = s.clone();
+            let mut m = *s;
             if velocity {
                 m.qd[j] += d;
             } else {
@@ -203,7 +203,7 @@ fn jacobians_along_a_trajectory_are_those_at_each_sample() {
         assert_eq!(*j, model.jacobians(s, &none));
     }
     // p̈2 = J q̈ + drift, with q̈ from the dynamics: the bob's acceleration.
-    let s = trajectory.states()[40].clone();
+    let s = trajectory.states()[40];
     let j = model.jacobians(&s, &none);
     let qdd = model.accelerations(&s, &none).expect("regular");
     let acceleration = j.p2.matrix * qdd + j.p2.drift;

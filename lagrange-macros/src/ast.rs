@@ -9,6 +9,17 @@ use syn::{Attribute, Ident, Visibility};
 pub struct Model {
     pub header: Header,
     pub statements: Vec<Statement>,
+    /// What an `urdf:` statement brought besides statements, once spliced (`urdf.rs`).
+    pub robot: Option<Robot>,
+}
+
+/// What a URDF file gives a model besides its statements.
+#[derive(Clone)]
+pub struct Robot {
+    /// The file, absolute, so that the generated code can make rustc track it.
+    pub file: String,
+    /// Each joint coordinate with its `<limit lower upper velocity effort>`, if any.
+    pub limits: Vec<(String, Option<[f64; 4]>)>,
 }
 
 /// `#[attrs] vis struct Name`: what every generated item is named by and carries along
@@ -46,6 +57,13 @@ pub enum Statement {
     },
     /// `constraint name = expr;`
     Constraint { name: Ident, value: Expr },
+    /// `urdf: "path";` or `urdf: "path" floating;`, replaced by the statements the file
+    /// declares before names are checked (`urdf.rs`).
+    Urdf {
+        keyword: Ident,
+        path: syn::LitStr,
+        floating: bool,
+    },
 }
 
 names! {
@@ -62,6 +80,7 @@ names! {
         Force = "force",
         Torque = "torque",
         Constraint = "constraint",
+        Urdf = "urdf",
     }
 }
 
@@ -79,6 +98,7 @@ impl Keyword {
             Keyword::Force => "force F on p",
             Keyword::Torque => "torque tau on R",
             Keyword::Constraint => "constraint name =",
+            Keyword::Urdf => "urdf: \"path\"",
         }
     }
 
@@ -94,7 +114,8 @@ impl Keyword {
             | Keyword::Let
             | Keyword::Force
             | Keyword::Torque
-            | Keyword::Constraint => None,
+            | Keyword::Constraint
+            | Keyword::Urdf => None,
         }
     }
 }
@@ -148,6 +169,22 @@ pub enum UnitExpr {
 pub struct Number {
     pub value: f64,
     pub span: Span,
+    /// The SI unit of a number read from a URDF file; a number the user writes has none
+    /// (it is dimensionless).
+    pub unit: Option<Si>,
+}
+
+/// The units of the numbers of a URDF file.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Si {
+    Metre,
+    Kilogram,
+    /// kg·m², a moment of inertia.
+    KilogramMetreSquared,
+    /// N·m·s, the damping of a revolute joint (N·m·s/rad).
+    NewtonMetreSecond,
+    /// N·s/m, the damping of a prismatic joint.
+    NewtonSecondPerMetre,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

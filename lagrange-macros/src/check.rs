@@ -178,6 +178,8 @@ impl<'a> Checker<'a, '_> {
                     constraints += 1;
                 }
                 Statement::Energy { .. } | Statement::Force { .. } | Statement::Torque { .. } => {}
+                // Replaced by the statements of its file before checking (`urdf.rs`).
+                Statement::Urdf { .. } => {}
             }
         }
     }
@@ -243,7 +245,7 @@ impl<'a> Checker<'a, '_> {
                     self.resolve(a, index);
                     self.resolve(b, index);
                 }
-                Statement::Coordinates(_) | Statement::Inputs(_) => {}
+                Statement::Coordinates(_) | Statement::Inputs(_) | Statement::Urdf { .. } => {}
             }
         }
     }

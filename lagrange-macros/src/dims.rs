@@ -11,7 +11,7 @@
 //! has the same rule for every shape (a matrix times a vector multiplies dimensions like a
 //! product of scalars). Units change no number: the generated code only exposes them.
 
-use crate::ast::{BinOp, Energy, Expr, Statement, UnitExpr};
+use crate::ast::{BinOp, Energy, Expr, Si, Statement, UnitExpr};
 use crate::check::{key, Checked, Symbol};
 use crate::errors::Errors;
 use crate::func::{Builtin, Func, Unary};
@@ -184,7 +184,10 @@ impl Inference<'_, '_, '_> {
                     let rule = format!("a torque must be N·m ({})", Dim::JOULE);
                     self.expect(torque, &Expected::new(Dim::JOULE, rule));
                 }
-                Statement::Parameters(_) | Statement::Coordinates(_) | Statement::Inputs(_) => {}
+                Statement::Parameters(_)
+                | Statement::Coordinates(_)
+                | Statement::Inputs(_)
+                | Statement::Urdf { .. } => {}
             }
         }
     }
@@ -252,7 +255,7 @@ impl Inference<'_, '_, '_> {
     /// The dimension of `e`, reporting every rule it breaks.
     fn infer(&mut self, e: &Expr) -> D {
         match e {
-            Expr::Number(n) => (n.value != 0.0).then_some(Dim::ONE),
+            Expr::Number(n) => (n.value != 0.0).then(|| n.unit.map_or(Dim::ONE, si)),
             Expr::Name(ident) => self.name(ident),
             Expr::Neg { operand: inner, .. } | Expr::Paren { inner, .. } => self.infer(inner),
             Expr::Binary { op, lhs, rhs } => match op {
@@ -541,6 +544,17 @@ fn text(e: &Expr) -> String {
     match s.char_indices().nth(LONG) {
         Some((end, _)) => format!("{}…", &s[..end]),
         None => s,
+    }
+}
+
+/// The dimension of a number read from a URDF file.
+fn si(unit: Si) -> Dim {
+    match unit {
+        Si::Metre => Dim::METRE,
+        Si::Kilogram => Dim::KILOGRAM,
+        Si::KilogramMetreSquared => Dim::KILOGRAM.mul(Dim::METRE.pow(2)),
+        Si::NewtonMetreSecond => Dim::JOULE.mul(Dim::SECOND),
+        Si::NewtonSecondPerMetre => Dim::NEWTON.mul(Dim::SECOND).div(Dim::METRE),
     }
 }
 

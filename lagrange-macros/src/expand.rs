@@ -82,7 +82,46 @@ pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
     let generated = Generated::choose(l);
     let model = model_impl(l, units, &generated);
     let parametric = parametric_impl(l, units, generated.sweep.is_some());
-    quote!(#(#items)* #model #parametric)
+    let robot = robot_items(l);
+    quote!(#(#items)* #model #parametric #robot)
+}
+
+/// For a model read from a URDF file: `Name::JOINT_LIMITS`, and the file included as bytes
+/// so that rustc rebuilds the crate when it changes.
+fn robot_items(l: &Lowered) -> TokenStream {
+    let Some(robot) = &l.robot else {
+        return TokenStream::new();
+    };
+    let (name, p, file) = (&l.header.name, private(), &robot.file);
+    let count = robot.limits.len();
+    let limits = robot.limits.iter().map(|(joint, limit)| {
+        let limit = match limit {
+            Some(values) => {
+                let [lower, upper, velocity, effort] = values.map(|v| {
+                    if v.is_finite() {
+                        float(v, Span::call_site())
+                    } else if v > 0.0 {
+                        quote!(f64::INFINITY)
+                    } else {
+                        quote!(f64::NEG_INFINITY)
+                    }
+                });
+                quote!(::core::option::Option::Some(#p::JointLimit { lower: #lower, upper: #upper, velocity: #velocity, effort: #effort }))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote!((#joint, #limit))
+    });
+    quote! {
+        // The file's numbers as written (`6.28318530718`, say): no lint of the user's applies.
+        #[allow(clippy::all)]
+        impl #name {
+            /// Each joint coordinate of the URDF file with its `<limit>` (in the order of
+            /// the coordinates), or `None` where the file gives none.
+            pub const JOINT_LIMITS: [(&'static str, ::core::option::Option<#p::JointLimit>); #count] = [#(#limits),*];
+        }
+        const _: &[u8] = ::core::include_bytes!(#file);
+    }
 }
 
 /// The code of the equations of motion, and the one place that chooses which generator

@@ -1,7 +1,8 @@
 //! The `lagrangian!` procedural macro. Use it through `lagrange-runtime`, which re-exports
 //! it together with the traits the generated code implements.
 //!
-//! The pipeline is `parse` (tokens → syntax tree with spans), `check` (names and scopes),
+//! The pipeline is `parse` (tokens → syntax tree with spans), `urdf` (a robot's file
+//! replaced by the statements it declares), `check` (names and scopes),
 //! `lower` (shapes and the rules that depend on what a quantity depends on; vectors and
 //! matrices lowered to one graph of scalar operations, the resolved form every later stage
 //! reads), `dims` (physical dimensions, when the declarations carry units, once names and
@@ -100,6 +101,7 @@ mod names;
 mod parse;
 mod sweep;
 mod units;
+mod urdf;
 
 #[cfg(test)]
 mod tests;
@@ -116,10 +118,13 @@ pub fn lagrangian(input: TokenStream) -> TokenStream {
 
 /// The whole macro over `proc_macro2` tokens, callable from tests.
 fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-    let model = match parse::parse(input) {
+    let mut model = match parse::parse(input) {
         Ok(model) => model,
         Err(e) => return e.to_compile_error(),
     };
+    if let Err(e) = urdf::splice(&mut model) {
+        return e.to_compile_error();
+    }
     let mut errors = errors::Errors::default();
     let checked = check::check(&model, &mut errors);
     let lowered = lower::lower(&checked, &mut errors);

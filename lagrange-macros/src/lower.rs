@@ -206,6 +206,8 @@ pub struct Lowered {
     /// The constraint statements that have an error, so none of their elements above:
     /// the stub a model with errors still emits counts each as one constraint.
     pub failed_constraints: usize,
+    /// What an `urdf:` file brought besides statements.
+    pub robot: Option<crate::ast::Robot>,
 }
 
 impl Lowered {
@@ -272,6 +274,7 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
         constraints: Vec::new(),
         lets: Vec::new(),
         failed_constraints: 0,
+        robot: c.model.robot.clone(),
     };
     let mut kinetic = None;
     for (index, statement) in c.model.statements.iter().enumerate() {
@@ -311,7 +314,10 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
                     out.failed_constraints += 1;
                 }
             }
-            Statement::Parameters(_) | Statement::Coordinates(_) | Statement::Inputs(_) => {}
+            Statement::Parameters(_)
+            | Statement::Coordinates(_)
+            | Statement::Inputs(_)
+            | Statement::Urdf { .. } => {}
         }
     }
     out.kinetic = kinetic.unwrap_or_else(|| lw.constant(0.0));

@@ -50,6 +50,7 @@ fn parse_model(input: ParseStream) -> syn::Result<Model> {
     Ok(Model {
         header: Header { attrs, vis, name },
         statements,
+        robot: None,
     })
 }
 
@@ -190,6 +191,30 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 keyword,
                 torque,
                 rotation,
+            })
+        }
+        Some(Keyword::Urdf) => {
+            input.parse::<Token![:]>()?;
+            if !input.peek(syn::LitStr) {
+                return Err(input.error(
+                    "expected the path of a URDF file, relative to the crate's Cargo.toml: `urdf: \"robot.urdf\";`",
+                ));
+            }
+            let path: syn::LitStr = input.parse()?;
+            let floating = match input.call(Ident::parse_any) {
+                Ok(word) if word == "floating" => true,
+                Ok(word) => {
+                    return Err(syn::Error::new(
+                        word.span(),
+                        "after the path, only `floating` (a free-floating base) may follow",
+                    ))
+                }
+                Err(_) => false,
+            };
+            Ok(Statement::Urdf {
+                keyword,
+                path,
+                floating,
             })
         }
         Some(Keyword::Constraint) => {
@@ -485,6 +510,7 @@ fn parse_number(input: ParseStream) -> syn::Result<Number> {
     Ok(Number {
         value,
         span: lit.span(),
+        unit: None,
     })
 }
 

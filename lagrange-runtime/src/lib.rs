@@ -21,6 +21,7 @@ pub mod linearize;
 pub mod model;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod robot;
 pub mod simulate;
 pub mod stability;
 mod state;
@@ -35,6 +36,7 @@ pub use jacobian::Jacobian;
 pub use lagrange_macros::lagrangian;
 pub use nalgebra::{self, SMatrix, SVector};
 pub use num_dual;
+pub use robot::JointLimit;
 pub use state::State;
 pub use units::Units;
 
@@ -80,6 +82,7 @@ pub mod __private {
     pub use crate::jacobian;
     pub use crate::jet;
     pub use crate::model::{Count, Energies, Level, Model, Parametric, Scalar};
+    pub use crate::robot::JointLimit;
     pub use crate::simulate;
     pub use crate::{Dynamics, DynamicsError, State, Units};
     pub use core::convert::From;

@@ -18,6 +18,7 @@ mod expand;
 mod fast;
 mod parse;
 mod properties;
+mod urdf;
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -146,6 +147,7 @@ fn statement_kind(s: &Statement) -> String {
         Statement::Force { .. } => "force".into(),
         Statement::Torque { .. } => "torque".into(),
         Statement::Constraint { name, .. } => format!("constraint {name}"),
+        Statement::Urdf { path, .. } => format!("urdf {}", path.value()),
     }
 }
 

@@ -1,0 +1,901 @@
+//! `urdf: "path";`: a robot read from its URDF file at compile time, spliced into the model
+//! as the statements a user would write by hand, before names are checked. Every later
+//! stage (names, shapes, dimensions, code generation) then treats them like the user's.
+//!
+//! The file is found relative to the crate's `Cargo.toml` (`CARGO_MANIFEST_DIR`) and read
+//! with `roxmltree`. From it come, in Pinocchio's order (a depth-first walk from the root
+//! link, a link's child joints in the order of the file):
+//!
+//! - `coordinates:` one per non-fixed joint, named by the joint (an angle for revolute and
+//!   continuous joints, a length for prismatic ones), after the floating base's
+//!   `base_x base_y base_z base_qw base_qx base_qy base_qz` with `floating`;
+//! - for each link `L`, `let L_R` (orientation), `L_p` (origin) and `L_c` (centre of
+//!   mass), in the world frame: `L_R = P_R * origin rotation * joint rotation`, `L_p =
+//!   P_p + P_R * (origin + axis q)`, `L_c = L_p + L_R * com` for the parent link `P`;
+//! - `let urdf_kinetic` = Σ ½ m |ċ|² + ½ ω_bᵀ I ω_b (ω_b = `body_angular_velocity(L_R)`,
+//!   I about the centre of mass in the link frame), `urdf_potential` = Σ m g c_z (with a
+//!   parameter `g = 9.81` unless the model declares `g`), `urdf_dissipation` = ½ Σ
+//!   damping q̇²;
+//! - `constraint mimic_<joint>` for a mimic joint, `constraint base_unit` for the floating
+//!   base's quaternion; and each joint's limits, for `Name::JOINT_LIMITS`.
+//!
+//! When the model's own declarations carry units, the spliced ones do too (rad or m for
+//! the joints, m/s² for `g`) and every number of the file is a quantity in SI units, so
+//! the whole model is dimension-checked; otherwise nothing carries a unit. Every spliced
+//! token is spanned at the path literal, and every error about the file is an error there
+//! that names the file and the line.
+
+use crate::ast::{
+    BinOp, Declared, Expr, Index, Model, Number, Parameter, Robot, Si, Statement, UnitExpr,
+};
+use proc_macro2::Span;
+use std::collections::HashMap;
+use syn::Ident;
+
+/// Replaces the model's `urdf:` statement by the statements of its file; `Ok` without one.
+pub fn splice(model: &mut Model) -> syn::Result<()> {
+    let mut found = None;
+    for (index, statement) in model.statements.iter().enumerate() {
+        if let Statement::Urdf { keyword, .. } = statement {
+            if index != 0 || found.is_some() {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    "`urdf:` is the first statement of a model, and there is one",
+                ));
+            }
+            found = Some(index);
+        }
+    }
+    let Some(index) = found else {
+        return Ok(());
+    };
+    let Statement::Urdf { path, floating, .. } = model.statements.remove(index) else {
+        unreachable!("found above")
+    };
+    let units = model.statements.iter().any(declares_units);
+    let declared: Vec<String> = model.statements.iter().flat_map(declared_names).collect();
+    let (file, text) = read(&path)?;
+    let error = |line: Option<u32>, message: String| {
+        let at = line.map_or(String::new(), |l| format!(":{l}"));
+        syn::Error::new(path.span(), format!("{}{at}: {message}", path.value()))
+    };
+    let robot = parse(&text).map_err(|(line, m)| error(line, m))?;
+    let mut writer = Writer {
+        span: path.span(),
+        units,
+    };
+    let (statements, limits) = writer
+        .statements(&robot, floating, !declared.iter().any(|n| n == "g"))
+        .map_err(|(line, m)| error(line, m))?;
+    model.statements.splice(0..0, statements);
+    model.robot = Some(Robot { file, limits });
+    Ok(())
+}
+
+/// Whether a statement declares a name with a unit.
+fn declares_units(statement: &Statement) -> bool {
+    match statement {
+        Statement::Parameters(items) => items.iter().any(|p| p.unit.is_some()),
+        Statement::Coordinates(items) | Statement::Inputs(items) => {
+            items.iter().any(|d| d.unit.is_some())
+        }
+        _ => false,
+    }
+}
+
+/// The names a statement declares.
+fn declared_names(statement: &Statement) -> Vec<String> {
+    match statement {
+        Statement::Parameters(items) => items.iter().map(|p| p.name.to_string()).collect(),
+        Statement::Coordinates(items) | Statement::Inputs(items) => {
+            items.iter().map(|d| d.name.to_string()).collect()
+        }
+        Statement::Let { name, .. } | Statement::Constraint { name, .. } => vec![name.to_string()],
+        _ => Vec::new(),
+    }
+}
+
+/// The file's absolute path and text.
+fn read(path: &syn::LitStr) -> syn::Result<(String, String)> {
+    let relative = path.value();
+    let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".to_string());
+    let full = std::path::Path::new(&base).join(&relative);
+    let text = std::fs::read_to_string(&full).map_err(|e| {
+        syn::Error::new(
+            path.span(),
+            format!(
+                "cannot read the URDF file `{relative}` (looked for {}): {e}",
+                full.display()
+            ),
+        )
+    })?;
+    Ok((full.to_string_lossy().into_owned(), text))
+}
+
+/// An error about the file: the line it concerns, if any, and what is wrong.
+type FileError = (Option<u32>, String);
+
+/// Each joint coordinate with its limits (lower, upper, velocity, effort), if any.
+type Limits = Vec<(String, Option<[f64; 4]>)>;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Revolute,
+    Continuous,
+    Prismatic,
+    Fixed,
+}
+
+struct Link {
+    name: String,
+    line: u32,
+    /// Mass, centre of mass and its frame's rotation, inertia about it (ixx ixy ixz iyy
+    /// iyz izz) in that frame.
+    inertial: Option<Inertial>,
+}
+
+struct Inertial {
+    mass: f64,
+    xyz: [f64; 3],
+    rpy: [f64; 3],
+    inertia: [f64; 6],
+}
+
+struct Joint {
+    name: String,
+    line: u32,
+    kind: Kind,
+    parent: usize,
+    child: usize,
+    xyz: [f64; 3],
+    rpy: [f64; 3],
+    axis: [f64; 3],
+    limit: Option<[f64; 4]>,
+    damping: f64,
+    /// The joint it mimics, its multiplier and offset.
+    mimic: Option<(String, f64, f64)>,
+}
+
+struct Urdf {
+    links: Vec<Link>,
+    joints: Vec<Joint>,
+}
+
+fn parse(text: &str) -> Result<Urdf, FileError> {
+    let doc = roxmltree::Document::parse(text).map_err(|e| {
+        let pos = e.pos();
+        (Some(pos.row), format!("malformed XML: {e}"))
+    })?;
+    let line = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row;
+    let robot = doc.root_element();
+    if !robot.has_tag_name("robot") {
+        return Err((
+            Some(line(robot)),
+            "the root element is not `<robot>`".into(),
+        ));
+    }
+    let mut links = Vec::new();
+    let mut index = HashMap::new();
+    for node in robot.children().filter(|n| n.has_tag_name("link")) {
+        let name = attribute(node, "name", line(node))?.to_string();
+        if index.insert(name.clone(), links.len()).is_some() {
+            return Err((Some(line(node)), format!("a second link named `{name}`")));
+        }
+        let inertial = match child(node, "inertial") {
+            Some(i) => Some(inertial(i, &line)?),
+            None => None,
+        };
+        links.push(Link {
+            name,
+            line: line(node),
+            inertial,
+        });
+    }
+    let mut joints = Vec::new();
+    let mut parent_of: HashMap<usize, usize> = HashMap::new();
+    for node in robot.children().filter(|n| n.has_tag_name("joint")) {
+        let at = line(node);
+        let name = attribute(node, "name", at)?.to_string();
+        if joints.iter().any(|j: &Joint| j.name == name) {
+            return Err((Some(at), format!("a second joint named `{name}`")));
+        }
+        let kind = match attribute(node, "type", at)? {
+            "revolute" => Kind::Revolute,
+            "continuous" => Kind::Continuous,
+            "prismatic" => Kind::Prismatic,
+            "fixed" => Kind::Fixed,
+            other => {
+                return Err((
+                    Some(at),
+                    format!(
+                        "joint `{name}` is `{other}`: the joints supported are revolute, \
+                         continuous, prismatic and fixed (a free base is `urdf: \"…\" floating;`)"
+                    ),
+                ))
+            }
+        };
+        let link_of = |tag: &str| -> Result<usize, FileError> {
+            let n = child(node, tag)
+                .ok_or_else(|| (Some(at), format!("joint `{name}` has no `<{tag}>`")))?;
+            let link = attribute(n, "link", line(n))?;
+            index.get(link).copied().ok_or_else(|| {
+                (
+                    Some(line(n)),
+                    format!("joint `{name}` names no link `{link}`"),
+                )
+            })
+        };
+        let (parent, child_link) = (link_of("parent")?, link_of("child")?);
+        if let Some(&first) = parent_of.get(&child_link) {
+            let first: &Joint = &joints[first];
+            return Err((
+                Some(at),
+                format!(
+                    "link `{}` has two parents: joint `{name}` and joint `{}` (line {})",
+                    links[child_link].name, first.name, first.line
+                ),
+            ));
+        }
+        parent_of.insert(child_link, joints.len());
+        let (xyz, rpy) = origin(node, &line)?;
+        let axis = match child(node, "axis") {
+            Some(a) => triple(a, "xyz", line(a))?.unwrap_or([1.0, 0.0, 0.0]),
+            None => [1.0, 0.0, 0.0],
+        };
+        let norm = axis.iter().map(|a| a * a).sum::<f64>().sqrt();
+        if kind != Kind::Fixed && !(norm > 0.0 && norm.is_finite()) {
+            return Err((Some(at), format!("joint `{name}` has a zero axis")));
+        }
+        let axis = axis.map(|a| a / norm);
+        let limit = match child(node, "limit") {
+            Some(l) => {
+                let get =
+                    |k: &str, default: f64| number(l, k, line(l)).map(|v| v.unwrap_or(default));
+                let (lower, upper) = if kind == Kind::Continuous {
+                    (f64::NEG_INFINITY, f64::INFINITY)
+                } else {
+                    (get("lower", 0.0)?, get("upper", 0.0)?)
+                };
+                Some([
+                    lower,
+                    upper,
+                    get("velocity", f64::INFINITY)?,
+                    get("effort", f64::INFINITY)?,
+                ])
+            }
+            None => None,
+        };
+        let damping = match child(node, "dynamics") {
+            Some(d) => number(d, "damping", line(d))?.unwrap_or(0.0),
+            None => 0.0,
+        };
+        let mimic = match child(node, "mimic") {
+            Some(m) => Some((
+                attribute(m, "joint", line(m))?.to_string(),
+                number(m, "multiplier", line(m))?.unwrap_or(1.0),
+                number(m, "offset", line(m))?.unwrap_or(0.0),
+            )),
+            None => None,
+        };
+        joints.push(Joint {
+            name,
+            line: at,
+            kind,
+            parent,
+            child: child_link,
+            xyz,
+            rpy,
+            axis,
+            limit,
+            damping,
+            mimic,
+        });
+    }
+    Ok(Urdf { links, joints })
+}
+
+fn child<'a, 'i>(node: roxmltree::Node<'a, 'i>, tag: &str) -> Option<roxmltree::Node<'a, 'i>> {
+    node.children().find(|n| n.has_tag_name(tag))
+}
+
+fn attribute<'a>(
+    node: roxmltree::Node<'a, '_>,
+    name: &str,
+    line: u32,
+) -> Result<&'a str, FileError> {
+    node.attribute(name).ok_or_else(|| {
+        (
+            Some(line),
+            format!("`<{}>` has no `{name}`", node.tag_name().name()),
+        )
+    })
+}
+
+/// An optional attribute that is one finite number.
+fn number(node: roxmltree::Node, name: &str, line: u32) -> Result<Option<f64>, FileError> {
+    let Some(text) = node.attribute(name) else {
+        return Ok(None);
+    };
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(Some(v)),
+        _ => Err((
+            Some(line),
+            format!("`{name}=\"{text}\"` is not a finite number"),
+        )),
+    }
+}
+
+/// An optional attribute of three finite numbers.
+fn triple(node: roxmltree::Node, name: &str, line: u32) -> Result<Option<[f64; 3]>, FileError> {
+    let Some(text) = node.attribute(name) else {
+        return Ok(None);
+    };
+    let values: Vec<f64> = text
+        .split_whitespace()
+        .map(str::parse::<f64>)
+        .collect::<Result<_, _>>()
+        .unwrap_or_default();
+    match values.as_slice() {
+        [a, b, c] if values.iter().all(|v| v.is_finite()) => Ok(Some([*a, *b, *c])),
+        _ => Err((
+            Some(line),
+            format!("`{name}=\"{text}\"` is not three finite numbers"),
+        )),
+    }
+}
+
+/// The `<origin xyz rpy>` of an element (zeros without one).
+fn origin(
+    node: roxmltree::Node,
+    line: &impl Fn(roxmltree::Node) -> u32,
+) -> Result<([f64; 3], [f64; 3]), FileError> {
+    match child(node, "origin") {
+        Some(o) => Ok((
+            triple(o, "xyz", line(o))?.unwrap_or_default(),
+            triple(o, "rpy", line(o))?.unwrap_or_default(),
+        )),
+        None => Ok(([0.0; 3], [0.0; 3])),
+    }
+}
+
+fn inertial(
+    node: roxmltree::Node,
+    line: &impl Fn(roxmltree::Node) -> u32,
+) -> Result<Inertial, FileError> {
+    let at = line(node);
+    let (xyz, rpy) = origin(node, line)?;
+    let mass = match child(node, "mass") {
+        Some(m) => number(m, "value", line(m))?.unwrap_or(0.0),
+        None => 0.0,
+    };
+    let mut inertia = [0.0; 6];
+    if let Some(i) = child(node, "inertia") {
+        for (k, name) in ["ixx", "ixy", "ixz", "iyy", "iyz", "izz"]
+            .iter()
+            .enumerate()
+        {
+            inertia[k] = number(i, name, line(i))?.unwrap_or(0.0);
+        }
+    }
+    if mass < 0.0 {
+        return Err((Some(at), format!("a negative mass, {mass}")));
+    }
+    Ok(Inertial {
+        mass,
+        xyz,
+        rpy,
+        inertia,
+    })
+}
+
+/// A 3×3 matrix, row by row.
+type Matrix = [[f64; 3]; 3];
+
+fn rpy_matrix([r, p, y]: [f64; 3]) -> Matrix {
+    let (sr, cr, sp, cp, sy, cy) = (r.sin(), r.cos(), p.sin(), p.cos(), y.sin(), y.cos());
+    // rot_z(y) rot_y(p) rot_x(r).
+    [
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+        [-sp, cp * sr, cp * cr],
+    ]
+}
+
+fn apply(m: &Matrix, v: [f64; 3]) -> [f64; 3] {
+    [0, 1, 2].map(|i| (0..3).map(|k| m[i][k] * v[k]).sum())
+}
+
+/// An identifier from a name of the file: characters an identifier cannot hold become
+/// `_`, and a name that would be a keyword gets a trailing `_`.
+fn identifier(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || s == "_" {
+        s.insert(0, '_');
+    }
+    if syn::parse_str::<Ident>(&s).is_err() {
+        s.push('_');
+    }
+    s
+}
+
+/// Writes the statements, every token at `span`.
+struct Writer {
+    span: Span,
+    units: bool,
+}
+
+impl Writer {
+    fn ident(&self, name: &str) -> Ident {
+        Ident::new(name, self.span)
+    }
+
+    fn name(&self, name: &str) -> Expr {
+        Expr::Name(self.ident(name))
+    }
+
+    fn number(&self, value: f64, unit: Option<Si>) -> Expr {
+        let number = Number {
+            value: value.abs(),
+            span: self.span,
+            unit: unit.filter(|_| self.units),
+        };
+        if value.is_sign_negative() && value != 0.0 {
+            Expr::Neg {
+                minus: self.span,
+                operand: Box::new(Expr::Number(number)),
+            }
+        } else {
+            Expr::Number(number)
+        }
+    }
+
+    fn binary(&self, op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+        Expr::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        }
+    }
+
+    fn call(&self, func: &str, args: Vec<Expr>) -> Expr {
+        Expr::Call {
+            func: self.ident(func),
+            args,
+            method: false,
+            close: self.span,
+        }
+    }
+
+    fn list(&self, items: Vec<Expr>) -> Expr {
+        Expr::List {
+            items,
+            open: self.span,
+            close: self.span,
+        }
+    }
+
+    fn vector(&self, v: [f64; 3], unit: Option<Si>) -> Expr {
+        self.list(v.iter().map(|&x| self.number(x, unit)).collect())
+    }
+
+    fn matrix(&self, m: &Matrix, unit: Option<Si>) -> Expr {
+        self.list(m.iter().map(|row| self.vector(*row, unit)).collect())
+    }
+
+    fn unit(&self, symbol: &str) -> Option<crate::ast::UnitExpr> {
+        self.units.then(|| match symbol {
+            "1" => UnitExpr::One,
+            "m/s^2" => UnitExpr::Div(
+                Box::new(UnitExpr::Symbol(self.ident("m"))),
+                Box::new(UnitExpr::Pow(
+                    Box::new(UnitExpr::Symbol(self.ident("s"))),
+                    2,
+                )),
+            ),
+            s => UnitExpr::Symbol(self.ident(s)),
+        })
+    }
+
+    fn declared(&self, name: &str, unit: &str) -> Declared {
+        Declared {
+            name: self.ident(name),
+            unit: self.unit(unit),
+        }
+    }
+
+    fn let_(&self, name: &str, value: Expr) -> Statement {
+        Statement::Let {
+            name: self.ident(name),
+            value,
+        }
+    }
+
+    /// A sum of terms; `0` for none.
+    fn sum(&self, terms: Vec<Expr>) -> Expr {
+        terms
+            .into_iter()
+            .reduce(|a, b| self.binary(BinOp::Add, a, b))
+            .unwrap_or_else(|| self.number(0.0, None))
+    }
+
+    /// The rotation of a joint by its coordinate `q` about its unit `axis`: an axis
+    /// rotation when the axis is a coordinate axis, so that its zeros stay literal.
+    fn joint_rotation(&self, axis: [f64; 3], q: &str) -> Expr {
+        for (k, f) in ["rot_x", "rot_y", "rot_z"].iter().enumerate() {
+            let others = (0..3).filter(|&i| i != k).all(|i| axis[i] == 0.0);
+            if others && axis[k].abs() == 1.0 {
+                let angle = if axis[k] > 0.0 {
+                    self.name(q)
+                } else {
+                    Expr::Neg {
+                        minus: self.span,
+                        operand: Box::new(self.name(q)),
+                    }
+                };
+                return self.call(f, vec![angle]);
+            }
+        }
+        self.call("rot", vec![self.vector(axis, None), self.name(q)])
+    }
+
+    /// The statements and the joint limits.
+    #[allow(clippy::too_many_lines)]
+    fn statements(
+        &mut self,
+        robot: &Urdf,
+        floating: bool,
+        declare_g: bool,
+    ) -> Result<(Vec<Statement>, Limits), FileError> {
+        let (links, joints) = (&robot.links, &robot.joints);
+        if links.is_empty() {
+            return Err((None, "the robot has no links".into()));
+        }
+        // The root: the one link that is no joint's child.
+        let children: Vec<usize> = joints.iter().map(|j| j.child).collect();
+        let roots: Vec<usize> = (0..links.len()).filter(|l| !children.contains(l)).collect();
+        let root = match roots.as_slice() {
+            [root] => *root,
+            [] => {
+                return Err((
+                    None,
+                    "the joints form a loop: every link has a parent".into(),
+                ))
+            }
+            [a, b, ..] => {
+                return Err((
+                    Some(links[*b].line),
+                    format!(
+                        "two root links, `{}` and `{}`: a robot is one tree",
+                        links[*a].name, links[*b].name
+                    ),
+                ))
+            }
+        };
+        // Depth first from the root, a link's child joints in file order.
+        let mut order = Vec::new();
+        let mut stack = vec![root];
+        let mut seen = vec![false; links.len()];
+        while let Some(link) = stack.pop() {
+            seen[link] = true;
+            let below: Vec<usize> = (0..joints.len())
+                .filter(|&j| joints[j].parent == link)
+                .collect();
+            for &j in below.iter().rev() {
+                stack.push(joints[j].child);
+            }
+            if link != root {
+                let j = (0..joints.len())
+                    .find(|&j| joints[j].child == link)
+                    .expect("a child");
+                order.push(j);
+            }
+        }
+        if let Some(l) = (0..links.len()).find(|&l| !seen[l]) {
+            return Err((
+                Some(links[l].line),
+                format!(
+                    "link `{}` is on a loop of joints, not below the root",
+                    links[l].name
+                ),
+            ));
+        }
+        // Identifiers, distinct after replacing characters.
+        let mut taken: HashMap<String, (String, u32)> = HashMap::new();
+        let mut claim = |id: String, what: String, line: u32| -> Result<String, FileError> {
+            if let Some((other, at)) = taken.get(&id) {
+                return Err((
+                    Some(line),
+                    format!("{what} and {other} (line {at}) are both `{id}` as identifiers"),
+                ));
+            }
+            taken.insert(id.clone(), (what, line));
+            Ok(id)
+        };
+        let mut link_id = vec![String::new(); links.len()];
+        for (l, link) in links.iter().enumerate() {
+            let id = identifier(&link.name);
+            for suffix in ["R", "p", "c"] {
+                claim(
+                    format!("{id}_{suffix}"),
+                    format!("link `{}`", link.name),
+                    link.line,
+                )?;
+            }
+            link_id[l] = id;
+        }
+        let mut joint_id = vec![String::new(); joints.len()];
+        for &j in &order {
+            let joint = &joints[j];
+            if joint.kind != Kind::Fixed {
+                joint_id[j] = claim(
+                    identifier(&joint.name),
+                    format!("joint `{}`", joint.name),
+                    joint.line,
+                )?;
+            }
+        }
+
+        let mut out = Vec::new();
+        let mut coordinates = Vec::new();
+        if floating {
+            for (n, unit) in [
+                ("base_x", "m"),
+                ("base_y", "m"),
+                ("base_z", "m"),
+                ("base_qw", "1"),
+                ("base_qx", "1"),
+                ("base_qy", "1"),
+                ("base_qz", "1"),
+            ] {
+                coordinates.push(self.declared(n, unit));
+            }
+        }
+        let mut limits = Vec::new();
+        for &j in &order {
+            let joint = &joints[j];
+            let unit = match joint.kind {
+                Kind::Fixed => continue,
+                Kind::Prismatic => "m",
+                Kind::Revolute | Kind::Continuous => "rad",
+            };
+            coordinates.push(self.declared(&joint_id[j], unit));
+            limits.push((joint_id[j].clone(), joint.limit));
+        }
+        if !coordinates.is_empty() {
+            out.push(Statement::Coordinates(coordinates));
+        }
+        if declare_g {
+            out.push(Statement::Parameters(vec![Parameter {
+                name: self.ident("g"),
+                default: Some(self.number(9.81, None)),
+                unit: self.unit("m/s^2"),
+            }]));
+        }
+
+        // The root's frame, then each link's below its joint.
+        let r = &link_id[root];
+        let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let (root_r, root_p) = if floating {
+            (
+                self.call(
+                    "quat",
+                    ["base_qw", "base_qx", "base_qy", "base_qz"]
+                        .map(|n| self.name(n))
+                        .into(),
+                ),
+                self.list(["base_x", "base_y", "base_z"].map(|n| self.name(n)).into()),
+            )
+        } else {
+            (
+                self.matrix(&identity, None),
+                self.vector([0.0; 3], Some(Si::Metre)),
+            )
+        };
+        out.push(self.let_(&format!("{r}_R"), root_r));
+        out.push(self.let_(&format!("{r}_p"), root_p));
+        // Whether each link's frame moves with the coordinates.
+        let mut moves = vec![false; links.len()];
+        moves[root] = floating;
+        let mut frames = vec![root];
+        for &j in &order {
+            let joint = &joints[j];
+            let (parent, child) = (&link_id[joint.parent], &link_id[joint.child]);
+            moves[joint.child] = moves[joint.parent] || joint.kind != Kind::Fixed;
+            let origin = rpy_matrix(joint.rpy);
+            let mut rotation = self.name(&format!("{parent}_R"));
+            if origin != identity {
+                rotation = self.binary(BinOp::Mul, rotation, self.matrix(&origin, None));
+            }
+            let mut offset = self.vector(joint.xyz, Some(Si::Metre));
+            match joint.kind {
+                Kind::Revolute | Kind::Continuous => {
+                    let turn = self.joint_rotation(joint.axis, &joint_id[j]);
+                    rotation = self.binary(BinOp::Mul, rotation, turn);
+                }
+                Kind::Prismatic => {
+                    let along = apply(&origin, joint.axis);
+                    let slide = self.binary(
+                        BinOp::Mul,
+                        self.name(&joint_id[j]),
+                        self.vector(along, None),
+                    );
+                    offset = self.binary(BinOp::Add, offset, slide);
+                }
+                Kind::Fixed => {}
+            }
+            let position = self.binary(
+                BinOp::Add,
+                self.name(&format!("{parent}_p")),
+                self.binary(BinOp::Mul, self.name(&format!("{parent}_R")), offset),
+            );
+            out.push(self.let_(&format!("{child}_R"), rotation));
+            out.push(self.let_(&format!("{child}_p"), position));
+            frames.push(joint.child);
+        }
+        // Centres of mass, and the energies.
+        let (mut kinetic, mut potential) = (Vec::new(), Vec::new());
+        for &l in &frames {
+            let id = &link_id[l];
+            let inertial = links[l].inertial.as_ref();
+            let com = inertial.map_or([0.0; 3], |i| i.xyz);
+            let c = if com == [0.0; 3] {
+                self.name(&format!("{id}_p"))
+            } else {
+                self.binary(
+                    BinOp::Add,
+                    self.name(&format!("{id}_p")),
+                    self.binary(
+                        BinOp::Mul,
+                        self.name(&format!("{id}_R")),
+                        self.vector(com, Some(Si::Metre)),
+                    ),
+                )
+            };
+            out.push(self.let_(&format!("{id}_c"), c));
+            let Some(inertial) =
+                inertial.filter(|i| i.mass > 0.0 || i.inertia.iter().any(|&x| x != 0.0))
+            else {
+                continue;
+            };
+            // A link that does not move adds constants to the energies: left out, as
+            // Pinocchio leaves it out.
+            if !moves[l] {
+                continue;
+            }
+            let m = inertial.mass;
+            let c = || self.name(&format!("{id}_c"));
+            if m > 0.0 {
+                // m g c_z
+                let height = Expr::Index {
+                    base: Box::new(c()),
+                    indices: vec![Index {
+                        value: 2,
+                        span: self.span,
+                    }],
+                    close: self.span,
+                };
+                let weight = self.binary(
+                    BinOp::Mul,
+                    self.number(m, Some(Si::Kilogram)),
+                    self.name("g"),
+                );
+                potential.push(self.binary(BinOp::Mul, weight, height));
+                let speed = self.binary(
+                    BinOp::Pow,
+                    self.call("dot", vec![c()]),
+                    self.number(2.0, None),
+                );
+                let half = self.binary(
+                    BinOp::Div,
+                    self.number(m, Some(Si::Kilogram)),
+                    self.number(2.0, None),
+                );
+                kinetic.push(self.binary(BinOp::Mul, half, speed));
+            }
+            let [xx, xy, xz, yy, yz, zz] = inertial.inertia;
+            let principal = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]];
+            if principal != [[0.0; 3]; 3] {
+                // The inertia about the centre of mass in the link frame: R I Rᵀ.
+                let frame = rpy_matrix(inertial.rpy);
+                let tensor: Matrix = std::array::from_fn(|i| {
+                    std::array::from_fn(|j| {
+                        let mut s = 0.0;
+                        for a in 0..3 {
+                            for b in 0..3 {
+                                s += frame[i][a] * principal[a][b] * frame[j][b];
+                            }
+                        }
+                        s
+                    })
+                });
+                let w = || self.call("body_angular_velocity", vec![self.name(&format!("{id}_R"))]);
+                let spin = self.binary(
+                    BinOp::Mul,
+                    self.matrix(&tensor, Some(Si::KilogramMetreSquared)),
+                    w(),
+                );
+                let energy = self.call("inner", vec![w(), spin]);
+                kinetic.push(self.binary(BinOp::Div, energy, self.number(2.0, None)));
+            }
+        }
+        let kinetic = self.sum(kinetic);
+        out.push(self.let_("urdf_kinetic", kinetic));
+        let potential = self.sum(potential);
+        out.push(self.let_("urdf_potential", potential));
+        let mut dissipation = Vec::new();
+        for &j in &order {
+            let joint = &joints[j];
+            if joint.kind == Kind::Fixed || joint.damping == 0.0 {
+                continue;
+            }
+            let unit = if joint.kind == Kind::Prismatic {
+                Si::NewtonSecondPerMetre
+            } else {
+                Si::NewtonMetreSecond
+            };
+            let rate = self.binary(
+                BinOp::Pow,
+                self.call("dot", vec![self.name(&joint_id[j])]),
+                self.number(2.0, None),
+            );
+            let half = self.binary(
+                BinOp::Div,
+                self.number(joint.damping, Some(unit)),
+                self.number(2.0, None),
+            );
+            dissipation.push(self.binary(BinOp::Mul, half, rate));
+        }
+        let dissipation = self.sum(dissipation);
+        out.push(self.let_("urdf_dissipation", dissipation));
+        // Constraints: the base's unit quaternion, and mimic joints.
+        if floating {
+            let squares = ["base_qw", "base_qx", "base_qy", "base_qz"]
+                .map(|n| self.binary(BinOp::Pow, self.name(n), self.number(2.0, None)));
+            let norm = self.sum(squares.into());
+            out.push(Statement::Constraint {
+                name: self.ident("base_unit"),
+                value: self.binary(BinOp::Sub, norm, self.number(1.0, None)),
+            });
+        }
+        for &j in &order {
+            let joint = &joints[j];
+            let Some((other, multiplier, offset)) = &joint.mimic else {
+                continue;
+            };
+            let Some(o) = joints.iter().position(|k| &k.name == other) else {
+                return Err((
+                    Some(joint.line),
+                    format!("joint `{}` mimics no joint `{other}`", joint.name),
+                ));
+            };
+            if joint.kind == Kind::Fixed || joints[o].kind == Kind::Fixed {
+                return Err((
+                    Some(joint.line),
+                    format!("joint `{}` mimics across a fixed joint", joint.name),
+                ));
+            }
+            let unit = (joint.kind == Kind::Prismatic).then_some(Si::Metre);
+            let followed = self.binary(
+                BinOp::Mul,
+                self.number(*multiplier, None),
+                self.name(&joint_id[o]),
+            );
+            let target = self.binary(BinOp::Add, followed, self.number(*offset, unit));
+            let name = format!("mimic_{}", joint_id[j]);
+            out.push(Statement::Constraint {
+                name: self.ident(&name),
+                value: self.binary(BinOp::Sub, self.name(&joint_id[j]), target),
+            });
+        }
+        Ok((out, limits))
+    }
+}

@@ -1,0 +1,321 @@
+//! Robots read from their URDF files (`urdf: "path";`) against Pinocchio 4.1: the UR5 and
+//! the Franka Panda of `example-robot-data`, their mass matrices (`crba`), inverse
+//! dynamics (`rnea`), bias (`nonLinearEffects`), gravity, forward dynamics (`aba`),
+//! energies, and the end-effector frame's position, orientation and Jacobian, at the six
+//! states of `tests/robots/*.json` (made by `tests/robots/reference.py`; see its README).
+
+mod common;
+
+use common::derivatives::Derivatives;
+use lagrange_runtime::prelude::*;
+use serde_json::Value;
+
+lagrangian! {
+    /// The UR5 arm, torque-controlled.
+    pub struct Ur5 {
+        urdf: "tests/robots/ur5.urdf";
+        inputs: tau1, tau2, tau3, tau4, tau5, tau6;
+        // The tool frame's angular velocity, in the world frame, for its Jacobian.
+        let tool0_w = angular_velocity(tool0_R);
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+        force tau1 on shoulder_pan_joint;
+        force tau2 on shoulder_lift_joint;
+        force tau3 on elbow_joint;
+        force tau4 on wrist_1_joint;
+        force tau5 on wrist_2_joint;
+        force tau6 on wrist_3_joint;
+    }
+}
+
+lagrangian! {
+    /// The Franka Panda with its two fingers; the second mimics the first (a constraint).
+    pub struct Panda {
+        urdf: "tests/robots/panda.urdf";
+        let panda_hand_w = angular_velocity(panda_hand_R);
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+        dissipation = urdf_dissipation;
+    }
+}
+
+lagrangian! {
+    /// The UR5 with units on the user's declarations: the URDF's names carry theirs, and
+    /// the whole model is dimension-checked.
+    pub struct Ur5Units {
+        urdf: "tests/robots/ur5.urdf";
+        inputs: tau1 [N*m];
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+        force tau1 on shoulder_pan_joint;
+    }
+}
+
+fn reference(robot: &str) -> Value {
+    let path = format!("{}/tests/robots/{robot}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).expect("the reference data")).expect("JSON")
+}
+
+fn vector<const N: usize>(v: &Value) -> SVector<f64, N> {
+    let a = v.as_array().expect("an array");
+    assert_eq!(a.len(), N);
+    SVector::from_fn(|i, _| a[i].as_f64().expect("a number"))
+}
+
+fn matrix<const R: usize, const C: usize>(v: &Value) -> SMatrix<f64, R, C> {
+    let rows = v.as_array().expect("rows");
+    assert_eq!(rows.len(), R);
+    SMatrix::from_fn(|i, j| rows[i][j].as_f64().expect("a number"))
+}
+
+/// |got − want| ≤ 1e-12 · max(1, |want|), entry by entry.
+fn agree<const R: usize, const C: usize>(
+    got: &SMatrix<f64, R, C>,
+    want: &SMatrix<f64, R, C>,
+    what: &str,
+) {
+    let scale = want.amax().max(1.0);
+    let err = (got - want).amax();
+    assert!(
+        err <= 1e-12 * scale,
+        "{what}: off by {err:e} (scale {scale:e})\n got {got}\nwant {want}"
+    );
+}
+
+#[test]
+fn ur5_matches_pinocchio() {
+    let model = Ur5::default();
+    let data = reference("ur5");
+    let names: Vec<&str> = data["joint_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(<Ur5 as Dynamics<6, 6>>::COORDINATES.to_vec(), names);
+    for state in data["states"].as_array().unwrap() {
+        let label = state["label"].as_str().unwrap();
+        let s = State::new(0.0, vector::<6>(&state["q"]), vector::<6>(&state["v"]));
+        let (a, tau) = (vector::<6>(&state["a"]), vector::<6>(&state["tau"]));
+        let none = SVector::<f64, 6>::zeros();
+        agree(
+            &model.mass_matrix(&s, &none),
+            &matrix(&state["mass_matrix"]),
+            &format!("crba, {label}"),
+        );
+        agree(
+            &model.inverse_dynamics(&s, &a, &none),
+            &vector(&state["rnea"]),
+            &format!("rnea, {label}"),
+        );
+        agree(
+            &model.inverse_dynamics(&s, &SVector::zeros(), &none),
+            &vector(&state["nle"]),
+            &format!("nonLinearEffects, {label}"),
+        );
+        let rest = State::new(0.0, s.q, SVector::zeros());
+        agree(
+            &model.inverse_dynamics(&rest, &SVector::zeros(), &none),
+            &vector(&state["gravity"]),
+            &format!("gravity, {label}"),
+        );
+        let qdd = model.accelerations(&s, &tau).expect("regular");
+        agree(&qdd, &vector(&state["aba"]), &format!("aba, {label}"));
+        let energies = SVector::from([
+            model.kinetic_energy(&s, &none),
+            model.potential_energy(&s, &none),
+        ]);
+        let want = SVector::from([
+            state["kinetic"].as_f64().unwrap(),
+            state["potential"].as_f64().unwrap(),
+        ]);
+        agree(&energies, &want, &format!("energies, {label}"));
+        let lets = model.lets(&s, &none);
+        agree(
+            &lets.tool0_p,
+            &vector(&state["frame_position"]),
+            &format!("tool0 position, {label}"),
+        );
+        agree(
+            &lets.tool0_R,
+            &matrix(&state["frame_rotation"]),
+            &format!("tool0 rotation, {label}"),
+        );
+        let j = model.jacobians(&s, &none);
+        let jacobian: SMatrix<f64, 6, 6> = matrix(&state["frame_jacobian"]);
+        agree(
+            &j.tool0_p.matrix,
+            &jacobian.fixed_rows::<3>(0).into_owned(),
+            &format!("linear Jacobian, {label}"),
+        );
+        agree(
+            &j.tool0_w.matrix,
+            &jacobian.fixed_rows::<3>(3).into_owned(),
+            &format!("angular Jacobian, {label}"),
+        );
+    }
+    // The joint limits of the file, in the order of the coordinates.
+    let (joint, limit) = Ur5::JOINT_LIMITS[1];
+    assert_eq!(joint, "shoulder_lift_joint");
+    let limit = limit.expect("a limit");
+    // As the file writes it, `lower="-6.28318530718" upper="6.28318530718"`: 2π to 12 digits.
+    let written: f64 = "6.28318530718".parse().unwrap();
+    assert_eq!((limit.lower, limit.upper), (-written, written));
+    assert_eq!((limit.velocity, limit.effort), (3.15, 150.0));
+}
+
+#[test]
+fn panda_matches_pinocchio() {
+    let model = Panda::default();
+    let data = reference("panda");
+    let names: Vec<&str> = data["joint_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(<Panda as Dynamics<9, 0>>::COORDINATES.to_vec(), names);
+    // The second finger mimics the first: one constraint, which Pinocchio's reference
+    // leaves out, so the quantities compared are those of the unconstrained model.
+    assert_eq!(
+        <Panda as lagrange_runtime::model::Model<9, 0>>::CONSTRAINT_NAMES,
+        ["mimic_panda_finger_joint2"]
+    );
+    let none = SVector::<f64, 0>::zeros();
+    for state in data["states"].as_array().unwrap() {
+        let label = state["label"].as_str().unwrap();
+        let s = State::new(0.0, vector::<9>(&state["q"]), vector::<9>(&state["v"]));
+        let a = vector::<9>(&state["a"]);
+        agree(
+            &model.mass_matrix(&s, &none),
+            &matrix(&state["mass_matrix"]),
+            &format!("crba, {label}"),
+        );
+        // inverse_dynamics includes the joints' damping, which Pinocchio's rnea has not.
+        let damping = model.generalized_forces(&s, &none);
+        agree(
+            &(model.inverse_dynamics(&s, &a, &none) + damping),
+            &vector(&state["rnea"]),
+            &format!("rnea, {label}"),
+        );
+        let energies = SVector::from([
+            model.kinetic_energy(&s, &none),
+            model.potential_energy(&s, &none),
+        ]);
+        let want = SVector::from([
+            state["kinetic"].as_f64().unwrap(),
+            state["potential"].as_f64().unwrap(),
+        ]);
+        agree(&energies, &want, &format!("energies, {label}"));
+        let lets = model.lets(&s, &none);
+        agree(
+            &lets.panda_hand_p,
+            &vector(&state["frame_position"]),
+            &format!("hand position, {label}"),
+        );
+        agree(
+            &lets.panda_hand_R,
+            &matrix(&state["frame_rotation"]),
+            &format!("hand rotation, {label}"),
+        );
+        let j = model.jacobians(&s, &none);
+        let jacobian: SMatrix<f64, 6, 9> = matrix(&state["frame_jacobian"]);
+        agree(
+            &j.panda_hand_p.matrix,
+            &jacobian.fixed_rows::<3>(0).into_owned(),
+            &format!("linear Jacobian, {label}"),
+        );
+        agree(
+            &j.panda_hand_w.matrix,
+            &jacobian.fixed_rows::<3>(3).into_owned(),
+            &format!("angular Jacobian, {label}"),
+        );
+    }
+    // The damping of the file: D = ½ Σ c q̇², 0.003 on the arm, 0.3 on the fingers.
+    let s = State::new(0.0, SVector::zeros(), SVector::from_element(1.0));
+    assert!((model.dissipation(&s, &none) - 0.5 * (7.0 * 0.003 + 2.0 * 0.3)).abs() < 1e-15);
+}
+
+#[test]
+fn units_carry_through_a_urdf_model() {
+    // Dimension-checked at compile time; the dynamics are the UR5's.
+    let (plain, with_units) = (Ur5::default(), Ur5Units::default());
+    let s = State::new(
+        0.0,
+        SVector::from([0.1, -0.5, 0.9, 0.2, -0.3, 0.4]),
+        SVector::from_element(0.3),
+    );
+    let m = plain.mass_matrix(&s, &SVector::zeros());
+    agree(
+        &with_units.mass_matrix(&s, &SVector::zeros()),
+        &m,
+        "mass matrix with units",
+    );
+    let units = <Ur5Units as lagrange_runtime::model::Model<6, 1>>::UNITS.expect("units");
+    assert_eq!(units.coordinates, ["rad"; 6]);
+    assert_eq!(units.inputs, ["N*m"]);
+}
+
+#[test]
+fn derivatives_match_finite_differences() {
+    Derivatives::new("Ur5", &Ur5::default()).standard().check();
+}
+
+lagrangian! {
+    /// A free-floating box from its URDF: a base position, a unit quaternion.
+    pub struct FloatingBox {
+        urdf: "tests/robots/box.urdf" floating;
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+    }
+}
+
+lagrangian! {
+    /// The same box written by hand: the centre of mass c = p + R r, the inertia
+    /// R_i diag(I) R_iᵀ in the link frame.
+    pub struct HandBox {
+        parameters: m = 2.0, g = 9.81;
+        coordinates: x, y, z, w, a, b, c;
+        let R = quat(w, a, b, c);
+        let com = [x, y, z] + R * [0.1, -0.05, 0.2];
+        let Ri = rpy(0.3, -0.2, 0.5);
+        let omega = body_angular_velocity(R);
+        kinetic = m/2 * dot(com)^2 + inner(omega, Ri * diag(0.1, 0.2, 0.25) * transpose(Ri) * omega) / 2;
+        potential = m * g * com.z;
+        constraint unit = w^2 + a^2 + b^2 + c^2 - 1;
+    }
+}
+
+#[test]
+fn a_floating_base_is_the_free_body_written_by_hand() {
+    assert_eq!(
+        <FloatingBox as Dynamics<7, 0>>::COORDINATES,
+        ["base_x", "base_y", "base_z", "base_qw", "base_qx", "base_qy", "base_qz"]
+    );
+    let (urdf, hand) = (FloatingBox::default(), HandBox::default());
+    let mut rng = common::Rng(3);
+    let none = SVector::<f64, 0>::zeros();
+    for k in 0..5 {
+        // A state on the constraints: |n| = 1 and n · ṅ = 0 (at rest for k = 0).
+        let n = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize();
+        let mut nd = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+        nd -= n * n.dot(&nd);
+        let p = SVector::<f64, 3>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+        let pd = SVector::<f64, 3>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+        let scale = if k == 0 { 0.0 } else { 1.0 };
+        let q = SVector::from_fn(|i, _| if i < 3 { p[i] } else { n[i - 3] });
+        let qd = SVector::from_fn(|i, _| scale * if i < 3 { pd[i] } else { nd[i - 3] });
+        let s = State::new(0.0, q, qd);
+        agree(
+            &urdf.mass_matrix(&s, &none),
+            &hand.mass_matrix(&s, &none),
+            "mass matrix",
+        );
+        let (a, b) = (
+            urdf.accelerations(&s, &none).unwrap(),
+            hand.accelerations(&s, &none).unwrap(),
+        );
+        agree(&a, &b, &format!("accelerations, state {k}"));
+        assert!((urdf.energy(&s, &none) - hand.energy(&s, &none)).abs() < 1e-13);
+    }
+}
