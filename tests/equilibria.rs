@@ -593,3 +593,39 @@ fn derivatives_match_finite_differences() {
         )
         .check();
 }
+
+lagrangian! {
+    /// A mass on a spring in x, driven along y at unit speed: it can never rest.
+    pub struct DrivenSlider {
+        parameters: m = 1.0, k = 2.0;
+        coordinates: x, y;
+        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+        potential = k/2 * x^2;
+        constraint drive = y - t;
+    }
+}
+
+/// Issue 29, item 4: `equilibrium` returned `Ok`, a "rest" state (called Marginal) that
+/// violates the driving constraint's velocity form ẏ − 1 = 0 by 1. Now an error that names
+/// the constraint.
+#[test]
+fn a_driving_constraint_has_no_equilibrium() {
+    let error = equilibrium(
+        &DrivenSlider::default(),
+        &SVector::from([0.3, 2.0]),
+        &SVector::zeros(),
+        2.0,
+    )
+    .unwrap_err();
+    assert_eq!(
+        error,
+        DynamicsError::ConstraintsForbidSteadyState {
+            constraints: vec![("drive", -1.0)]
+        }
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("`drive` (velocity form) = -1e0") && message.contains("driving"),
+        "{message}"
+    );
+}

@@ -444,9 +444,9 @@ fn redundant<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
 ///
 /// Positions: Newton steps with the minimum-norm correction Δq = −J_fᵀ (J_f J_fᵀ)⁻¹ φ,
 /// J_f the Jacobian of the holonomic constraints with the held columns removed, until
-/// every |φ_k| ≤ `tolerance` · Σ_i |∂φ_k/∂q_i · q_i|: the tolerance is relative, the change
-/// of φ_k when every coordinate changes by that fraction of itself, so that it means the
-/// same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
+/// every |φ_k| ≤ `tolerance` · max_i |∂φ_k/∂q_i| · max_i |q_i|: the tolerance is relative,
+/// the change of φ_k when the coordinates change by that fraction of their size, so that it
+/// means the same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
 /// constraints, holonomic and nonholonomic (exact in one step, the constraints being
 /// affine in q̇).
 ///
@@ -508,13 +508,16 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     Ok(State::new(s.t, q, qd))
 }
 
-/// Σ_i |c_ki x_i| for each row k of `c`: how much the constraint of row k changes when
-/// every entry of x changes by its own size, the scale its residual is relative to.
+/// max_i |c_ki| · max_i |x_i| for each row k of `c`: how much the constraint of row k
+/// changes when the entries of x change by their size, the scale its residual is relative
+/// to. Not Σ_i |c_ki x_i|: an entry of c that is itself a cancellation (a contact
+/// constraint's row at a symmetric state) can be rounding noise times a large x_i, and the
+/// residual's rounding is that of the whole row.
 fn scales<const K: usize, const N: usize>(
     c: &SMatrix<f64, K, N>,
     x: &SVector<f64, N>,
 ) -> SVector<f64, K> {
-    SVector::from_fn(|k, _| (0..N).map(|i| (c[(k, i)] * x[i]).abs()).sum())
+    SVector::from_fn(|k, _| c.row(k).amax() * x.amax())
 }
 
 /// |r| relative to `scale`: 0 for an exact 0, infinite for a residual that is not finite,
@@ -542,7 +545,7 @@ fn worst<const K: usize>(residuals: &SVector<f64, K>, scales: &SVector<f64, K>) 
 /// `Ok` if `s` satisfies the constraints to rounding ([`CONSTRAINED_START`](tolerances::CONSTRAINED_START)
 /// relative to each one's scale), at position level (holonomic ones) and velocity level
 /// (all), else [`DynamicsError::OffConstraints`] naming those it violates: the check of a
-/// simulation's start. A velocity form J q̇ + j is relative to Σ |J_ki q̇_i| + |j_k|.
+/// simulation's start. A velocity form J q̇ + j is relative to max|J_k| max|q̇| + |j_k|.
 pub(crate) fn check_on_constraints<
     T: Model<N, M>,
     const N: usize,

@@ -268,7 +268,9 @@ fn residual_jacobian<T: Model<N, M>, const N: usize, const M: usize>(
 /// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
 /// nearby, or, without constraints, a singular Jacobian: a neutral direction such as a free
 /// translation; with constraints the Gauss–Newton steps are damped and a neutral direction
-/// gets no step), and the errors of [`Dynamics::accelerations`] and [`linearize`] there.
+/// gets no step), [`DynamicsError::ConstraintsForbidSteadyState`] when the model cannot
+/// rest on its constraints (a driving constraint `y - t` is violated at q̇ = 0), and the
+/// errors of [`Dynamics::accelerations`] and [`linearize`] there.
 ///
 /// # Example
 /// ```

@@ -51,15 +51,16 @@ pub(crate) const PROJECTION_ITERATIONS: usize = 50;
 pub(crate) const VELOCITY_CONSISTENCY: f64 = 1e-9;
 
 /// The default tolerance of [`Projected`](crate::simulate::Projected) on the position
-/// residuals |φ_k|, relative to Σ|∂φ_k/∂q_i q_i| (what φ_k changes by when every coordinate
-/// changes by that fraction of itself; see [`project`](crate::constrained::project)): a few
+/// residuals |φ_k|, relative to max|∂φ_k/∂q| max|q| (what φ_k changes by when the
+/// coordinates change by that fraction of their size; see
+/// [`project`](crate::constrained::project)): a few
 /// thousand ε, which Newton reaches in one or two iterations from a step's drift, tight
 /// enough that the drift never accumulates. Relative, so that a pendulum of length 1000 m
 /// is held as well as one of 1 m: an absolute 1e-12 was below the rounding of its φ.
 pub(crate) const PROJECTED_TOLERANCE: f64 = 1e-12;
 
 /// A simulation starts only from a state on its constraints: each residual at most this
-/// fraction of its scale (Σ|∂φ_k/∂q_i q_i| at position level, Σ|J_ki q̇_i| + |j_k| at
+/// fraction of its scale (max|∂φ_k/∂q| max|q| at position level, max|J_k| max|q̇| + |j_k| at
 /// velocity level). A state computed in `f64` from a parametrization (x = l sin θ) or by
 /// [`project`](crate::constrained::project) is on them to a few ε; a violation above √ε is a
 /// start that was never put on them, which every integrator would otherwise carry along
