@@ -425,3 +425,45 @@ fn derivatives_match_finite_differences() {
         .without(Part::Sensitivities, redundant)
         .check();
 }
+
+/// Issue 29, item 8: Baumgarte gains were not checked. NaN gave a misleading "non-finite at
+/// this state", α = −50 was accepted and the run diverged. Invalid gains are now refused
+/// before the first step, as every setting, and by the stabilized accelerations themselves.
+#[test]
+fn baumgarte_gains_are_checked_before_the_first_step() {
+    let model = Pendulum::default();
+    let start = State::new(0.0, SVector::from([0.6, -0.8]), SVector::zeros());
+    for (alpha, beta, why) in [
+        (f64::NAN, 10.0, "finite"),
+        (10.0, f64::INFINITY, "finite"),
+        (-50.0, 10.0, "negative"),
+        (10.0, -1.0, "negative"),
+    ] {
+        let stabilized = Baumgarte::new(&model, Stabilization { alpha, beta });
+        let error = Simulation::new(&stabilized, start)
+            .run(&Rk4::new(1e-3), 1.0)
+            .unwrap_err();
+        assert!(
+            matches!(error.reason, StepError::InvalidSettings(w) if w.contains("Baumgarte") && w.contains(why)),
+            "α = {alpha}, β = {beta}: {error}"
+        );
+        assert!(error.trajectory.is_empty());
+        let direct = model.stabilized_accelerations(&start, &U, Stabilization { alpha, beta });
+        assert!(
+            matches!(direct, Err(DynamicsError::InvalidSetting(w)) if w.contains("Baumgarte")),
+            "{direct:?}"
+        );
+    }
+    // Zero gains are the plain constrained equations.
+    let plain = Baumgarte::new(
+        &model,
+        Stabilization {
+            alpha: 0.0,
+            beta: 0.0,
+        },
+    );
+    assert_eq!(
+        plain.accelerations(&start, &U),
+        model.accelerations(&start, &U)
+    );
+}

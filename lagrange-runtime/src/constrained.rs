@@ -59,6 +59,28 @@ pub struct Stabilization {
     pub beta: f64,
 }
 
+impl Stabilization {
+    /// Whether the gains are usable: finite, α ≥ 0 (a negative α makes the velocity-level
+    /// violation grow instead of decay) and β ≥ 0 (β enters squared; its sign means
+    /// nothing).
+    ///
+    /// # Errors
+    /// [`DynamicsError::InvalidSetting`] saying which gain is wrong.
+    pub fn check(&self) -> Result<(), DynamicsError> {
+        if !(self.alpha.is_finite() && self.beta.is_finite()) {
+            Err(DynamicsError::InvalidSetting(
+                "the Baumgarte gains must be finite",
+            ))
+        } else if self.alpha < 0.0 || self.beta < 0.0 {
+            Err(DynamicsError::InvalidSetting(
+                "the Baumgarte gains must not be negative: a negative alpha makes the constraint violation grow",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// The constraints as written: φ(q, t) for holonomic ones, A q̇ + b for nonholonomic ones.
 pub fn residuals<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
@@ -302,15 +324,19 @@ pub struct Solution<const N: usize, const K: usize> {
 /// The accelerations and the multipliers λ, optionally with Baumgarte stabilization.
 ///
 /// # Errors
-/// As [`eval::accelerations`](crate::eval::accelerations), and
+/// As [`eval::accelerations`](crate::eval::accelerations),
 /// [`DynamicsError::RedundantConstraints`] naming the constraints whose Jacobian rows are
-/// dependent.
+/// dependent, and [`DynamicsError::InvalidSetting`] for gains that
+/// [`Stabilization::check`] refuses.
 pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
 ) -> Result<Solution<N, K>, DynamicsError> {
+    if let Some(gains) = stabilization {
+        gains.check()?;
+    }
     check_state::<T, N, M>(s, u)?;
     let Equations {
         mass,
@@ -654,7 +680,8 @@ pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
     /// The accelerations with Baumgarte stabilization of the constraints.
     ///
     /// # Errors
-    /// As [`Dynamics::accelerations`].
+    /// As [`Dynamics::accelerations`], and [`DynamicsError::InvalidSetting`] for gains
+    /// that [`Stabilization::check`] refuses.
     fn stabilized_accelerations(
         &self,
         s: &State<N>,
@@ -737,6 +764,9 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
+    if let Some(gains) = stabilization {
+        gains.check()?;
+    }
     T::Constraints::with(Accelerations {
         model,
         s,
@@ -977,6 +1007,11 @@ impl<T: ConstraintSolver<N, M>, const N: usize, const M: usize> Dynamics<N, M>
     ) -> Result<SVector<f64, N>, DynamicsError> {
         self.model
             .stabilized_accelerations(s, u, self.stabilization)
+    }
+    /// The gains must be valid ([`Stabilization::check`]); the state need not be on the
+    /// constraints, which the stabilization pulls it back to.
+    fn check_start(&self, _: &State<N>, _: &SVector<f64, M>) -> Result<(), DynamicsError> {
+        self.stabilization.check()
     }
     fn inverse_dynamics(
         &self,

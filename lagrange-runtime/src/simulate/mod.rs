@@ -469,13 +469,17 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         // Invalid settings of the integrator leave the trajectory empty; any other failure
         // of its start, the initial state alone (see `drive`).
         let mut memory = integrator.start(self.model, s, &mut self.inputs)?;
-        // Every method starts where the model has accelerations (the variational ones
-        // would otherwise invent a motion for undetermined ones, or fail in Newton's
-        // method without saying why) and on its constraints.
+        // Every method starts with the model's own settings valid (Baumgarte gains), on its
+        // constraints, and where it has accelerations (the variational methods would
+        // otherwise invent a motion for undetermined ones, or fail in Newton's method
+        // without saying why).
         let u = (self.inputs)(s.t, s);
         check_finite(s, &u, &T::COORDINATES, &T::INPUTS)?;
+        self.model.check_start(s, &u).map_err(|e| match e {
+            DynamicsError::InvalidSetting(why) => StepError::InvalidSettings(why),
+            e => StepError::Dynamics(e),
+        })?;
         self.model.accelerations(s, &u)?;
-        self.model.check_start(s, &u)?;
         if every_step {
             self.record(trajectory, s)?;
         }
