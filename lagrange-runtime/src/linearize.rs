@@ -62,11 +62,19 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
     /// [`tangent`](Self::tangent): `Vᵀ A V`, d × d. Its eigenvalues are the system's,
     /// without the spurious ones of the constraint directions; without constraints it is
     /// [`a`](Self::a).
+    ///
+    /// # Panics
+    /// If [`tangent`](Self::tangent) (a public field) has not 2N rows; the methods that
+    /// return `Result` ([`spectrum`](Self::spectrum),
+    /// [`lqr_gain`](crate::control::lqr_gain)) check it and return an error instead.
     pub fn reduced_a(&self) -> DMatrix<f64> {
         self.tangent.transpose() * self.a() * &self.tangent
     }
 
     /// B in the independent coordinates of [`reduced_a`](Self::reduced_a): `Vᵀ B`, d × M.
+    ///
+    /// # Panics
+    /// As [`reduced_a`](Self::reduced_a).
     pub fn reduced_b(&self) -> DMatrix<f64> {
         self.tangent.transpose() * self.b()
     }
@@ -75,9 +83,24 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
     /// state (q, q̇). See [`stability`](crate::stability).
     ///
     /// # Errors
-    /// [`DynamicsError::NonFiniteResult`] if the eigenvalue iteration does not converge.
+    /// [`DynamicsError::NonFiniteResult`] if the eigenvalue iteration does not converge;
+    /// [`DynamicsError::InvalidSetting`] if [`tangent`](Self::tangent) (a public field) has
+    /// not 2N rows and at most 2N columns.
     pub fn spectrum(&self) -> Result<Spectrum<N>, DynamicsError> {
+        if self.tangent_mismatch().is_some() {
+            return Err(DynamicsError::InvalidSetting(
+                "the tangent basis of a Linearization must have 2N rows and at most 2N columns",
+            ));
+        }
         crate::stability::spectrum(&self.reduced_a(), &self.tangent)
+    }
+
+    /// If [`tangent`](Self::tangent) has a shape that does not fit, the shape it should
+    /// have (2N rows, at most 2N columns) and the one it has: every `Result`-returning use
+    /// of it checks this first.
+    pub(crate) fn tangent_mismatch(&self) -> Option<((usize, usize), (usize, usize))> {
+        let found = self.tangent.shape();
+        (found.0 != 2 * N || found.1 > 2 * N).then_some(((2 * N, found.1.min(2 * N)), found))
     }
 }
 
