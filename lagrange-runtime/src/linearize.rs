@@ -339,8 +339,12 @@ where
         let (gram, phi_gradient, phi_size) = holonomic_terms(model, &q, u, t);
         let rest = State::new(t, q, SVector::zeros());
         residual = model.accelerations(&rest, u)?.amax().max(phi_size);
-        let scale = jacobian.amax().max(1.0) * (1.0 + q.amax());
-        if force.amax().max(phi_size) <= tolerances::EQUILIBRIUM * scale {
+        let acceptance = tolerances::equilibrium_acceptance(
+            tolerances::EQUILIBRIUM,
+            q.amax(),
+            jacobian.amax().max(1.0),
+        );
+        if force.amax().max(phi_size) <= acceptance {
             return SteadyMotion::at(model, rest, u);
         }
         iterations += 1;

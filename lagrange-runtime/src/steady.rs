@@ -312,10 +312,10 @@ fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             .iter()
             .flatten()
             .fold(0.0f64, |m, x| m.max(x.abs()))
-            .max(f64::MIN_POSITIVE)
-            * (1.0 + z.amax());
-        if residual <= tolerances::EQUILIBRIUM * scale
-            || (stalled && residual <= tolerances::STALLED_EQUILIBRIUM * scale)
+            .max(f64::MIN_POSITIVE);
+        let accept = |relative| tolerances::equilibrium_acceptance(relative, z.amax(), scale);
+        if residual <= accept(tolerances::EQUILIBRIUM)
+            || (stalled && residual <= accept(tolerances::STALLED_EQUILIBRIUM))
         {
             let x = s.state::<f64, K>(&z);
             return Ok(State::new(x.t, SVector::from(x.q), SVector::from(x.qd)));

@@ -105,6 +105,20 @@ pub(crate) const SHORTEST_STEP: f64 = 1e-4;
 /// |∂F/∂q| (1 + |q|): a few hundred ε of the force's own scale.
 pub(crate) const EQUILIBRIUM: f64 = 1e-13;
 
+/// The loosest acceptance of an equilibrium or a steady motion, as a fraction of the
+/// Jacobian's scale, however large the coordinates. The acceptance grows with |q| because a
+/// force evaluated at q is uncertain by about ε |∂F/∂q| |q|; past this fraction the state is
+/// not resolved at all, and growing further accepted anything (from a guess of 1e300 rad, a
+/// pendulum with θ̈ = −8).
+pub(crate) const LOOSEST_EQUILIBRIUM: f64 = 1e-6;
+
+/// The acceptance of an equilibrium or steady-motion residual: `relative` ([`EQUILIBRIUM`]
+/// or [`STALLED_EQUILIBRIUM`]) times 1 + |q| for the rounding of coordinates of size
+/// `size`, at most [`LOOSEST_EQUILIBRIUM`], times the Jacobian's scale `jacobian`.
+pub(crate) fn equilibrium_acceptance(relative: f64, size: f64, jacobian: f64) -> f64 {
+    (relative * (1.0 + size)).min(LOOSEST_EQUILIBRIUM) * jacobian
+}
+
 // ----- Stability -------------------------------------------------------------------------
 
 /// The default margin of [`Spectrum::stability`](crate::stability::Spectrum::stability): a
