@@ -157,7 +157,7 @@ fn long_run_follows_the_angle_pendulum() {
     assert_eq!(cart.len(), 301);
     // Measured: positions 1.4e-10, velocities 8.1e-10, λ 8.5e-10 (relative) apart; the
     // violation stays below the projection tolerance, 1e-12 relative to the rod's scale
-    // Σ|∂φ/∂q_i q_i| = 2l².
+    // max|∂φ/∂q| max|q| ≤ 2l².
     assert!(dpos < 5e-10, "positions differ by {dpos:e}");
     assert!(dvel < 3e-9, "velocities differ by {dvel:e}");
     assert!(dlam < 3e-9, "λ differs from T/(2l) by {dlam:e}");

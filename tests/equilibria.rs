@@ -593,3 +593,68 @@ fn derivatives_match_finite_differences() {
         )
         .check();
 }
+
+lagrangian! {
+    /// A mass on a spring in x, driven along y at unit speed: it can never rest.
+    pub struct DrivenSlider {
+        parameters: m = 1.0, k = 2.0;
+        coordinates: x, y;
+        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+        potential = k/2 * x^2;
+        constraint drive = y - t;
+    }
+}
+
+/// Issue 29, item 4: `equilibrium` returned `Ok`, a "rest" state (called Marginal) that
+/// violates the driving constraint's velocity form ẏ − 1 = 0 by 1. Now an error that names
+/// the constraint.
+#[test]
+fn a_driving_constraint_has_no_equilibrium() {
+    let error = equilibrium(
+        &DrivenSlider::default(),
+        &SVector::from([0.3, 2.0]),
+        &SVector::zeros(),
+        2.0,
+    )
+    .unwrap_err();
+    assert_eq!(
+        error,
+        DynamicsError::ConstraintsForbidSteadyState {
+            constraints: vec![("drive", -1.0)]
+        }
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("`drive` (velocity form) = -1e0") && message.contains("driving"),
+        "{message}"
+    );
+}
+
+/// Issue 29, item 13: from a guess of 1e300 rad, `equilibrium` returned `Ok` at a state
+/// where θ̈ = −8: the acceptance grew with |q| (for the rounding of q) without a bound. It
+/// is now capped, so a state whose coordinates are too large to resolve is no equilibrium.
+#[test]
+fn a_huge_guess_is_not_accepted_as_an_equilibrium() {
+    let p = Pendulum::default();
+    let u = SVector::from([0.0]);
+    for guess in [1e300, 1e100, 1e20] {
+        let q = SVector::from([guess]);
+        let qdd = p.accelerations(&State::at_rest(q), &u).unwrap()[0];
+        match equilibrium(&p, &q, &u, 0.0) {
+            Err(DynamicsError::NoEquilibrium { .. }) => {}
+            Ok(found) => {
+                let qdd = p.accelerations(&found.state, &u).unwrap()[0];
+                panic!("{guess}: accepted θ = {} with θ̈ = {qdd}", found.state.q[0]);
+            }
+            Err(other) => panic!("{guess}: {other} (θ̈ = {qdd} at the guess)"),
+        }
+    }
+    // A large but resolved angle (many turns) still has its equilibria.
+    let turns = 2.0 * PI * 1000.0;
+    let found = equilibrium(&p, &SVector::from([turns + 0.1]), &u, 0.0).unwrap();
+    assert!(
+        (found.state.q[0] - turns).abs() < 1e-9,
+        "{}",
+        found.state.q[0]
+    );
+}

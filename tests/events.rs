@@ -8,7 +8,7 @@ mod common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{
-    DormandPrince, Event, Projected, Rattle, Rk4, Simulation, Trajectory, Variational,
+    DormandPrince, Event, Projected, Rattle, Rk4, Simulation, StepError, Trajectory, Variational,
 };
 
 const G: f64 = 9.81;
@@ -265,8 +265,8 @@ lagrangian! {
 }
 
 /// Found by a probe: a function exactly 0 at a step's end was counted twice; a NaN inside
-/// the bracket was returned as the crossing; a stop and a record at one crossing depended
-/// on the order the events were added.
+/// the bracket was returned as the crossing (now an error naming the event, issue 29); a
+/// stop and a record at one crossing depended on the order the events were added.
 #[test]
 fn crossings_at_step_ends_nan_brackets_and_simultaneous_events() {
     let start = State::at_rest(SVector::from([1.0]));
@@ -284,13 +284,14 @@ fn crossings_at_step_ends_nan_brackets_and_simultaneous_events() {
             t * t * t - 0.5
         }
     };
-    let run = Simulation::new(&Osc, start)
+    let error = Simulation::new(&Osc, start)
         .event(Event::stop("nan", g))
         .run(&Rk4::new(1.0), 2.0)
-        .unwrap();
-    let hit = run.stopped_by().unwrap();
-    assert!(hit.state.t >= 0.5f64.cbrt() - 1e-12, "{hit:?}");
-    assert!(g(hit.state.t, &hit.state) >= 0.0, "{hit:?}");
+        .unwrap_err();
+    assert!(
+        matches!(error.reason, StepError::EventIsNaN { event: "nan", t } if t > 0.3 && t < 0.6),
+        "{error}"
+    );
 
     // x = cos t crosses 0 at π/2: recorded once, whichever event is added first.
     for stop_first in [true, false] {
@@ -325,4 +326,59 @@ fn derivatives_match_finite_differences() {
         .standard()
         .check();
     Derivatives::new("Osc", &Osc).standard().check();
+}
+
+/// Issue 29, item 7: an event function that was NaN at a step's end was skipped, and the
+/// run returned `Ok` with the crossing of x = cos t through 1/√2 at 0.79000 instead of
+/// π/4 = 0.78540. A NaN wherever the function is evaluated now fails the run, naming the
+/// event and the time, and the trajectory keeps the steps before it.
+#[test]
+fn a_nan_event_function_fails_the_run_naming_the_event() {
+    let start = State::at_rest(SVector::from([1.0]));
+    let g = |t: f64, s: &State<1>| {
+        if t == 0.75 {
+            f64::NAN
+        } else {
+            s.q[0] - std::f64::consts::FRAC_1_SQRT_2
+        }
+    };
+    let error = Simulation::new(&Osc, start)
+        .event(Event::stop("half", g))
+        .run(&Rk4::new(0.25), 2.0)
+        .unwrap_err();
+    assert_eq!(
+        error.reason,
+        StepError::EventIsNaN {
+            event: "half",
+            t: 0.75
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "simulation stopped at t = 0.5: the function of the event `half` is NaN at t = 0.75: \
+         its crossings cannot be found"
+    );
+    let times: Vec<f64> = error.trajectory.states().iter().map(|s| s.t).collect();
+    assert_eq!(times, [0.0, 0.25, 0.5]);
+    // NaN at the start.
+    let error = Simulation::new(&Osc, start)
+        .event(Event::record("start", |_t, _s: &State<1>| f64::NAN))
+        .run(&Rk4::new(0.25), 2.0)
+        .unwrap_err();
+    assert_eq!(
+        error.reason,
+        StepError::EventIsNaN {
+            event: "start",
+            t: 0.0
+        }
+    );
+    // Without the NaN, the crossing is at π/4.
+    let run = Simulation::new(&Osc, start)
+        .event(Event::stop("half", |_t, s: &State<1>| {
+            s.q[0] - std::f64::consts::FRAC_1_SQRT_2
+        }))
+        .run(&Rk4::new(0.25), 2.0)
+        .unwrap();
+    let t = run.stopped_by().unwrap().state.t;
+    assert!((t - std::f64::consts::FRAC_PI_4).abs() < 1e-4, "{t}"); // RK4 at h = 0.25: 2e-5
 }

@@ -207,7 +207,7 @@ fn a_spin_through_pitch_ninety_degrees_is_exact_with_quaternions_and_singular_wi
             );
         }
         // The projection tolerance 1e-12 is relative to the constraint's scale
-        // Σ|∂φ/∂q_i q_i| = 2 |n|² = 2.
+        // max|∂φ/∂q| max|q| ≤ 2 |n|² = 2.
         let unit = body.violation(run.last(), &none());
         assert!(
             unit.position <= loose.unwrap_or(2e-12),

@@ -892,3 +892,43 @@ fn derivatives_match_finite_differences() {
         .random(3)
         .check();
 }
+
+/// Issue 29, item 6: `tangent` is a public field; with a wrong shape, `spectrum`,
+/// `lqr_gain` and `Gain::from_matrix`, which return `Result`, panicked in a matrix product.
+/// They now return errors naming the tangent basis.
+#[test]
+fn a_tangent_of_the_wrong_shape_is_an_error_not_a_panic() {
+    use lagrange_runtime::control::{lqr_gain, ControlError, Gain};
+    let model = Pendulum::default();
+    let lin = linearize(
+        &model,
+        &State::at_rest(SVector::from([3.0])),
+        &SVector::zeros(),
+    )
+    .unwrap();
+    for (rows, columns) in [(3, 2), (1, 1), (2, 3), (0, 0)] {
+        let mut bad = lin.clone();
+        bad.tangent = DMatrix::identity(rows, columns);
+        let error = bad.spectrum().unwrap_err();
+        assert!(
+            matches!(error, DynamicsError::InvalidSetting(w) if w.contains("tangent")),
+            "{rows} × {columns}: {error}"
+        );
+        let expected = (2, columns.min(2));
+        let want = ControlError::DimensionMismatch {
+            matrix: "tangent",
+            expected,
+            found: (rows, columns),
+        };
+        let q = DMatrix::identity(2, 2);
+        assert_eq!(lqr_gain(&bad, &q, &SMatrix::identity()).unwrap_err(), want);
+        assert_eq!(
+            Gain::from_matrix(&DMatrix::zeros(1, 2), &bad).unwrap_err(),
+            want
+        );
+    }
+    // The right shape: a reduced basis of one column works.
+    let mut reduced = lin.clone();
+    reduced.tangent = DMatrix::from_column_slice(2, 1, &[1.0, 0.0]);
+    assert_eq!(reduced.spectrum().unwrap().eigenvalues.len(), 1);
+}

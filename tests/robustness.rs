@@ -214,3 +214,41 @@ fn a_real_power_is_finite_at_zero() {
         }
     }
 }
+
+lagrangian! {
+    /// A potential with a parameter exponent: x^n goes through the integer power for x ≤ 0.
+    struct HugeExponent {
+        parameters: k = 1.0, n = -2147483647.0;
+        coordinates: x;
+        kinetic = dot(x)^2 / 2;
+        potential = k * x^n;
+    }
+}
+
+/// Issue 29, item 10: an exponent near i32::MIN made `linearize` (and the public
+/// `jet::powi(2.0, i32::MIN)`) panic with an integer overflow inside num-dual. At x = −2
+/// the power and its derivatives underflow to zero.
+#[test]
+fn an_exponent_near_i32_min_does_not_panic() {
+    use lagrange_runtime::linearize::{linearize, sensitivities};
+    let s = State::at_rest(SVector::from([-2.0]));
+    let u = SVector::zeros();
+    for n in [-2147483647.0, -2147483646.0] {
+        let model = HugeExponent { k: 1.0, n };
+        let lin = linearize(&model, &s, &u).unwrap_or_else(|e| panic!("n = {n}: {e}"));
+        assert_eq!(lin.d_q[(0, 0)], 0.0, "n = {n}");
+        assert_eq!(lin.accelerations[0], 0.0, "n = {n}");
+        sensitivities(&model, &s, &u).unwrap_or_else(|e| panic!("n = {n}: {e}"));
+    }
+    // (−2)^(2³¹ − 1) overflows: an error, not a panic.
+    let model = HugeExponent {
+        k: 1.0,
+        n: 2147483647.0,
+    };
+    assert!(linearize(&model, &s, &u).is_err());
+    assert_eq!(lagrange_runtime::jet::powi(2.0, i32::MIN), [0.0, 0.0, 0.0]);
+    assert_eq!(
+        lagrange_runtime::functions::powi(0.5, i32::MIN + 1),
+        f64::INFINITY
+    );
+}

@@ -628,3 +628,31 @@ fn derivatives_match_finite_differences() {
         .check();
     Derivatives::new("BlowUp", &BlowUp).standard().check();
 }
+
+/// Issue 29, item 9: `Trajectory::new` takes any names; one with a comma or a line break
+/// made `write_csv` return `Ok` with a header of more fields than its rows. It is now an
+/// `InvalidInput` error naming the name, and nothing is written.
+#[test]
+fn write_csv_refuses_names_that_would_break_its_columns() {
+    for name in ["x,y", "x\ny", "say \"x\"", ""] {
+        let mut tr = Trajectory::new(&[name], &["f"]);
+        tr.push(
+            State::at_rest(SVector::from([1.0])),
+            SVector::from([0.0]),
+            0.0,
+        );
+        let mut out = Vec::new();
+        let error = tr.write_csv(&mut out).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{name:?}");
+        assert!(error.to_string().contains(&format!("`{name}`")), "{error}");
+        assert!(out.is_empty());
+        // The same for an input name.
+        let mut tr = Trajectory::new(&["x"], &[name]);
+        tr.push(
+            State::at_rest(SVector::from([1.0])),
+            SVector::from([0.0]),
+            0.0,
+        );
+        assert!(tr.write_csv(&mut Vec::new()).is_err(), "{name:?}");
+    }
+}

@@ -465,3 +465,36 @@ fn derivatives_match_finite_differences() {
         )
         .check();
 }
+
+lagrangian! {
+    /// An inverted pendulum: θ̈ = (g/l) sin θ, eigenvalues ±√(g/l) at the top.
+    pub struct Inverted {
+        parameters: g = 9.81, l = 1.0;
+        coordinates: theta;
+        kinetic = l^2/2 * dot(theta)^2;
+        potential = g * l * cos(theta);
+    }
+}
+
+/// Issue 29, item 12: `classify(f64::NAN)` called an unstable spectrum Marginal (every
+/// comparison with a NaN is false). A NaN or negative margin now counts as 0.
+#[test]
+fn a_nan_margin_does_not_hide_an_instability() {
+    let top = State::at_rest(SVector::from([0.0]));
+    let spectrum = linearize(&Inverted::default(), &top, &SVector::zeros())
+        .unwrap()
+        .spectrum()
+        .unwrap();
+    assert_close(
+        spectrum.largest_real_part(),
+        9.81f64.sqrt(),
+        1.0,
+        1e-12,
+        "growth rate",
+    );
+    for margin in [f64::NAN, -1.0, 0.0, 1e-4] {
+        assert_eq!(spectrum.classify(margin), Stability::Unstable, "{margin}");
+    }
+    // An infinite margin counts every real part as zero.
+    assert_eq!(spectrum.classify(f64::INFINITY), Stability::Marginal);
+}

@@ -59,6 +59,28 @@ pub struct Stabilization {
     pub beta: f64,
 }
 
+impl Stabilization {
+    /// Whether the gains are usable: finite, α ≥ 0 (a negative α makes the velocity-level
+    /// violation grow instead of decay) and β ≥ 0 (β enters squared; its sign means
+    /// nothing).
+    ///
+    /// # Errors
+    /// [`DynamicsError::InvalidSetting`] saying which gain is wrong.
+    pub fn check(&self) -> Result<(), DynamicsError> {
+        if !(self.alpha.is_finite() && self.beta.is_finite()) {
+            Err(DynamicsError::InvalidSetting(
+                "the Baumgarte gains must be finite",
+            ))
+        } else if self.alpha < 0.0 || self.beta < 0.0 {
+            Err(DynamicsError::InvalidSetting(
+                "the Baumgarte gains must not be negative: a negative alpha makes the constraint violation grow",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// The constraints as written: φ(q, t) for holonomic ones, A q̇ + b for nonholonomic ones.
 pub fn residuals<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
@@ -302,15 +324,19 @@ pub struct Solution<const N: usize, const K: usize> {
 /// The accelerations and the multipliers λ, optionally with Baumgarte stabilization.
 ///
 /// # Errors
-/// As [`eval::accelerations`](crate::eval::accelerations), and
+/// As [`eval::accelerations`](crate::eval::accelerations),
 /// [`DynamicsError::RedundantConstraints`] naming the constraints whose Jacobian rows are
-/// dependent.
+/// dependent, and [`DynamicsError::InvalidSetting`] for gains that
+/// [`Stabilization::check`] refuses.
 pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
 ) -> Result<Solution<N, K>, DynamicsError> {
+    if let Some(gains) = stabilization {
+        gains.check()?;
+    }
     check_state::<T, N, M>(s, u)?;
     let Equations {
         mass,
@@ -444,9 +470,9 @@ fn redundant<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
 ///
 /// Positions: Newton steps with the minimum-norm correction Δq = −J_fᵀ (J_f J_fᵀ)⁻¹ φ,
 /// J_f the Jacobian of the holonomic constraints with the held columns removed, until
-/// every |φ_k| ≤ `tolerance` · Σ_i |∂φ_k/∂q_i · q_i|: the tolerance is relative, the change
-/// of φ_k when every coordinate changes by that fraction of itself, so that it means the
-/// same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
+/// every |φ_k| ≤ `tolerance` · max_i |∂φ_k/∂q_i| · max_i |q_i|: the tolerance is relative,
+/// the change of φ_k when the coordinates change by that fraction of their size, so that it
+/// means the same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
 /// constraints, holonomic and nonholonomic (exact in one step, the constraints being
 /// affine in q̇).
 ///
@@ -508,13 +534,16 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     Ok(State::new(s.t, q, qd))
 }
 
-/// Σ_i |c_ki x_i| for each row k of `c`: how much the constraint of row k changes when
-/// every entry of x changes by its own size, the scale its residual is relative to.
+/// max_i |c_ki| · max_i |x_i| for each row k of `c`: how much the constraint of row k
+/// changes when the entries of x change by their size, the scale its residual is relative
+/// to. Not Σ_i |c_ki x_i|: an entry of c that is itself a cancellation (a contact
+/// constraint's row at a symmetric state) can be rounding noise times a large x_i, and the
+/// residual's rounding is that of the whole row.
 fn scales<const K: usize, const N: usize>(
     c: &SMatrix<f64, K, N>,
     x: &SVector<f64, N>,
 ) -> SVector<f64, K> {
-    SVector::from_fn(|k, _| (0..N).map(|i| (c[(k, i)] * x[i]).abs()).sum())
+    SVector::from_fn(|k, _| c.row(k).amax() * x.amax())
 }
 
 /// |r| relative to `scale`: 0 for an exact 0, infinite for a residual that is not finite,
@@ -542,7 +571,7 @@ fn worst<const K: usize>(residuals: &SVector<f64, K>, scales: &SVector<f64, K>) 
 /// `Ok` if `s` satisfies the constraints to rounding ([`CONSTRAINED_START`](tolerances::CONSTRAINED_START)
 /// relative to each one's scale), at position level (holonomic ones) and velocity level
 /// (all), else [`DynamicsError::OffConstraints`] naming those it violates: the check of a
-/// simulation's start. A velocity form J q̇ + j is relative to Σ |J_ki q̇_i| + |j_k|.
+/// simulation's start. A velocity form J q̇ + j is relative to max|J_k| max|q̇| + |j_k|.
 pub(crate) fn check_on_constraints<
     T: Model<N, M>,
     const N: usize,
@@ -651,7 +680,8 @@ pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
     /// The accelerations with Baumgarte stabilization of the constraints.
     ///
     /// # Errors
-    /// As [`Dynamics::accelerations`].
+    /// As [`Dynamics::accelerations`], and [`DynamicsError::InvalidSetting`] for gains
+    /// that [`Stabilization::check`] refuses.
     fn stabilized_accelerations(
         &self,
         s: &State<N>,
@@ -734,6 +764,9 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
+    if let Some(gains) = stabilization {
+        gains.check()?;
+    }
     T::Constraints::with(Accelerations {
         model,
         s,
@@ -974,6 +1007,11 @@ impl<T: ConstraintSolver<N, M>, const N: usize, const M: usize> Dynamics<N, M>
     ) -> Result<SVector<f64, N>, DynamicsError> {
         self.model
             .stabilized_accelerations(s, u, self.stabilization)
+    }
+    /// The gains must be valid ([`Stabilization::check`]); the state need not be on the
+    /// constraints, which the stabilization pulls it back to.
+    fn check_start(&self, _: &State<N>, _: &SVector<f64, M>) -> Result<(), DynamicsError> {
+        self.stabilization.check()
     }
     fn inverse_dynamics(
         &self,

@@ -136,7 +136,8 @@ pub enum ControlError {
     /// A matrix's shape does not fit the others (B must be n × m for an n × n A, Q n × n,
     /// R m × m).
     DimensionMismatch {
-        /// Which one: `"B"`, `"Q"`, `"R"` or `"K"` (a gain given to [`Gain::from_matrix`]).
+        /// Which one: `"B"`, `"Q"`, `"R"`, `"K"` (a gain given to [`Gain::from_matrix`]) or
+        /// `"tangent"` (the tangent basis of a [`Linearization`]).
         matrix: &'static str,
         /// The shape (rows, columns) it must have.
         expected: (usize, usize),
@@ -356,9 +357,10 @@ impl<const N: usize, const M: usize> Gain<N, M> {
     /// coordinates z of [`Linearization::reduced_a`] (x = V z), which becomes K Vᵀ.
     ///
     /// # Errors
-    /// [`ControlError::DimensionMismatch`] for any other shape, [`ControlError::NonFinite`]
-    /// for a NaN or an infinity.
+    /// [`ControlError::DimensionMismatch`] for any other shape (or a `lin.tangent` that is
+    /// not 2N × d, d ≤ 2N), [`ControlError::NonFinite`] for a NaN or an infinity.
     pub fn from_matrix(k: &DMatrix<f64>, lin: &Linearization<N, M>) -> Result<Self, ControlError> {
+        check_tangent(lin)?;
         let reduced = lin.tangent.ncols();
         let full = if k.shape() == (M, 2 * N) {
             k.clone()
@@ -406,7 +408,8 @@ impl<const N: usize, const M: usize> Gain<N, M> {
 /// Without constraints V is the identity and this is [`lqr`] on `a()` and `b()`.
 ///
 /// # Errors
-/// As [`lqr`]; Q must be 2N × 2N.
+/// As [`lqr`]; Q must be 2N × 2N, and `lin.tangent` 2N × d with d ≤ 2N
+/// ([`ControlError::DimensionMismatch`] naming `"tangent"`).
 ///
 /// # Example
 /// ```
@@ -450,11 +453,26 @@ pub fn lqr_gain<const N: usize, const M: usize>(
             found: q.shape(),
         });
     }
+    check_tangent(lin)?;
     let v = &lin.tangent;
     let weights = v.transpose() * q * v;
     let r = DMatrix::from_fn(M, M, |i, j| r[(i, j)]);
     let (k, p) = lqr(&lin.reduced_a(), &lin.reduced_b(), &weights, &r)?;
     Ok((Gain::from_matrix(&k, lin)?, p))
+}
+
+/// `Ok` if the tangent basis of `lin` (a public field) has a shape that fits.
+fn check_tangent<const N: usize, const M: usize>(
+    lin: &Linearization<N, M>,
+) -> Result<(), ControlError> {
+    match lin.tangent_mismatch() {
+        None => Ok(()),
+        Some((expected, found)) => Err(ControlError::DimensionMismatch {
+            matrix: "tangent",
+            expected,
+            found,
+        }),
+    }
 }
 
 /// The solution of the scaled Riccati equation and what undoes the scaling.

@@ -106,14 +106,16 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
     /// that `s` satisfies them to rounding, the holonomic ones at position and velocity
     /// level and the nonholonomic ones at velocity level (each residual relative to its
     /// own scale). [`Simulation`](crate::simulate::Simulation) checks it before the first
-    /// step of every integrator. `Ok` by default: for a model without constraints, and for
-    /// a [`Baumgarte`](crate::constrained::Baumgarte)-stabilized one, which pulls a state
-    /// back onto its constraints.
+    /// step of every integrator. `Ok` by default, for a model without constraints; a
+    /// [`Baumgarte`](crate::constrained::Baumgarte)-stabilized model checks its gains
+    /// instead (it pulls a state back onto its constraints).
     ///
     /// # Errors
     /// [`DynamicsError::OffConstraints`] naming the violated constraints and their
     /// residuals ([`ConstraintSolver::project`](crate::ConstraintSolver::project) gives the
-    /// nearest state on them), or [`DynamicsError::NonFiniteState`].
+    /// nearest state on them), [`DynamicsError::NonFiniteState`], or
+    /// [`DynamicsError::InvalidSetting`] for a setting of the model (which a simulation
+    /// reports as [`StepError::InvalidSettings`](crate::simulate::StepError::InvalidSettings)).
     fn check_start(&self, s: &State<N>, u: &SVector<f64, M>) -> Result<(), DynamicsError> {
         let _ = (s, u);
         Ok(())

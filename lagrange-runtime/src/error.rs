@@ -69,6 +69,13 @@ pub enum DynamicsError {
         /// The constraints violated at velocity level, with their residuals J q̇ + j.
         velocities: Vec<(&'static str, f64)>,
     },
+    /// An equilibrium or steady motion was found for the accelerations, but its velocities
+    /// violate the velocity form of these constraints: a driving constraint (`y - t`)
+    /// keeps the model moving, so it has no such state.
+    ConstraintsForbidSteadyState {
+        /// The constraints, with the residuals of their velocity forms J q̇ + j.
+        constraints: Vec<(&'static str, f64)>,
+    },
     /// Newton's method found no equilibrium near the guess.
     NoEquilibrium {
         /// The largest remaining |q̈| (or constraint residual).
@@ -153,6 +160,15 @@ impl fmt::Display for DynamicsError {
                     all.join(", ")
                 )
             }
+            Self::ConstraintsForbidSteadyState { constraints } => write!(
+                f,
+                "no equilibrium or steady motion: at its velocities the constraints are violated, {}: a driving constraint keeps the model moving",
+                constraints
+                    .iter()
+                    .map(|(c, r)| format!("`{c}` (velocity form) = {r:e}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Self::NoEquilibrium { residual, iterations } => write!(
                 f,
                 "no equilibrium found near the guess: Newton's method stopped after {iterations} iterations with residual {residual:e}; try another guess"

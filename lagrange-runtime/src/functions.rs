@@ -102,10 +102,28 @@ pub fn atan2<D: Scalar>(y: D, x: D) -> D {
     }
 }
 
-/// x^n for an integer n.
+/// The largest |n| for which num-dual's `powi` is used directly: it forms n − 3 and
+/// n(n − 1)(n − 2) in `i32` (for third-order dual numbers), which overflow past about
+/// 1290 and near `i32::MIN`. The macro sends literal powers beyond it to `powf` too.
+const DIRECT_POWI: i32 = 1024;
+
+/// x^n for an integer n, any n: exponents beyond ±1024 are split, x^n = (x^(n/2))²
+/// x^(n mod 2), where num-dual's `powi` would overflow an `i32` (for n near `i32::MIN`
+/// in any dual number, for |n| > 46340 in second-order ones).
+///
+/// ```
+/// use lagrange_runtime::functions::powi;
+/// assert_eq!(powi(2.0, i32::MIN), 0.0);
+/// assert_eq!(powi(-1.0, i32::MIN + 1), -1.0); // an odd power
+/// ```
 #[inline]
 pub fn powi<D: Scalar>(x: D, n: i32) -> D {
-    x.powi(n)
+    if (-DIRECT_POWI..=DIRECT_POWI).contains(&n) {
+        x.powi(n)
+    } else {
+        let half = powi(x, n / 2);
+        half * half * powi(x, n % 2)
+    }
 }
 
 /// x^y for a constant real y.
@@ -128,7 +146,7 @@ pub fn powf<D: Scalar>(x: D, y: f64) -> D {
 pub fn powd<D: Scalar>(x: D, y: D) -> D {
     let n = y.re();
     if x.re() <= 0.0 && n.fract() == 0.0 && n.abs() <= f64::from(i32::MAX) {
-        x.powi(n as i32)
+        powi(x, n as i32)
     } else {
         x.powd(y)
     }

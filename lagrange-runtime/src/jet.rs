@@ -117,7 +117,14 @@ jet! {
     }
 }
 
-/// x^n for an integer n.
+/// x^n for an integer n, any n (as [`functions::powi`](crate::functions::powi), which
+/// it evaluates with).
+///
+/// ```
+/// use lagrange_runtime::jet::powi;
+/// assert_eq!(powi(2.0, i32::MIN), [0.0, 0.0, 0.0]);
+/// assert_eq!(powi(1.0, i32::MIN), [1.0, f64::from(i32::MIN), 2f64.powi(62) + 2f64.powi(31)]);
+/// ```
 #[inline]
 #[must_use]
 pub fn powi<S: Scalar>(x: S, n: i32) -> [S; 3] {
@@ -127,12 +134,13 @@ pub fn powi<S: Scalar>(x: S, n: i32) -> [S; 3] {
         1 => [x, one, zero],
         2 => [x * x, x * 2.0, S::from(2.0)],
         _ => {
-            let pow3 = x.powi(n - 3);
-            [
-                pow3 * x * x * x,
-                pow3 * x * x * f64::from(n),
-                pow3 * x * f64::from(n) * f64::from(n - 1),
-            ]
+            // x^(n−3), in two factors where n − 3 would overflow.
+            let pow3 = match n.checked_sub(3) {
+                Some(m) => crate::functions::powi(x, m),
+                None => crate::functions::powi(x, n / 2) * crate::functions::powi(x, n - n / 2 - 3),
+            };
+            let n = f64::from(n);
+            [pow3 * x * x * x, pow3 * x * x * n, pow3 * x * n * (n - 1.0)]
         }
     }
 }
@@ -251,6 +259,36 @@ mod tests {
             assert!(
                 close(powi(1.3, n), reference(|x| x.powi(n), 1.3)),
                 "powi {n}"
+            );
+        }
+        // Issue 29, item 10: beyond ±1024 num-dual's powi overflows an i32 (it panicked
+        // at i32::MIN, and at |n| > 46340 in second-order duals); the split agrees with
+        // the closed form.
+        for n in [1025, -1025, 46341, -46341, i32::MAX, i32::MIN + 1, i32::MIN] {
+            let x = if n.unsigned_abs() > 50_000 {
+                1.0
+            } else {
+                1.0005
+            };
+            let nf = f64::from(n);
+            let want = [
+                x.powf(nf),
+                nf * x.powf(nf - 1.0),
+                nf * (nf - 1.0) * x.powf(nf - 2.0),
+            ];
+            let got = powi(x, n);
+            for k in 0..3 {
+                assert!(
+                    (got[k] - want[k]).abs() <= 1e-11 * want[k].abs(),
+                    "powi {n}, derivative {k}: {} vs {}",
+                    got[k],
+                    want[k]
+                );
+            }
+            let dual = reference(|x| crate::functions::powi(x, n), x);
+            assert!(
+                close(got, dual) || n.unsigned_abs() > 50_000,
+                "powi {n} against Dual2"
             );
         }
         for n in [0.0, 1.0, 2.0, 0.5, -1.5] {

@@ -62,11 +62,19 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
     /// [`tangent`](Self::tangent): `Vᵀ A V`, d × d. Its eigenvalues are the system's,
     /// without the spurious ones of the constraint directions; without constraints it is
     /// [`a`](Self::a).
+    ///
+    /// # Panics
+    /// If [`tangent`](Self::tangent) (a public field) has not 2N rows; the methods that
+    /// return `Result` ([`spectrum`](Self::spectrum),
+    /// [`lqr_gain`](crate::control::lqr_gain)) check it and return an error instead.
     pub fn reduced_a(&self) -> DMatrix<f64> {
         self.tangent.transpose() * self.a() * &self.tangent
     }
 
     /// B in the independent coordinates of [`reduced_a`](Self::reduced_a): `Vᵀ B`, d × M.
+    ///
+    /// # Panics
+    /// As [`reduced_a`](Self::reduced_a).
     pub fn reduced_b(&self) -> DMatrix<f64> {
         self.tangent.transpose() * self.b()
     }
@@ -75,9 +83,24 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
     /// state (q, q̇). See [`stability`](crate::stability).
     ///
     /// # Errors
-    /// [`DynamicsError::NonFiniteResult`] if the eigenvalue iteration does not converge.
+    /// [`DynamicsError::NonFiniteResult`] if the eigenvalue iteration does not converge;
+    /// [`DynamicsError::InvalidSetting`] if [`tangent`](Self::tangent) (a public field) has
+    /// not 2N rows and at most 2N columns.
     pub fn spectrum(&self) -> Result<Spectrum<N>, DynamicsError> {
+        if self.tangent_mismatch().is_some() {
+            return Err(DynamicsError::InvalidSetting(
+                "the tangent basis of a Linearization must have 2N rows and at most 2N columns",
+            ));
+        }
         crate::stability::spectrum(&self.reduced_a(), &self.tangent)
+    }
+
+    /// If [`tangent`](Self::tangent) has a shape that does not fit, the shape it should
+    /// have (2N rows, at most 2N columns) and the one it has: every `Result`-returning use
+    /// of it checks this first.
+    pub(crate) fn tangent_mismatch(&self) -> Option<((usize, usize), (usize, usize))> {
+        let found = self.tangent.shape();
+        (found.0 != 2 * N || found.1 > 2 * N).then_some(((2 * N, found.1.min(2 * N)), found))
     }
 }
 
@@ -268,7 +291,9 @@ fn residual_jacobian<T: Model<N, M>, const N: usize, const M: usize>(
 /// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
 /// nearby, or, without constraints, a singular Jacobian: a neutral direction such as a free
 /// translation; with constraints the Gauss–Newton steps are damped and a neutral direction
-/// gets no step), and the errors of [`Dynamics::accelerations`] and [`linearize`] there.
+/// gets no step), [`DynamicsError::ConstraintsForbidSteadyState`] when the model cannot
+/// rest on its constraints (a driving constraint `y - t` is violated at q̇ = 0), and the
+/// errors of [`Dynamics::accelerations`] and [`linearize`] there.
 ///
 /// # Example
 /// ```
@@ -314,8 +339,12 @@ where
         let (gram, phi_gradient, phi_size) = holonomic_terms(model, &q, u, t);
         let rest = State::new(t, q, SVector::zeros());
         residual = model.accelerations(&rest, u)?.amax().max(phi_size);
-        let scale = jacobian.amax().max(1.0) * (1.0 + q.amax());
-        if force.amax().max(phi_size) <= tolerances::EQUILIBRIUM * scale {
+        let acceptance = tolerances::equilibrium_acceptance(
+            tolerances::EQUILIBRIUM,
+            q.amax(),
+            jacobian.amax().max(1.0),
+        );
+        if force.amax().max(phi_size) <= acceptance {
             return SteadyMotion::at(model, rest, u);
         }
         iterations += 1;

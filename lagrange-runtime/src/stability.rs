@@ -105,7 +105,10 @@ impl<const N: usize> Spectrum<N> {
     /// Jordan blocks that rounding splits by ε^(1/k)‖A‖ for a block of size k (√ε for a
     /// spinning body, ∛ε for a rolling coin). Growth rates below the margin cannot be told
     /// from such a split; [`largest_real_part`](Self::largest_real_part) gives the number.
+    /// A margin that is NaN or negative counts as 0 (the strictest classification): a NaN
+    /// made every comparison false and called an unstable spectrum marginal.
     pub fn classify(&self, margin: f64) -> Stability {
+        let margin = if margin > 0.0 { margin } else { 0.0 };
         let zero = margin * self.scale;
         if self.eigenvalues.iter().any(|l| l.re > zero) {
             Stability::Unstable

@@ -54,12 +54,26 @@ impl<const N: usize, const M: usize> SteadyMotion<N, M> {
         self.spectrum.stability()
     }
 
-    /// The linearization and spectrum at `state`.
+    /// The linearization and spectrum at `state`, which must satisfy the constraints: the
+    /// accelerations vanish at a state that violates their velocity forms when a driving
+    /// constraint is solved at rest (its J q̇ + j = −1 at q̇ = 0), and that is no steady
+    /// state.
     pub(crate) fn at<T: Model<N, M>>(
         model: &T,
         state: State<N>,
         u: &SVector<f64, M>,
     ) -> Result<Self, DynamicsError> {
+        match model.check_start(&state, u) {
+            Err(DynamicsError::OffConstraints {
+                positions,
+                velocities,
+            }) if positions.is_empty() => {
+                return Err(DynamicsError::ConstraintsForbidSteadyState {
+                    constraints: velocities,
+                });
+            }
+            other => other?,
+        }
         let linearization = linearize(model, &state, u)?;
         let spectrum = linearization.spectrum()?;
         Ok(SteadyMotion {
@@ -85,7 +99,9 @@ impl<const N: usize, const M: usize> SteadyMotion<N, M> {
 /// [`DynamicsError::InvalidSetting`] for a name that is not a coordinate's, a coordinate
 /// named twice, or a rate or momentum that is not finite; [`DynamicsError::NoEquilibrium`]
 /// when Gauss–Newton does not converge (no steady motion near the guess, or a turning
-/// coordinate that is not cyclic); the errors of [`linearize`] at the state found.
+/// coordinate that is not cyclic); [`DynamicsError::ConstraintsForbidSteadyState`] when
+/// the state found violates the velocity form of a constraint (a driving constraint); the
+/// errors of [`linearize`] at the state found.
 ///
 /// # Example
 /// A conical pendulum: a bob on a rod of length l turning about the vertical at rate Ω
@@ -296,10 +312,10 @@ fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             .iter()
             .flatten()
             .fold(0.0f64, |m, x| m.max(x.abs()))
-            .max(f64::MIN_POSITIVE)
-            * (1.0 + z.amax());
-        if residual <= tolerances::EQUILIBRIUM * scale
-            || (stalled && residual <= tolerances::STALLED_EQUILIBRIUM * scale)
+            .max(f64::MIN_POSITIVE);
+        let accept = |relative| tolerances::equilibrium_acceptance(relative, z.amax(), scale);
+        if residual <= accept(tolerances::EQUILIBRIUM)
+            || (stalled && residual <= accept(tolerances::STALLED_EQUILIBRIUM))
         {
             let x = s.state::<f64, K>(&z);
             return Ok(State::new(x.t, SVector::from(x.q), SVector::from(x.qd)));

@@ -51,15 +51,16 @@ pub(crate) const PROJECTION_ITERATIONS: usize = 50;
 pub(crate) const VELOCITY_CONSISTENCY: f64 = 1e-9;
 
 /// The default tolerance of [`Projected`](crate::simulate::Projected) on the position
-/// residuals |φ_k|, relative to Σ|∂φ_k/∂q_i q_i| (what φ_k changes by when every coordinate
-/// changes by that fraction of itself; see [`project`](crate::constrained::project)): a few
+/// residuals |φ_k|, relative to max|∂φ_k/∂q| max|q| (what φ_k changes by when the
+/// coordinates change by that fraction of their size; see
+/// [`project`](crate::constrained::project)): a few
 /// thousand ε, which Newton reaches in one or two iterations from a step's drift, tight
 /// enough that the drift never accumulates. Relative, so that a pendulum of length 1000 m
 /// is held as well as one of 1 m: an absolute 1e-12 was below the rounding of its φ.
 pub(crate) const PROJECTED_TOLERANCE: f64 = 1e-12;
 
 /// A simulation starts only from a state on its constraints: each residual at most this
-/// fraction of its scale (Σ|∂φ_k/∂q_i q_i| at position level, Σ|J_ki q̇_i| + |j_k| at
+/// fraction of its scale (max|∂φ_k/∂q| max|q| at position level, max|J_k| max|q̇| + |j_k| at
 /// velocity level). A state computed in `f64` from a parametrization (x = l sin θ) or by
 /// [`project`](crate::constrained::project) is on them to a few ε; a violation above √ε is a
 /// start that was never put on them, which every integrator would otherwise carry along
@@ -103,6 +104,20 @@ pub(crate) const SHORTEST_STEP: f64 = 1e-4;
 /// An equilibrium is found when the static force is at most this fraction of
 /// |∂F/∂q| (1 + |q|): a few hundred ε of the force's own scale.
 pub(crate) const EQUILIBRIUM: f64 = 1e-13;
+
+/// The loosest acceptance of an equilibrium or a steady motion, as a fraction of the
+/// Jacobian's scale, however large the coordinates. The acceptance grows with |q| because a
+/// force evaluated at q is uncertain by about ε |∂F/∂q| |q|; past this fraction the state is
+/// not resolved at all, and growing further accepted anything (from a guess of 1e300 rad, a
+/// pendulum with θ̈ = −8).
+pub(crate) const LOOSEST_EQUILIBRIUM: f64 = 1e-6;
+
+/// The acceptance of an equilibrium or steady-motion residual: `relative` ([`EQUILIBRIUM`]
+/// or [`STALLED_EQUILIBRIUM`]) times 1 + |q| for the rounding of coordinates of size
+/// `size`, at most [`LOOSEST_EQUILIBRIUM`], times the Jacobian's scale `jacobian`.
+pub(crate) fn equilibrium_acceptance(relative: f64, size: f64, jacobian: f64) -> f64 {
+    (relative * (1.0 + size)).min(LOOSEST_EQUILIBRIUM) * jacobian
+}
 
 // ----- Stability -------------------------------------------------------------------------
 

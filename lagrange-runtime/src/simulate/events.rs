@@ -37,8 +37,10 @@ pub enum Direction {
 /// Crossings are seen from the signs at the ends of steps: a function that crosses zero
 /// twice within one step (a fast oscillation, a grazing touch) is not seen there. Keep the
 /// steps short against the function's own time scale (`max_step` of
-/// [`DormandPrince`](super::DormandPrince)). Where the function is NaN inside a step, the
-/// crossing is placed at the end of the bracket known to hold it. On a constrained model
+/// [`DormandPrince`](super::DormandPrince)). A function that is NaN wherever it is
+/// evaluated (the start, the end of a step, a point sampled or tried inside one) fails the
+/// run with [`StepError::EventIsNaN`](super::StepError::EventIsNaN), naming the event:
+/// its sign, and so its crossings, would be unknown. On a constrained model
 /// the located state lies on the constraints to the interpolation's accuracy, not to the
 /// integrator's tolerance.
 pub struct Event<'a, const N: usize> {
@@ -168,14 +170,17 @@ impl<const N: usize> Dense<N> {
     /// The crossing of `g` in [t0, t1], where `g` has the nonzero value `g0` at t0 and `g1`
     /// (of the other sign, or zero) at t1: the Illinois variant of regula falsi, to the
     /// precision of the time.
+    ///
+    /// # Errors
+    /// The time at which `g` is NaN, if it is at a point tried.
     pub(crate) fn locate(
         &self,
         g: &mut Function<'_, N>,
         (mut t0, mut g0): (f64, f64),
         (mut t1, mut g1): (f64, f64),
-    ) -> State<N> {
+    ) -> Result<State<N>, f64> {
         if g1 == 0.0 {
-            return self.at(t1);
+            return Ok(self.at(t1));
         }
         let mut side = 0;
         for _ in 0..200 {
@@ -189,11 +194,10 @@ impl<const N: usize> Dense<N> {
             }
             let gt = g(t, &self.at(t));
             if gt == 0.0 {
-                return self.at(t);
+                return Ok(self.at(t));
             }
             if gt.is_nan() {
-                // No side to keep: the crossing is known only to lie in [t0, t1].
-                break;
+                return Err(t);
             }
             if (gt > 0.0) == (g1 > 0.0) {
                 // The new point replaces the end on its side; halving the other end's
@@ -214,6 +218,6 @@ impl<const N: usize> Dense<N> {
             }
         }
         // The end past the crossing: the function there has the sign it crossed to.
-        self.at(t1)
+        Ok(self.at(t1))
     }
 }

@@ -131,6 +131,13 @@ pub enum StepError {
     },
     /// The progress hook returned [`ControlFlow::Break`].
     Cancelled,
+    /// An event function was NaN: where its sign is unknown, so are its crossings.
+    EventIsNaN {
+        /// The event's name.
+        event: &'static str,
+        /// Where it was NaN.
+        t: f64,
+    },
 }
 
 impl From<DynamicsError> for StepError {
@@ -161,6 +168,10 @@ impl fmt::Display for StepError {
                 "the step budget of {steps} steps ran out before the end time: take larger steps, or raise the budget with `Simulation::max_steps`"
             ),
             StepError::Cancelled => write!(f, "cancelled by the progress hook"),
+            StepError::EventIsNaN { event, t } => write!(
+                f,
+                "the function of the event `{event}` is NaN at t = {t}: its crossings cannot be found"
+            ),
         }
     }
 }
@@ -458,13 +469,17 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         // Invalid settings of the integrator leave the trajectory empty; any other failure
         // of its start, the initial state alone (see `drive`).
         let mut memory = integrator.start(self.model, s, &mut self.inputs)?;
-        // Every method starts where the model has accelerations (the variational ones
-        // would otherwise invent a motion for undetermined ones, or fail in Newton's
-        // method without saying why) and on its constraints.
+        // Every method starts with the model's own settings valid (Baumgarte gains), on its
+        // constraints, and where it has accelerations (the variational methods would
+        // otherwise invent a motion for undetermined ones, or fail in Newton's method
+        // without saying why).
         let u = (self.inputs)(s.t, s);
         check_finite(s, &u, &T::COORDINATES, &T::INPUTS)?;
+        self.model.check_start(s, &u).map_err(|e| match e {
+            DynamicsError::InvalidSetting(why) => StepError::InvalidSettings(why),
+            e => StepError::Dynamics(e),
+        })?;
         self.model.accelerations(s, &u)?;
-        self.model.check_start(s, &u)?;
         if every_step {
             self.record(trajectory, s)?;
         }
@@ -478,8 +493,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         let mut signs: Vec<f64> = self
             .events
             .iter_mut()
-            .map(|e| (e.function)(s.t, s))
-            .collect();
+            .map(|e| number(e.name, s.t, (e.function)(s.t, s)))
+            .collect::<Result<_, _>>()?;
         for &t_out in times {
             while s.t < t_out {
                 if progress.steps == self.max_steps {
@@ -544,8 +559,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         let values: Vec<f64> = self
             .events
             .iter_mut()
-            .map(|e| (e.function)(b.t, b))
-            .collect();
+            .map(|e| number(e.name, b.t, (e.function)(b.t, b)))
+            .collect::<Result<_, _>>()?;
         let mut dense = None;
         let mut found: Vec<(Crossing<N>, bool)> = Vec::new();
         for (k, event) in self.events.iter_mut().enumerate() {
@@ -568,13 +583,17 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 });
             }
             let dense = dense.as_ref().expect("just built");
+            let name = event.name;
+            let nan = |t: f64| StepError::EventIsNaN { event: name, t };
             let bracket = if crosses {
                 Some(((a.t, before), (b.t, after)))
             } else {
-                first_crossing(dense, event, &mut signs[k], after)
+                first_crossing(dense, event, &mut signs[k], after).map_err(nan)?
             };
             if let Some((start, end)) = bracket {
-                let state = dense.locate(&mut *event.function, start, end);
+                let state = dense
+                    .locate(&mut *event.function, start, end)
+                    .map_err(nan)?;
                 let crossing = Crossing {
                     event: event.name.to_owned(),
                     rising: start.1 < 0.0,
@@ -585,11 +604,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         }
         // A value of exactly 0 at the step's end restarts the function's sign (as at the
         // start of a run), so that the crossing into 0 is not counted again after it.
-        for (k, v) in values.into_iter().enumerate() {
-            if !v.is_nan() {
-                signs[k] = v;
-            }
-        }
+        signs.copy_from_slice(&values);
         // Everything recorded up to the first stop, a recording event at the very time of
         // the stop included, whatever the order the events were added in.
         found.sort_by(|x, y| x.0.state.t.total_cmp(&y.0.state.t));
@@ -630,15 +645,31 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     }
 }
 
+/// The value `g` of the event `event`'s function at `t`, or the error naming the event if
+/// it is NaN.
+fn number(event: &'static str, t: f64, g: f64) -> Result<f64, StepError> {
+    if g.is_nan() {
+        Err(StepError::EventIsNaN { event, t })
+    } else {
+        Ok(g)
+    }
+}
+
+/// A time and an event function's value there.
+type Sample = (f64, f64);
+
 /// The first crossing, within the step of `dense`, of an event whose function was zero at
 /// the start: the bracket (time, value) before and after it, from samples of the step.
 /// Sets `sign` to the side the function left zero to, if it did.
+///
+/// # Errors
+/// The time of a sample at which the function is NaN.
 fn first_crossing<const N: usize>(
     dense: &events::Dense<N>,
     event: &mut Event<'_, N>,
     sign: &mut f64,
     at_end: f64,
-) -> Option<((f64, f64), (f64, f64))> {
+) -> Result<Option<(Sample, Sample)>, f64> {
     let (ta, tb) = (dense.a.t, dense.b.t);
     let h = tb - ta;
     // Geometrically close to the start (the side it leaves zero to, even for a hop far
@@ -657,17 +688,20 @@ fn first_crossing<const N: usize>(
         } else {
             (event.function)(t, &dense.at(t))
         };
+        if g.is_nan() {
+            return Err(t);
+        }
         match previous {
-            None if g != 0.0 && !g.is_nan() => {
+            None if g != 0.0 => {
                 previous = Some((t, g));
                 *sign = g;
             }
-            Some(p) if event.crosses(p.1, g) => return Some((p, (t, g))),
-            Some(_) if g != 0.0 && !g.is_nan() => previous = Some((t, g)),
+            Some(p) if event.crosses(p.1, g) => return Ok(Some((p, (t, g)))),
+            Some(_) if g != 0.0 => previous = Some((t, g)),
             _ => {}
         }
     }
-    None
+    Ok(None)
 }
 
 fn is_finite<const N: usize>(s: &State<N>) -> bool {

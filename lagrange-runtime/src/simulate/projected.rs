@@ -39,7 +39,7 @@ use crate::{ConstraintSolver, State};
 pub struct Projected<I> {
     /// The integrator whose steps are projected.
     pub inner: I,
-    /// The largest |φ_k| left after projecting, relative to Σ_i |∂φ_k/∂q_i · q_i| (see
+    /// The largest |φ_k| left after projecting, relative to max|∂φ_k/∂q| max|q| (see
     /// [`project`](crate::constrained::project)).
     pub tolerance: f64,
     /// Coordinates (by index) the projection must not move.

@@ -41,7 +41,10 @@ struct ColumnUnits {
 }
 
 impl<const N: usize, const M: usize> Trajectory<N, M> {
-    /// An empty trajectory of a model with these coordinate and input names.
+    /// An empty trajectory of a model with these coordinate and input names. Names that a
+    /// CSV field cannot hold unquoted (a comma, a quote, a line break) or that are empty
+    /// make [`write_csv`](Self::write_csv) fail with an error rather than write a header
+    /// whose fields do not match the rows.
     pub fn new(coordinates: &[&str; N], inputs: &[&str; M]) -> Self {
         Trajectory {
             coordinates: coordinates.iter().map(|&c| c.to_owned()).collect(),
@@ -290,7 +293,8 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     /// followed by its unit: `t [s],x [m],dot(x) [m/s],f [N],energy [J]`.
     ///
     /// # Errors
-    /// Any error of the writer.
+    /// Any error of the writer; [`io::ErrorKind::InvalidInput`] for a coordinate or input
+    /// name that is empty or holds a comma, a quote or a line break.
     ///
     /// # Example
     /// ```
@@ -323,8 +327,18 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     /// assert_eq!(String::from_utf8(out).unwrap(), "t,x,dot(x),energy,height\n0,1,0.5,2,2\n");
     /// ```
     pub fn write_csv_with<W: Write>(&self, mut out: W, extra: &[(&str, &[f64])]) -> io::Result<()> {
+        let invalid = |why: String| Err(io::Error::new(io::ErrorKind::InvalidInput, why));
+        if let Some(bad) = self
+            .coordinates
+            .iter()
+            .chain(&self.input_names)
+            .find(|n| !csv_name(n))
+        {
+            return invalid(format!(
+                "the trajectory's name `{bad}` is empty or holds a separator or quote: it cannot head a CSV column"
+            ));
+        }
         for (name, values) in extra {
-            let invalid = |why: String| Err(io::Error::new(io::ErrorKind::InvalidInput, why));
             if values.len() != self.len() {
                 return invalid(format!(
                     "CSV column `{name}` has {} values for {} samples",
@@ -332,7 +346,7 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
                     self.len()
                 ));
             }
-            if name.contains([',', '"', '\n', '\r']) {
+            if !csv_name(name) && !name.is_empty() {
                 return invalid(format!(
                     "CSV column name `{name}` holds a separator or quote"
                 ));
@@ -381,6 +395,12 @@ enum Column {
     Energy,
 }
 
+/// Whether `name` can head a CSV column unquoted: not empty, without a separator, a quote
+/// or a line break.
+fn csv_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains([',', '"', '\n', '\r'])
+}
+
 /// `name [unit]`, or `name` without a unit.
 fn label(name: &str, unit: Option<&str>) -> String {
     match unit {
@@ -424,11 +444,19 @@ impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> 
                 f.energies.len()
             ));
         }
-        if f.states
-            .windows(2)
-            .any(|w| w[0].t.is_nan() || w[0].t > w[1].t)
+        if f.states.iter().any(|s| !s.t.is_finite()) || f.states.windows(2).any(|w| w[0].t > w[1].t)
         {
-            return Err("a trajectory's sample times must be ascending".into());
+            return Err("a trajectory's sample times must be finite and ascending".into());
+        }
+        if let Some(bad) = f
+            .coordinates
+            .iter()
+            .chain(&f.input_names)
+            .find(|n| !csv_name(n))
+        {
+            return Err(format!(
+                "a trajectory's name `{bad}` is empty or holds a separator or quote"
+            ));
         }
         if f.stopped_by
             .as_ref()
@@ -464,5 +492,56 @@ impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> 
             crossings: f.crossings,
             stopped_by: f.stopped_by,
         })
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod tests {
+    use super::*;
+
+    fn fields(times: &[f64], coordinate: &str) -> Fields<1, 0> {
+        let n = times.len();
+        Fields {
+            coordinates: vec![coordinate.to_owned()],
+            input_names: Vec::new(),
+            states: times
+                .iter()
+                .map(|&t| State::new(t, SVector::zeros(), SVector::zeros()))
+                .collect(),
+            inputs: vec![SVector::zeros(); n],
+            energies: vec![0.0; n],
+            crossings: Vec::new(),
+            stopped_by: None,
+            units: None,
+        }
+    }
+
+    /// Issue 29, item 11: the order check looked at pairs, so a NaN as the last time (never
+    /// the first of a pair) was accepted. JSON cannot hold a NaN; other formats can.
+    #[test]
+    fn a_nan_or_infinite_time_is_refused_wherever_it_is() {
+        for times in [
+            &[0.0, 1.0, f64::NAN][..],
+            &[f64::NAN],
+            &[0.0, f64::NAN, 2.0],
+            &[0.0, f64::INFINITY],
+        ] {
+            let error = Trajectory::try_from(fields(times, "x")).unwrap_err();
+            assert_eq!(
+                error, "a trajectory's sample times must be finite and ascending",
+                "{times:?}"
+            );
+        }
+        assert!(Trajectory::try_from(fields(&[0.0, 1.0, 1.0], "x")).is_ok());
+    }
+
+    /// Issue 29, item 9: a name with a comma or a line break gave a CSV whose header and
+    /// rows had different numbers of fields.
+    #[test]
+    fn names_a_csv_cannot_hold_are_refused() {
+        for name in ["a,b", "a\nb", "a\"b", ""] {
+            let error = Trajectory::try_from(fields(&[0.0], name)).unwrap_err();
+            assert!(error.contains("separator or quote"), "{name:?}: {error}");
+        }
     }
 }
