@@ -169,22 +169,6 @@ pub enum UnitExpr {
 pub struct Number {
     pub value: f64,
     pub span: Span,
-    /// The SI unit of a number read from a URDF file; a number the user writes has none
-    /// (it is dimensionless).
-    pub unit: Option<Si>,
-}
-
-/// The units of the numbers of a URDF file.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Si {
-    Metre,
-    Kilogram,
-    /// kg·m², a moment of inertia.
-    KilogramMetreSquared,
-    /// N·m·s, the damping of a revolute joint (N·m·s/rad).
-    NewtonMetreSecond,
-    /// N·s/m, the damping of a prismatic joint.
-    NewtonSecondPerMetre,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -237,6 +221,13 @@ pub enum Expr {
     },
     /// `v.x`, `v.y`, `v.z`: a component by name.
     Component { base: Box<Expr>, name: Ident },
+    /// `0.333 [m]`, `[0.1, 0, 0.333] [m]`: a literal (a number, or a bracket list of them)
+    /// with its unit.
+    Quantity {
+        value: Box<Expr>,
+        unit: UnitExpr,
+        close: Span,
+    },
 }
 
 /// One index of `v[i]`, with its span.
@@ -262,6 +253,7 @@ impl Expr {
             },
             Expr::Paren { open, .. } | Expr::List { open, .. } => *open,
             Expr::Index { base, .. } | Expr::Component { base, .. } => base.first_span(),
+            Expr::Quantity { value, .. } => value.first_span(),
         }
     }
 
@@ -275,7 +267,8 @@ impl Expr {
             Expr::Call { close, .. }
             | Expr::Paren { close, .. }
             | Expr::List { close, .. }
-            | Expr::Index { close, .. } => *close,
+            | Expr::Index { close, .. }
+            | Expr::Quantity { close, .. } => *close,
             Expr::Component { name, .. } => name.span(),
         }
     }
@@ -352,6 +345,26 @@ impl std::fmt::Display for Expr {
                 write!(f, "{base}[{}]", indices.join(", "))
             }
             Expr::Component { base, name } => write!(f, "{base}.{name}"),
+            Expr::Quantity { value, unit, .. } => write!(f, "{value} [{unit}]"),
+        }
+    }
+}
+
+impl std::fmt::Display for UnitExpr {
+    /// The unit as written: `kg*m^2`, `N*s/(m)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnitExpr::Symbol(s) => write!(f, "{s}"),
+            UnitExpr::One => write!(f, "1"),
+            UnitExpr::Mul(a, b) => write!(f, "{a}*{b}"),
+            UnitExpr::Div(a, b) => match **b {
+                UnitExpr::Mul(..) | UnitExpr::Div(..) => write!(f, "{a}/({b})"),
+                _ => write!(f, "{a}/{b}"),
+            },
+            UnitExpr::Pow(a, n) => match **a {
+                UnitExpr::Symbol(_) | UnitExpr::One => write!(f, "{a}^{n}"),
+                _ => write!(f, "({a})^{n}"),
+            },
         }
     }
 }

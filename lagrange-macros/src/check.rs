@@ -314,6 +314,12 @@ impl<'a> Checker<'a, '_> {
                     "a parameter's default is a scalar: parameters are scalars",
                 );
             }
+            Expr::Quantity { .. } => {
+                self.errors.spanning(
+                    e.extent(),
+                    "a parameter has one unit, written last: `a = 1.5 [m]`",
+                );
+            }
         }
     }
 
@@ -325,7 +331,8 @@ impl<'a> Checker<'a, '_> {
             Expr::Neg { operand: x, .. }
             | Expr::Paren { inner: x, .. }
             | Expr::Index { base: x, .. }
-            | Expr::Component { base: x, .. } => self.resolve(x, at),
+            | Expr::Component { base: x, .. }
+            | Expr::Quantity { value: x, .. } => self.resolve(x, at),
             Expr::Binary { lhs, rhs, .. } => {
                 self.resolve(lhs, at);
                 self.resolve(rhs, at);

@@ -11,7 +11,7 @@
 //! has the same rule for every shape (a matrix times a vector multiplies dimensions like a
 //! product of scalars). Units change no number: the generated code only exposes them.
 
-use crate::ast::{BinOp, Energy, Expr, Si, Statement, UnitExpr};
+use crate::ast::{BinOp, Energy, Expr, Statement, UnitExpr};
 use crate::check::{key, Checked, Symbol};
 use crate::errors::Errors;
 use crate::func::{Builtin, Func, Unary};
@@ -255,7 +255,8 @@ impl Inference<'_, '_, '_> {
     /// The dimension of `e`, reporting every rule it breaks.
     fn infer(&mut self, e: &Expr) -> D {
         match e {
-            Expr::Number(n) => (n.value != 0.0).then(|| n.unit.map_or(Dim::ONE, si)),
+            Expr::Number(n) => (n.value != 0.0).then_some(Dim::ONE),
+            Expr::Quantity { unit, .. } => units::resolve(unit, self.errors).map(|u| u.dim),
             Expr::Name(ident) => self.name(ident),
             Expr::Neg { operand: inner, .. } | Expr::Paren { inner, .. } => self.infer(inner),
             Expr::Binary { op, lhs, rhs } => match op {
@@ -435,11 +436,33 @@ impl Inference<'_, '_, '_> {
     /// the caller, to report once on the whole. After any report the result is unknown.
     fn agree(&mut self, items: &[&Expr], expected: Option<&Expected>, kind: Agreement) -> D {
         let dims: Vec<D> = items.iter().map(|e| self.infer(e)).collect();
-        let known: Vec<Dim> = dims.iter().flatten().copied().collect();
-        let &first = known.first()?;
-        if known.iter().all(|d| *d == first) {
+        let all: Vec<Dim> = dims.iter().flatten().copied().collect();
+        let &first = all.first()?;
+        // Items with an error elsewhere leave only bare literals to say the dimension: no
+        // second error from a guess.
+        // (A literal 0 has no dimension of its own: it takes the one its place needs.)
+        let zero = |e: &Expr| matches!(strip(e), Expr::Number(n) if n.value == 0.0);
+        let failed = |(e, d): (&&Expr, &D)| d.is_none() && !zero(e);
+        if items.iter().zip(&dims).any(failed)
+            && items
+                .iter()
+                .zip(&dims)
+                .all(|(e, d)| d.is_none() || is_bare_literal(e))
+        {
+            return None;
+        }
+        if all.iter().all(|d| *d == first) {
             return Some(first);
         }
+        // A bare literal is dimensionless by accident more often than not: the other items
+        // say which dimension is meant, and the literal's error shows its spelling.
+        let known: Vec<Dim> = items
+            .iter()
+            .zip(&dims)
+            .filter(|(e, _)| !is_bare_literal(e))
+            .filter_map(|(_, d)| *d)
+            .collect();
+        let known = if known.is_empty() { all } else { known };
         let reference = match expected {
             Some(x) => x.dim,
             None => {
@@ -459,15 +482,22 @@ impl Inference<'_, '_, '_> {
                 continue;
             };
             let message = match (expected, kind) {
-                (Some(x), _) => format!("{}, `{}` is {d}", x.rule, text(e)),
+                (Some(x), _) => format!("{}, `{}` is {d}{}", x.rule, text(e), bare(e, d, reference)),
                 (None, Agreement::Sum) => format!(
-                    "mismatched dimensions in a sum: `{}` is {d}, the other terms are {reference}",
+                    "mismatched dimensions in a sum: `{}` is {d}, the other terms are {reference}{}",
                     text(e),
+                    bare(e, d, reference),
                 ),
-                (None, Agreement::Elements) => format!(
-                    "mismatched dimensions: the elements of a vector or matrix share one dimension, `{}` is {d}, the others are {reference}\n= note: {SEPARATE}",
-                    text(e),
-                ),
+                (None, Agreement::Elements) => match bare(e, d, reference) {
+                    hint if !hint.is_empty() => format!(
+                        "mismatched dimensions: the elements of a vector or matrix share one dimension, `{}` is {d}, the others are {reference}{hint}",
+                        text(e),
+                    ),
+                    _ => format!(
+                        "mismatched dimensions: the elements of a vector or matrix share one dimension, `{}` is {d}, the others are {reference}\n= note: {SEPARATE}",
+                        text(e),
+                    ),
+                },
             };
             self.errors.spanning(e.extent(), message);
         }
@@ -488,6 +518,28 @@ impl Inference<'_, '_, '_> {
         };
         self.errors.spanning(extent, message);
     }
+}
+
+/// A number or a bracket list of numbers, without a unit.
+fn is_bare_literal(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Number(n) => n.value != 0.0,
+        Expr::List { items, .. } => items.iter().all(|i| matches!(strip(i), Expr::Number(_))),
+        _ => false,
+    }
+}
+
+/// The hint for a bare literal (dimensionless) where a dimension is needed: its spelling
+/// with the unit; empty for anything else.
+fn bare(e: &Expr, found: Dim, needed: Dim) -> String {
+    if !is_bare_literal(e) || !found.is_one() || needed.is_one() {
+        return String::new();
+    }
+    format!(
+        "\n= help: literals are dimensionless; a literal with a unit is written `{} [{}]`",
+        text(strip(e)),
+        needed.spelling()
+    )
 }
 
 /// The hint for a vector or matrix of mixed dimensions.
@@ -544,17 +596,6 @@ fn text(e: &Expr) -> String {
     match s.char_indices().nth(LONG) {
         Some((end, _)) => format!("{}…", &s[..end]),
         None => s,
-    }
-}
-
-/// The dimension of a number read from a URDF file.
-fn si(unit: Si) -> Dim {
-    match unit {
-        Si::Metre => Dim::METRE,
-        Si::Kilogram => Dim::KILOGRAM,
-        Si::KilogramMetreSquared => Dim::KILOGRAM.mul(Dim::METRE.pow(2)),
-        Si::NewtonMetreSecond => Dim::JOULE.mul(Dim::SECOND),
-        Si::NewtonSecondPerMetre => Dim::NEWTON.mul(Dim::SECOND).div(Dim::METRE),
     }
 }
 

@@ -559,6 +559,8 @@ impl Lowerer<'_, '_, '_> {
                 let v = self.expr(base)?;
                 self.component(base, &v, name)
             }
+            // Units matter to the dimension check only.
+            Expr::Quantity { value, .. } => self.expr(value),
         }
     }
 
@@ -1439,7 +1441,8 @@ impl Lowerer<'_, '_, '_> {
             Expr::Neg { operand: x, .. }
             | Expr::Paren { inner: x, .. }
             | Expr::Index { base: x, .. }
-            | Expr::Component { base: x, .. } => vec![x],
+            | Expr::Component { base: x, .. }
+            | Expr::Quantity { value: x, .. } => vec![x],
             Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
             Expr::Call { args, .. } => args.iter().collect(),
             Expr::List { items, .. } => items.iter().collect(),

@@ -510,7 +510,6 @@ fn parse_number(input: ParseStream) -> syn::Result<Number> {
     Ok(Number {
         value,
         span: lit.span(),
-        unit: None,
     })
 }
 
@@ -640,6 +639,20 @@ fn parse_power(input: ParseStream) -> syn::Result<Expr> {
 /// postfix := primary ('.' name ('(' args ')')? | '[' index (',' index)* ']')*
 fn parse_postfix(input: ParseStream) -> syn::Result<Expr> {
     let mut expr = parse_primary(input)?;
+    // A bracket after a literal is its unit, never an index.
+    if input.peek(token::Bracket) && is_literal(&expr) {
+        let close = input
+            .cursor()
+            .group(Delimiter::Bracket)
+            .map(|(_, span, _)| span.close());
+        if let Some(unit) = parse_unit(input)? {
+            expr = Expr::Quantity {
+                value: Box::new(expr),
+                unit,
+                close: close.unwrap_or_else(Span::call_site),
+            };
+        }
+    }
     loop {
         if input.peek(token::Bracket) {
             count_operator(input)?;
@@ -681,6 +694,40 @@ fn parse_postfix(input: ParseStream) -> syn::Result<Expr> {
     }
 }
 
+/// A number, a negated one, or a bracket list of such literals: what a unit may follow.
+fn is_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Number(_) => true,
+        Expr::Neg { operand, .. } => matches!(**operand, Expr::Number(_)),
+        Expr::List { items, .. } => items.iter().all(is_literal),
+        _ => false,
+    }
+}
+
+/// A unit written as text (`kg*m^2`), every token at `span`: the units of the numbers of
+/// a URDF file.
+pub(crate) fn unit_at(text: &str, span: Span) -> UnitExpr {
+    fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+        tokens
+            .into_iter()
+            .map(|mut t| {
+                if let TokenTree::Group(g) = &t {
+                    let mut g2 = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                    g2.set_span(span);
+                    t = TokenTree::Group(g2);
+                } else {
+                    t.set_span(span);
+                }
+                t
+            })
+            .collect()
+    }
+    let tokens: TokenStream = text.parse().expect("a unit's tokens");
+    (|input: ParseStream| parse_unit_product(input))
+        .parse2(respan(tokens, span))
+        .expect("a valid unit")
+}
+
 /// `[i]` or `[i, j]`: integer literals.
 fn parse_indices(input: ParseStream) -> syn::Result<(Vec<Index>, Span)> {
     let content;
@@ -693,7 +740,7 @@ fn parse_indices(input: ParseStream) -> syn::Result<(Vec<Index>, Span)> {
             .filter(|l| l.suffix().is_empty());
         let Some(lit) = lit else {
             let unit = if content.peek(Ident::peek_any) {
-                "; a unit in brackets goes only after a declared parameter, coordinate or input"
+                "; a unit in brackets goes after a declared parameter, coordinate or input, or after a literal (`0.5 [m]`)"
             } else {
                 ""
             };

@@ -70,6 +70,23 @@ impl Dim {
     }
 }
 
+impl Dim {
+    /// The dimension as a user writes a unit in brackets: a named unit where it has one,
+    /// else base units, as in `N`, `m/s^2`, `kg*m^2`.
+    pub fn spelling(self) -> String {
+        if let Some((name, _)) = NAMED.iter().find(|(_, d)| *d == self) {
+            return (*name).to_string();
+        }
+        let factors = UNITS[..7]
+            .iter()
+            .zip(self.0)
+            .filter(|(_, e)| *e != 0)
+            .map(|((symbol, _), e)| (*symbol, e))
+            .collect();
+        Unit { dim: self, factors }.text()
+    }
+}
+
 /// Derived units whose names messages use (`Hz` and `rad` are left out: an angular
 /// velocity is not a frequency, and every dimensionless quantity is not an angle).
 const NAMED: [(&str, Dim); 6] = [

@@ -25,9 +25,7 @@
 //! token is spanned at the path literal, and every error about the file is an error there
 //! that names the file and the line.
 
-use crate::ast::{
-    BinOp, Declared, Expr, Index, Model, Number, Parameter, Robot, Si, Statement, UnitExpr,
-};
+use crate::ast::{BinOp, Declared, Expr, Index, Model, Number, Parameter, Robot, Statement};
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::Ident;
@@ -388,6 +386,31 @@ fn inertial(
     })
 }
 
+/// The units of the numbers of a URDF file (SI, as the format specifies).
+#[derive(Clone, Copy)]
+enum Si {
+    Metre,
+    Kilogram,
+    /// A moment of inertia.
+    KilogramMetreSquared,
+    /// The damping of a revolute joint, N·m·s/rad.
+    NewtonMetreSecond,
+    /// The damping of a prismatic joint.
+    NewtonSecondPerMetre,
+}
+
+impl Si {
+    fn text(self) -> &'static str {
+        match self {
+            Si::Metre => "m",
+            Si::Kilogram => "kg",
+            Si::KilogramMetreSquared => "kg*m^2",
+            Si::NewtonMetreSecond => "N*m*s",
+            Si::NewtonSecondPerMetre => "N*s/m",
+        }
+    }
+}
+
 /// A 3×3 matrix, row by row.
 type Matrix = [[f64; 3]; 3];
 
@@ -442,19 +465,32 @@ impl Writer {
         Expr::Name(self.ident(name))
     }
 
+    /// A literal, with its unit when the model carries units.
     fn number(&self, value: f64, unit: Option<Si>) -> Expr {
-        let number = Number {
+        let number = Expr::Number(Number {
             value: value.abs(),
             span: self.span,
-            unit: unit.filter(|_| self.units),
-        };
-        if value.is_sign_negative() && value != 0.0 {
+        });
+        let literal = if value.is_sign_negative() && value != 0.0 {
             Expr::Neg {
                 minus: self.span,
-                operand: Box::new(Expr::Number(number)),
+                operand: Box::new(number),
             }
         } else {
-            Expr::Number(number)
+            number
+        };
+        self.with_unit(literal, unit)
+    }
+
+    /// `value [unit]` when the model carries units.
+    fn with_unit(&self, value: Expr, unit: Option<Si>) -> Expr {
+        match unit.filter(|_| self.units) {
+            Some(u) => Expr::Quantity {
+                value: Box::new(value),
+                unit: crate::parse::unit_at(u.text(), self.span),
+                close: self.span,
+            },
+            None => value,
         }
     }
 
@@ -484,25 +520,18 @@ impl Writer {
     }
 
     fn vector(&self, v: [f64; 3], unit: Option<Si>) -> Expr {
-        self.list(v.iter().map(|&x| self.number(x, unit)).collect())
+        let list = self.list(v.iter().map(|&x| self.number(x, None)).collect());
+        self.with_unit(list, unit)
     }
 
     fn matrix(&self, m: &Matrix, unit: Option<Si>) -> Expr {
-        self.list(m.iter().map(|row| self.vector(*row, unit)).collect())
+        let rows = m.iter().map(|row| self.vector(*row, None)).collect();
+        self.with_unit(self.list(rows), unit)
     }
 
-    fn unit(&self, symbol: &str) -> Option<crate::ast::UnitExpr> {
-        self.units.then(|| match symbol {
-            "1" => UnitExpr::One,
-            "m/s^2" => UnitExpr::Div(
-                Box::new(UnitExpr::Symbol(self.ident("m"))),
-                Box::new(UnitExpr::Pow(
-                    Box::new(UnitExpr::Symbol(self.ident("s"))),
-                    2,
-                )),
-            ),
-            s => UnitExpr::Symbol(self.ident(s)),
-        })
+    /// A declaration's unit, when the model carries units.
+    fn unit(&self, text: &str) -> Option<crate::ast::UnitExpr> {
+        self.units.then(|| crate::parse::unit_at(text, self.span))
     }
 
     fn declared(&self, name: &str, unit: &str) -> Declared {

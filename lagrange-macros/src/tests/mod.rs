@@ -84,6 +84,7 @@ fn sexpr(e: &Expr) -> String {
             format!("(index {} {})", sexpr(base), indices.join(" "))
         }
         Expr::Component { base, name } => format!("(.{name} {})", sexpr(base)),
+        Expr::Quantity { value, unit, .. } => format!("({} [{unit}])", sexpr(value)),
     }
 }
 
@@ -99,7 +100,7 @@ fn eval(e: &Expr, vars: &[(&str, f64)]) -> f64 {
                 .1
         }
         Expr::Neg { operand, .. } => -eval(operand, vars),
-        Expr::Paren { inner, .. } => eval(inner, vars),
+        Expr::Paren { inner, .. } | Expr::Quantity { value: inner, .. } => eval(inner, vars),
         Expr::Binary { op, lhs, rhs, .. } => {
             let (a, b) = (eval(lhs, vars), eval(rhs, vars));
             match op {

@@ -330,3 +330,15 @@ fn header_errors() {
         );
     }
 }
+
+#[test]
+fn a_bracket_after_a_literal_is_its_unit() {
+    assert_eq!(tree(quote!(0.333[m])), "(0.333 [m])");
+    assert_eq!(tree(quote!(-2[kg * m ^ 2] * x)), "(* (neg (2 [kg*m^2])) x)");
+    assert_eq!(tree(quote!([0.1, 0, 0.333][m])), "((list 0.1 0 0.333) [m])");
+    // Never an index after a literal, even an integer one: `[1]` is dimensionless.
+    assert_eq!(tree(quote!([4, 5][1])), "((list 4 5) [1])");
+    // After anything else a bracket indexes.
+    assert_eq!(tree(quote!(v[1])), "(index v 1)");
+    with_kinetic(quote!(0.5[m] * 2), |e| assert_eq!(eval(e, &[]), 1.0));
+}
