@@ -824,8 +824,8 @@ fn with_stack(mib: usize, f: impl FnOnce() + Send + 'static) {
 
 #[test]
 fn chain_of_16_links_matches_the_generic_passes() {
-    // The size at which the unrolled code once crashed rustc's debug-info pass: this test
-    // builds it with the test profile's debug info.
+    // The size at which the unrolled code once crashed rustc's debug-info pass (a scope
+    // per value; lagrange-macros guards that cause, see the test profile in Cargo.toml).
     with_stack(64, || {
         assert_fast_path_matches_at("Chain16", &Chain16::new(0.8, 0.6, 9.81), ORDER_ONE, 64);
     });

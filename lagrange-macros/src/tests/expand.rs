@@ -215,3 +215,50 @@ fn cfg_attributes_apply_to_every_generated_item() {
     assert!(text.starts_with(&cfg), "{text}");
     assert_eq!(text.matches("Hash").count(), 1, "{text}");
 }
+
+/// A planar chain of `n` point masses, positions as `let`s built link by link.
+fn chain(n: usize) -> TokenStream {
+    let q: Vec<_> = (1..=n).map(|k| format_ident!("q{k}")).collect();
+    let x: Vec<_> = (1..=n).map(|k| format_ident!("x{k}")).collect();
+    let y: Vec<_> = (1..=n).map(|k| format_ident!("y{k}")).collect();
+    let mut lets = vec![quote!(let x1 = l * sin(q1); let y1 = -l * cos(q1);)];
+    for k in 1..n {
+        let (xk, yk, qk, xp, yp) = (&x[k], &y[k], &q[k], &x[k - 1], &y[k - 1]);
+        lets.push(quote!(let #xk = #xp + l * sin(#qk); let #yk = #yp - l * cos(#qk);));
+    }
+    quote! {
+        struct Chain {
+            parameters: m = 1.0, l = 1.0, g = 9.81;
+            coordinates: #(#q),*;
+            #(#lets)*
+            kinetic = m/2 * (#(dot(#x)^2)+*) + m/2 * (#(dot(#y)^2)+*);
+            potential = m * g * (#(#y)+*);
+        }
+    }
+}
+
+#[test]
+fn generated_code_declares_its_locals_once_whatever_the_size_of_the_model() {
+    // A `let` per value nests one lexical scope in the next, as deep as the model is
+    // large, and LLVM's debug-info pass recurses through them until it overflows its
+    // stack (a crash of rustc with full debug info). Every generator declares all its
+    // locals in one `let` per function, so the count of `let`s does not grow with the
+    // model: this guards the cause, whatever debug info the test profile builds with.
+    let count = |n: usize| {
+        let out = crate::expand(chain(n));
+        assert_eq!(compile_errors(&out), Vec::<String>::new());
+        let code = out.to_string();
+        (code.matches("let ").count(), code.matches(" = ").count())
+    };
+    let ((small, _), (large, assignments)) = (count(4), count(12));
+    // Only the model's own bindings (a coordinate and a velocity per function) grow with
+    // N, a few per coordinate; the thousands of values are assignments.
+    assert!(
+        large <= small + 10 * 8,
+        "{small} lets at N = 4, {large} at N = 12"
+    );
+    assert!(
+        assignments > 10 * large,
+        "{assignments} assignments, {large} lets"
+    );
+}
