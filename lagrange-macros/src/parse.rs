@@ -12,6 +12,13 @@ use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{braced, bracketed, parenthesized, token, Attribute, Ident, Lit, Token, Visibility};
 
+/// Rust's primitive types: a model of one of these names would shadow it in the generated
+/// code (`f64` above all).
+const PRIMITIVE_TYPES: [&str; 17] = [
+    "bool", "char", "str", "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
+    "u32", "u64", "u128", "usize",
+];
+
 /// Parses the input of `lagrangian!`. All syntax errors found are returned together.
 pub fn parse(tokens: TokenStream) -> syn::Result<Model> {
     parse_model.parse2(tokens)
@@ -31,6 +38,12 @@ fn parse_model(input: ParseStream) -> syn::Result<Model> {
         ));
     }
     let name = usable_in_every_edition(&input.parse()?);
+    if PRIMITIVE_TYPES.contains(&name.to_string().as_str()) {
+        return Err(syn::Error::new(
+            name.span(),
+            format!("a model cannot be named `{name}`: that is a primitive type of Rust, which the generated code uses"),
+        ));
+    }
     if input.peek(Token![<]) {
         return Err(input.error("a model cannot have generic parameters"));
     }

@@ -239,9 +239,44 @@ impl Unit {
     }
 }
 
+/// The largest exponent of a base unit in a resolved unit: far beyond any physical one,
+/// and far from where exponent arithmetic would saturate (nested powers multiply).
+const MAX_EXPONENT: i32 = 64;
+
 /// The unit a declaration's brackets hold, or `None` after reporting why it is not a
-/// coherent SI unit.
+/// coherent SI unit, or that its exponents are out of range.
 pub fn resolve(unit: &UnitExpr, errors: &mut Errors) -> Option<Unit> {
+    resolve_parts(unit, errors)
+}
+
+/// `unit` resolved, or `None` after an error on it when an exponent is out of range.
+fn bounded(unit: &UnitExpr, resolved: Unit, errors: &mut Errors) -> Option<Unit> {
+    if let Some(e) = resolved.dim.0.iter().find(|e| e.abs() > MAX_EXPONENT) {
+        errors.at(
+            first_span(unit),
+            format!(
+                "exponent out of range: `{unit}` raises a base unit to the power {e}; a unit's exponents are at most {MAX_EXPONENT} in size"
+            ),
+        );
+        return None;
+    }
+    Some(resolved)
+}
+
+/// The span of the first symbol of a unit (a unit of `1`s only has none of its own).
+fn first_span(unit: &UnitExpr) -> proc_macro2::Span {
+    match unit {
+        UnitExpr::Symbol(ident) => ident.span(),
+        UnitExpr::One => proc_macro2::Span::call_site(),
+        UnitExpr::Mul(a, b) | UnitExpr::Div(a, b) => match **a {
+            UnitExpr::One => first_span(b),
+            _ => first_span(a),
+        },
+        UnitExpr::Pow(a, _) => first_span(a),
+    }
+}
+
+fn resolve_parts(unit: &UnitExpr, errors: &mut Errors) -> Option<Unit> {
     match unit {
         UnitExpr::One => Some(Unit::one()),
         UnitExpr::Symbol(ident) => {
@@ -255,15 +290,18 @@ pub fn resolve(unit: &UnitExpr, errors: &mut Errors) -> Option<Unit> {
             }
         }
         UnitExpr::Mul(a, b) | UnitExpr::Div(a, b) => {
-            let (a, b) = (resolve(a, errors), resolve(b, errors));
+            let (a, b) = (resolve_parts(a, errors), resolve_parts(b, errors));
             let sign = if matches!(unit, UnitExpr::Mul(..)) {
                 1
             } else {
                 -1
             };
-            Some(a?.times(b?, sign))
+            bounded(unit, a?.times(b?, sign), errors)
         }
-        UnitExpr::Pow(base, n) => Some(resolve(base, errors)?.power(*n)),
+        UnitExpr::Pow(base, n) => {
+            let base = resolve_parts(base, errors)?;
+            bounded(unit, base.power(*n), errors)
+        }
     }
 }
 

@@ -1,0 +1,10 @@
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    struct f64 {
+        coordinates: x;
+        kinetic = dot(x)^2 / 2;
+    }
+}
+
+fn main() {}
