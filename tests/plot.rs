@@ -159,6 +159,51 @@ fn extreme_ranges_sizes_and_frame_counts_are_errors() {
     assert!(wide.is_err());
 }
 
+/// Issue 29, item 2: a fixed range with data far outside it. plotters' pixel arithmetic
+/// overflowed (a panic in debug builds, a dip drawn as a peak in release); now only what
+/// lies in the chart is drawn, the line cut at its edge.
+#[test]
+fn data_far_outside_a_fixed_range_is_clipped() {
+    use lagrange_runtime::plot::{figure, Panel};
+    let path = dir("clip").join("panel.png");
+    let dip = [
+        (0.0, 0.5),
+        (1.0, -1e10),
+        (2.0, 0.5),
+        (3.0, 1e300),
+        (4.0, 0.2),
+    ];
+    figure(&path, (300, 200), |root| {
+        Panel::new("dip", "x", "y")
+            .line("l", dip)
+            .points("p", dip)
+            .y_range(0.0..1.0)
+            .draw(root)
+    })
+    .expect("drawn, clipped");
+    assert_eq!(png_size(&std::fs::read(&path).unwrap()), (300, 200));
+    figure(&path, (300, 200), |root| {
+        Panel::new("log", "x", "y")
+            .line("l", [(0.0, 10.0), (1.0, 1e-300), (2.0, 1e300)])
+            .log_y()
+            .y_range(1.0..100.0)
+            .draw(root)
+    })
+    .expect("drawn, clipped");
+    let far = |_: &State<1>| vec![vec![(0.0, 0.0), (1e10, 0.5), (0.5, -1e12)]];
+    let settings = Animation {
+        bounds: Some((-1.0..1.0, -1.0..1.0)),
+        ..Animation::default()
+    };
+    snapshot(
+        &run().states()[0],
+        dir("clip").join("frame.png"),
+        &settings,
+        far,
+    )
+    .expect("drawn, clipped");
+}
+
 /// Exact derivatives against central differences (`common::derivatives`).
 #[test]
 fn derivatives_match_finite_differences() {

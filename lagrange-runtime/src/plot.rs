@@ -384,14 +384,25 @@ impl Panel {
         ) in self.series.iter().enumerate()
         {
             let color = COLORS[i % COLORS.len()];
+            // Only what lies in the chart is drawn: a point far outside a fixed range would
+            // overflow plotters' pixel arithmetic (and wrap around to the other edge).
+            let region = (x.clone(), y.clone(), self.log_y);
             let drawn = match style {
-                Style::Line => chart.draw_series(LineSeries::new(
-                    points.iter().copied(),
-                    color.stroke_width(line_width(points.len())),
-                ))?,
-                Style::Points => {
-                    chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?
+                Style::Line => {
+                    let width = line_width(points.len());
+                    let pieces = clip(points, &region);
+                    chart.draw_series(
+                        pieces
+                            .into_iter()
+                            .map(|piece| PathElement::new(piece, color.stroke_width(width))),
+                    )?
                 }
+                Style::Points => chart.draw_series(
+                    points
+                        .iter()
+                        .filter(|p| inside(**p, &region))
+                        .map(|&p| Circle::new(p, 4, color.filled())),
+                )?,
             };
             if !label.is_empty() {
                 let drawn = drawn.label(label.as_str());
@@ -416,6 +427,68 @@ impl Panel {
         }
         Ok(())
     }
+}
+
+/// A chart's region: its x and y ranges, and whether y is logarithmic.
+type Region = (Range<f64>, Range<f64>, bool);
+
+/// Whether a point lies in the region (its edges included).
+fn inside((x, y): (f64, f64), (xr, yr, _): &Region) -> bool {
+    xr.start <= x && x <= xr.end && yr.start <= y && y <= yr.end
+}
+
+/// The parts of a polyline inside the region, each a polyline of its own: every segment
+/// cut at the edges (Liang–Barsky, in the chart's own coordinates, so on a logarithmic
+/// axis in log y), a non-finite point breaking the line.
+fn clip(points: &[(f64, f64)], region: &Region) -> Vec<Vec<(f64, f64)>> {
+    let (xr, yr, log) = region;
+    let to = |y: f64| if *log { y.log10() } else { y };
+    let from = |v: f64| if *log { 10f64.powf(v) } else { v };
+    let (y0, y1) = (to(yr.start), to(yr.end));
+    let mut pieces: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut open = false;
+    for pair in points.windows(2) {
+        let (a, b) = ((pair[0].0, to(pair[0].1)), (pair[1].0, to(pair[1].1)));
+        if ![a.0, a.1, b.0, b.1].iter().all(|v| v.is_finite()) {
+            open = false;
+            continue;
+        }
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        let mut visible = true;
+        for (p, q) in [
+            (-dx, a.0 - xr.start),
+            (dx, xr.end - a.0),
+            (-dy, a.1 - y0),
+            (dy, y1 - a.1),
+        ] {
+            if p == 0.0 {
+                visible &= q >= 0.0;
+            } else if p < 0.0 {
+                t0 = t0.max(q / p);
+            } else {
+                t1 = t1.min(q / p);
+            }
+        }
+        if !visible || t0 > t1 {
+            open = false;
+            continue;
+        }
+        let at = |t: f64| (a.0 + t * dx, from(a.1 + t * dy));
+        let (start, end) = (at(t0), at(t1));
+        if !(open && t0 == 0.0) {
+            pieces.push(vec![start]);
+        }
+        if let Some(piece) = pieces.last_mut() {
+            piece.push(end);
+        }
+        open = t1 == 1.0;
+    }
+    // A single point inside the region is a line of one point.
+    if points.len() == 1 && inside(points[0], region) {
+        pieces.push(vec![points[0]]);
+    }
+    pieces
 }
 
 /// Lines of few points are drawn 2 px wide; long ones 1 px (anti-aliased), because
@@ -642,10 +715,20 @@ where
         .disable_mesh()
         .disable_axes()
         .draw()?;
+    let region = (bounds.0.clone(), bounds.1.clone(), false);
     for (i, line) in lines.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        chart.draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(3)))?;
-        chart.draw_series(line.iter().map(|&p| Circle::new(p, 5, color.filled())))?;
+        let pieces = clip(line, &region);
+        chart.draw_series(
+            pieces
+                .into_iter()
+                .map(|piece| PathElement::new(piece, color.stroke_width(3))),
+        )?;
+        chart.draw_series(
+            line.iter()
+                .filter(|p| inside(**p, &region))
+                .map(|&p| Circle::new(p, 5, color.filled())),
+        )?;
     }
     Ok(())
 }
@@ -680,4 +763,42 @@ fn square(x: Range<f64>, y: Range<f64>, size: (u32, u32)) -> (Range<f64>, Range<
         mid - half..mid + half
     };
     (widen(x, w), widen(y, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_cut_at_the_edges_of_the_region() {
+        let region = (0.0..10.0, 0.0..1.0, false);
+        // A dip to −1e10 between two points inside: two pieces, each ending on y = 0.
+        let pieces = clip(&[(0.0, 0.5), (1.0, -1e10), (2.0, 0.5)], &region);
+        assert_eq!(pieces.len(), 2);
+        let (first, second) = (&pieces[0], &pieces[1]);
+        assert_eq!(first[0], (0.0, 0.5));
+        assert!(first[1].1.abs() < 1e-9 && (first[1].0 - 0.5e-10).abs() < 1e-12);
+        assert!(second[0].1.abs() < 1e-9 && second[1] == (2.0, 0.5));
+        // Inside: unchanged, one piece.
+        let line = [(1.0, 0.1), (2.0, 0.2), (3.0, 0.3)];
+        assert_eq!(clip(&line, &region), vec![line.to_vec()]);
+        // Wholly outside, or broken by a NaN: nothing of it.
+        assert!(clip(&[(1.0, 2.0), (2.0, 3.0)], &region).is_empty());
+        assert_eq!(
+            clip(&[(1.0, 0.5), (f64::NAN, 0.5), (3.0, 0.5)], &region).len(),
+            0
+        );
+        // A segment across the whole region, from far outside to far outside.
+        let across = clip(&[(-1e10, 0.5), (1e10, 0.5)], &region);
+        assert_eq!(across, vec![vec![(0.0, 0.5), (10.0, 0.5)]]);
+        // On a logarithmic axis the cut is in log y: from 10 to 1e-10 (log y from 1 to −10)
+        // across y = 1 at 1/11 of the way.
+        let log = (0.0..10.0, 1.0..100.0, true);
+        let pieces = clip(&[(0.0, 10.0), (10.0, 1e-10)], &log);
+        let cut = pieces[0][1];
+        assert!(
+            (cut.0 - 10.0 / 11.0).abs() < 1e-12 && (cut.1 - 1.0).abs() < 1e-12,
+            "{cut:?}"
+        );
+    }
 }
