@@ -12,33 +12,7 @@ use lagrange_runtime::prelude::*;
 use std::hint::black_box;
 use std::time::Duration;
 
-lagrangian! {
-    /// The UR5, torque-controlled.
-    pub struct Ur5 {
-        urdf: "tests/robots/ur5.urdf";
-        inputs: tau1, tau2, tau3, tau4, tau5, tau6;
-        let tool0_w = angular_velocity(tool0_R);
-        kinetic = urdf_kinetic;
-        potential = urdf_potential;
-        force tau1 on shoulder_pan_joint;
-        force tau2 on shoulder_lift_joint;
-        force tau3 on elbow_joint;
-        force tau4 on wrist_1_joint;
-        force tau5 on wrist_2_joint;
-        force tau6 on wrist_3_joint;
-    }
-}
-
-lagrangian! {
-    /// The Franka Panda with its fingers.
-    pub struct Panda {
-        urdf: "tests/robots/panda.urdf";
-        let panda_hand_w = angular_velocity(panda_hand_R);
-        kinetic = urdf_kinetic;
-        potential = urdf_potential;
-        dissipation = urdf_dissipation;
-    }
-}
+include!("../tests/common/robots.rs");
 
 fn bench(c: &mut Criterion) {
     let ur5 = Ur5::default();
