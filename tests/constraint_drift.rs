@@ -94,6 +94,19 @@ lagrangian! {
     }
 }
 
+lagrangian! {
+    /// A parallelogram four-bar linkage (crank 1, coupler 2, rocker 1, ground 2) in
+    /// absolute link angles: at the flattened configuration a = b = c = 0 its two closure
+    /// rows are dependent (a change point), nowhere else on its motion.
+    pub struct Parallelogram {
+        parameters: la = 1.0, lb = 2.0, lc = 1.0, lg = 2.0, i = 0.1;
+        coordinates: a, b, c;
+        kinetic = i/2 * (dot(a)^2 + dot(b)^2 + dot(c)^2);
+        constraint closure_x = la*cos(a) + lb*cos(b) - lc*cos(c) - lg;
+        constraint closure_y = la*sin(a) + lb*sin(b) - lc*sin(c);
+    }
+}
+
 const U: SVector<f64, 0> =
     SVector::from_array_storage(lagrange_runtime::nalgebra::ArrayStorage([[]]));
 
@@ -361,6 +374,33 @@ fn redundant_constraints_are_named() {
             constraints: vec!["rail", "no_vertical_speed"]
         })
     );
+}
+
+#[test]
+fn a_kinematic_singularity_is_not_called_redundant() {
+    // Issue 29, item 18: rows dependent at this state only are singular here, not
+    // redundant; the redundant models above stay redundant (`redundant_constraints_are_named`).
+    let model = Parallelogram::default();
+    let dead = State::new(0.0, SVector::zeros(), SVector::from([1.0, 0.0, 1.0]));
+    let err = model.accelerations(&dead, &U).unwrap_err();
+    assert_eq!(
+        err,
+        DynamicsError::SingularConstraints {
+            constraints: vec!["closure_x"]
+        }
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("singular at this state") && message.contains("`closure_x`"),
+        "{message}"
+    );
+    // Off the change point, on the same motion (a = c, b = 0), it is regular.
+    let regular = State::new(
+        0.0,
+        SVector::from([0.3, 0.0, 0.3]),
+        SVector::from([1.0, 0.0, 1.0]),
+    );
+    assert!(model.accelerations(&regular, &U).is_ok());
 }
 
 #[test]

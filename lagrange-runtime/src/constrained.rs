@@ -359,7 +359,8 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     finite(&rhs, "forces of the equations of motion")?;
     finite(&j, "constraint Jacobian")?;
     finite(&gamma, "constraints differentiated to acceleration level")?;
-    let (factor, rho) = factor_completed::<T, N, M, K>(&mass, &j)?;
+    let (factor, rho) = factor_completed::<T, N, M, K>(&mass, &j)
+        .map_err(|e| here_or_everywhere::<T, N, M, K>(model, s, u, e))?;
     let rhs = match rho {
         None => rhs,
         Some(rho) => complete(&mass, &rhs, &j, &gamma, rho).1,
@@ -368,8 +369,9 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     let y = factor.solve_columns(&j.transpose());
     let schur = j * y;
     finite(&schur, "constraint Schur complement J M⁻¹ Jᵀ")?;
-    let lambda = crate::linalg::solve(schur, j * free - gamma)
-        .ok_or_else(|| redundant::<T, N, M, K>(&schur))?;
+    let lambda = crate::linalg::solve(schur, j * free - gamma).ok_or_else(|| {
+        here_or_everywhere::<T, N, M, K>(model, s, u, redundant::<T, N, M, K>(&schur))
+    })?;
     let qdd = free - y * lambda;
     finite(&qdd, "accelerations")?;
     finite(&lambda, "constraint multipliers")?;
@@ -439,6 +441,38 @@ fn ill_posed<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         [coordinate] => DynamicsError::MissingVelocity { coordinate },
         _ => DynamicsError::UndeterminedVelocities { coordinates },
     }
+}
+
+/// A dependency of the constraint rows found at `s` (`error`, a
+/// [`DynamicsError::RedundantConstraints`]; any other error is returned as it is), told
+/// apart: [`DynamicsError::SingularConstraints`] when the rows are independent at a state
+/// on the constraints nearby (a kinematic singularity: a linkage at a dead point), else
+/// redundant everywhere. The nearby states are `s` moved by 10⁻³ of its size in three fixed
+/// directions and projected onto the constraints.
+fn here_or_everywhere<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    error: DynamicsError,
+) -> DynamicsError {
+    let DynamicsError::RedundantConstraints { constraints } = error else {
+        return error;
+    };
+    let size = tolerances::NEARBY_STATE * s.q.amax().max(1.0);
+    for k in 0..3 {
+        // Fixed, irregular directions (no randomness: the same error every time).
+        let dq = SVector::<f64, N>::from_fn(|i, _| size * (1.0 + (i * 7 + k * 13) as f64).sin());
+        let near = State::new(s.t, s.q + dq, s.qd);
+        let Ok(on) = project::<T, N, M, K>(model, &near, u, &[], tolerances::PROJECTED_TOLERANCE)
+        else {
+            continue;
+        };
+        let (_, j) = velocity_terms::<T, N, M, K>(model, &on, u);
+        if linalg::Lu::factor(j * j.transpose()).is_some() {
+            return DynamicsError::SingularConstraints { constraints };
+        }
+    }
+    DynamicsError::RedundantConstraints { constraints }
 }
 
 /// Names the constraints in a dependency: those whose replacement by a trivial equation

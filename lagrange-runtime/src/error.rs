@@ -55,6 +55,12 @@ pub enum DynamicsError {
         /// The constraints involved in the dependency.
         constraints: Vec<&'static str>,
     },
+    /// The constraints' Jacobian rows are dependent at this state but not at states on the
+    /// constraints nearby: a kinematic singularity, such as a linkage at a dead point.
+    SingularConstraints {
+        /// The constraints involved in the dependency.
+        constraints: Vec<&'static str>,
+    },
     /// Projecting a state onto the constraints did not converge: the coordinates that may
     /// move cannot satisfy them, or the start is too far away.
     ProjectionFailed {
@@ -133,6 +139,15 @@ impl fmt::Display for DynamicsError {
             Self::RedundantConstraints { constraints } => write!(
                 f,
                 "the constraints {} are redundant: their Jacobian rows are linearly dependent",
+                constraints
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Self::SingularConstraints { constraints } => write!(
+                f,
+                "the constraints are singular at this state: the Jacobian rows of {} are dependent here but not at states on the constraints nearby (a kinematic singularity, such as a linkage at a dead point)",
                 constraints
                     .iter()
                     .map(|c| format!("`{c}`"))

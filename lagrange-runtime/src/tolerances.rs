@@ -39,6 +39,13 @@ pub(crate) const IDLE_ROW: f64 = 1e-14;
 /// is above this fraction of the largest: the coordinates an error message names.
 pub(crate) const NULL_COMPONENT: f64 = 1e-3;
 
+/// How far, relative to the size of the coordinates, the states are that tell a kinematic
+/// singularity (constraint rows dependent at this state only) from redundant constraints
+/// (dependent everywhere): far enough that the rows of a linkage near its dead point are
+/// independent well above rounding (their smallest singular value grows in proportion),
+/// near enough that the projection back onto the constraints converges at once.
+pub(crate) const NEARBY_STATE: f64 = 1e-3;
+
 /// Newton iterations allowed to the projection of positions onto the constraints: from a
 /// state near the constraints it converges quadratically in a handful; 50 leaves room for
 /// a start far off without looping for long on one that cannot converge.
