@@ -289,9 +289,10 @@ fn residual_jacobian<T: Model<N, M>, const N: usize, const M: usize>(
 ///
 /// # Errors
 /// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
-/// nearby, or, without constraints, a singular Jacobian: a neutral direction such as a free
-/// translation; with constraints the Gauss–Newton steps are damped and a neutral direction
-/// gets no step), [`DynamicsError::ConstraintsForbidSteadyState`] when the model cannot
+/// nearby, or no step can reduce the residual: a cart pushed by a constant force). A
+/// neutral direction (a free translation, an arm free to turn) makes the Jacobian singular;
+/// the steps are then those of the damped Gauss–Newton normal equations, in which it gets
+/// no step, so the coordinate keeps its guessed value, [`DynamicsError::ConstraintsForbidSteadyState`] when the model cannot
 /// rest on its constraints (a driving constraint `y - t` is violated at q̇ = 0), and the
 /// errors of [`Dynamics::accelerations`] and [`linearize`] there.
 ///
@@ -349,7 +350,12 @@ where
         }
         iterations += 1;
         let step = if !T::has_constraints() {
-            crate::linalg::solve(jacobian, -force)
+            // A neutral direction makes the Jacobian singular: then the damped normal
+            // equations, where it gets no step (as with constraints below).
+            crate::linalg::solve(jacobian, -force).or_else(|| {
+                let jt = jacobian.transpose();
+                crate::linalg::solve_damped_normal(jt * jacobian, -(jt * force))
+            })
         } else {
             // Damped, so that a neutral direction (a body free to turn about the vertical)
             // gets no step.
@@ -357,6 +363,10 @@ where
             crate::linalg::solve_damped_normal(jt * jacobian + gram, -(jt * force + phi_gradient))
         };
         let Some(step) = step else { break };
+        if step.iter().all(|x| *x == 0.0) {
+            // Nothing the Jacobian sees can move: no equilibrium from here.
+            break;
+        }
         let merit = |q: &SVector<f64, N>| -> Result<f64, DynamicsError> {
             let (f, _) = static_force(model, q, u, t)?;
             let (_, _, phi) = holonomic_terms(model, q, u, t);
