@@ -55,6 +55,57 @@ fn agree<const R: usize, const C: usize>(
     );
 }
 
+/// The end effector of a robot at a state: its frame's origin and orientation, and the
+/// Jacobians of its origin and of its angular velocity in the world frame.
+struct Frame<const N: usize> {
+    position: SVector<f64, 3>,
+    rotation: SMatrix<f64, 3, 3>,
+    linear: SMatrix<f64, 3, N>,
+    angular: SMatrix<f64, 3, N>,
+}
+
+/// The energies and the end-effector frame against a state of the reference data
+/// (`frame_jacobian`: LOCAL_WORLD_ALIGNED, linear rows first).
+fn agree_energies_and_frame<T: Dynamics<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    state: &Value,
+    frame: &Frame<N>,
+    label: &str,
+) {
+    let none = SVector::<f64, M>::zeros();
+    let energies = SVector::from([
+        model.kinetic_energy(s, &none),
+        model.potential_energy(s, &none),
+    ]);
+    let want = SVector::from([
+        state["kinetic"].as_f64().unwrap(),
+        state["potential"].as_f64().unwrap(),
+    ]);
+    agree(&energies, &want, &format!("energies, {label}"));
+    agree(
+        &frame.position,
+        &vector(&state["frame_position"]),
+        &format!("frame position, {label}"),
+    );
+    agree(
+        &frame.rotation,
+        &matrix(&state["frame_rotation"]),
+        &format!("frame rotation, {label}"),
+    );
+    let jacobian: SMatrix<f64, 6, N> = matrix(&state["frame_jacobian"]);
+    agree(
+        &frame.linear,
+        &jacobian.fixed_rows::<3>(0).into_owned(),
+        &format!("linear Jacobian, {label}"),
+    );
+    agree(
+        &frame.angular,
+        &jacobian.fixed_rows::<3>(3).into_owned(),
+        &format!("angular Jacobian, {label}"),
+    );
+}
+
 #[test]
 fn ur5_matches_pinocchio() {
     let model = Ur5::default();
@@ -94,38 +145,14 @@ fn ur5_matches_pinocchio() {
         );
         let qdd = model.accelerations(&s, &tau).expect("regular");
         agree(&qdd, &vector(&state["aba"]), &format!("aba, {label}"));
-        let energies = SVector::from([
-            model.kinetic_energy(&s, &none),
-            model.potential_energy(&s, &none),
-        ]);
-        let want = SVector::from([
-            state["kinetic"].as_f64().unwrap(),
-            state["potential"].as_f64().unwrap(),
-        ]);
-        agree(&energies, &want, &format!("energies, {label}"));
-        let lets = model.lets(&s, &none);
-        agree(
-            &lets.tool0_p,
-            &vector(&state["frame_position"]),
-            &format!("tool0 position, {label}"),
-        );
-        agree(
-            &lets.tool0_R,
-            &matrix(&state["frame_rotation"]),
-            &format!("tool0 rotation, {label}"),
-        );
-        let j = model.jacobians(&s, &none);
-        let jacobian: SMatrix<f64, 6, 6> = matrix(&state["frame_jacobian"]);
-        agree(
-            &j.tool0_p.matrix,
-            &jacobian.fixed_rows::<3>(0).into_owned(),
-            &format!("linear Jacobian, {label}"),
-        );
-        agree(
-            &j.tool0_w.matrix,
-            &jacobian.fixed_rows::<3>(3).into_owned(),
-            &format!("angular Jacobian, {label}"),
-        );
+        let (lets, j) = (model.lets(&s, &none), model.jacobians(&s, &none));
+        let frame = Frame {
+            position: lets.tool0_p,
+            rotation: lets.tool0_R,
+            linear: j.tool0_p.matrix,
+            angular: j.tool0_w.matrix,
+        };
+        agree_energies_and_frame(&model, &s, state, &frame, label);
     }
     // The joint limits of the file, in the order of the coordinates.
     let (joint, limit) = Ur5::JOINT_LIMITS[1];
@@ -171,38 +198,14 @@ fn panda_matches_pinocchio() {
             &vector(&state["rnea"]),
             &format!("rnea, {label}"),
         );
-        let energies = SVector::from([
-            model.kinetic_energy(&s, &none),
-            model.potential_energy(&s, &none),
-        ]);
-        let want = SVector::from([
-            state["kinetic"].as_f64().unwrap(),
-            state["potential"].as_f64().unwrap(),
-        ]);
-        agree(&energies, &want, &format!("energies, {label}"));
-        let lets = model.lets(&s, &none);
-        agree(
-            &lets.panda_hand_p,
-            &vector(&state["frame_position"]),
-            &format!("hand position, {label}"),
-        );
-        agree(
-            &lets.panda_hand_R,
-            &matrix(&state["frame_rotation"]),
-            &format!("hand rotation, {label}"),
-        );
-        let j = model.jacobians(&s, &none);
-        let jacobian: SMatrix<f64, 6, 9> = matrix(&state["frame_jacobian"]);
-        agree(
-            &j.panda_hand_p.matrix,
-            &jacobian.fixed_rows::<3>(0).into_owned(),
-            &format!("linear Jacobian, {label}"),
-        );
-        agree(
-            &j.panda_hand_w.matrix,
-            &jacobian.fixed_rows::<3>(3).into_owned(),
-            &format!("angular Jacobian, {label}"),
-        );
+        let (lets, j) = (model.lets(&s, &none), model.jacobians(&s, &none));
+        let frame = Frame {
+            position: lets.panda_hand_p,
+            rotation: lets.panda_hand_R,
+            linear: j.panda_hand_p.matrix,
+            angular: j.panda_hand_w.matrix,
+        };
+        agree_energies_and_frame(&model, &s, state, &frame, label);
     }
     // The damping of the file: D = ½ Σ c q̇², 0.003 on the arm, 0.3 on the fingers.
     let s = State::new(0.0, SVector::zeros(), SVector::from_element(1.0));

@@ -58,7 +58,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         syn::Error::new(path.span(), format!("{}{at}: {message}", path.value()))
     };
     let robot = parse(&text).map_err(|(line, m)| error(line, m))?;
-    let mut writer = Writer {
+    let writer = Writer {
         span: path.span(),
         units,
     };
@@ -579,7 +579,7 @@ impl Writer {
     /// The statements and the joint limits.
     #[allow(clippy::too_many_lines)]
     fn statements(
-        &mut self,
+        &self,
         robot: &Urdf,
         floating: bool,
         declare_g: bool,

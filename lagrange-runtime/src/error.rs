@@ -114,11 +114,7 @@ impl fmt::Display for DynamicsError {
             Self::UndeterminedVelocities { coordinates } => write!(
                 f,
                 "neither the kinetic energy nor the constraints determine a combination of the velocities of {}: the mass matrix is singular on velocities the constraints allow",
-                coordinates
-                    .iter()
-                    .map(|c| format!("`dot({c})`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                listed(coordinates, |c| format!("`dot({c})`"))
             ),
             Self::IndefiniteMassMatrix => write!(
                 f,
@@ -139,20 +135,12 @@ impl fmt::Display for DynamicsError {
             Self::RedundantConstraints { constraints } => write!(
                 f,
                 "the constraints {} are redundant: their Jacobian rows are linearly dependent",
-                constraints
-                    .iter()
-                    .map(|c| format!("`{c}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                listed(constraints, |c| format!("`{c}`"))
             ),
             Self::SingularConstraints { constraints } => write!(
                 f,
                 "the constraints are singular at this state: the Jacobian rows of {} are dependent here but not at states on the constraints nearby (a kinematic singularity, such as a linkage at a dead point)",
-                constraints
-                    .iter()
-                    .map(|c| format!("`{c}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                listed(constraints, |c| format!("`{c}`"))
             ),
             Self::ProjectionFailed { residual } => write!(
                 f,
@@ -198,3 +186,8 @@ impl fmt::Display for DynamicsError {
 }
 
 impl std::error::Error for DynamicsError {}
+
+/// The names, each written by `each`, separated by commas: for the messages above.
+fn listed(names: &[&'static str], each: impl Fn(&str) -> String) -> String {
+    names.iter().map(|n| each(n)).collect::<Vec<_>>().join(", ")
+}
