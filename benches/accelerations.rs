@@ -86,6 +86,10 @@ fn bench(c: &mut Criterion) {
             e.mass.cholesky().map(|c| c.solve(&e.bias))
         })
     });
+    let qdd = SVector::from([0.3, -0.7]);
+    group.bench_function("inverse_dynamics/dsl", |b| {
+        b.iter(|| black_box(&model).inverse_dynamics(black_box(&s), black_box(&qdd), &u))
+    });
     group.bench_function("mass_matrix/dsl", |b| {
         b.iter(|| black_box(&model).mass_matrix(black_box(&s), black_box(&u)))
     });

@@ -24,6 +24,7 @@ mod common;
 #[path = "../tests/common/chain.rs"]
 mod chain;
 
+use chain::{hand_terms, hand_written, irregular_state, Params};
 use common::estimate;
 use criterion::{criterion_group, Criterion};
 use lagrange_runtime::linearize::linearize;
@@ -83,84 +84,6 @@ chain!(Chain48;
 
 include!("../tests/common/chain64.rs");
 
-/// The chain's parameters, shared by the DSL models and the hand-derived equations.
-#[derive(Debug, Clone, Copy)]
-struct Params {
-    m: f64,
-    l: f64,
-    g: f64,
-}
-
-/// The hand-derived equations of motion of the N-link chain.
-///
-/// With absolute angles, bob k (1-based) sits at
-/// x_k = l Σ_{i≤k} sin q_i, y_k = −l Σ_{i≤k} cos q_i, so
-/// ẋ_k = l Σ_{i≤k} cos q_i q̇_i, ẏ_k = l Σ_{i≤k} sin q_i q̇_i and
-/// ẋ_k² + ẏ_k² = l² Σ_{i,j≤k} cos(q_i − q_j) q̇_i q̇_j.
-/// Summing over the bobs, the pair (i, j) appears once for every k ≥ max(i, j), that is
-/// c_ij = N − max(i, j) + 1 times:
-///
-/// ```text
-/// T = ½ Σ_ij M_ij q̇_i q̇_j,   M_ij = m l² c_ij cos(q_i − q_j)
-/// V = m g Σ_k y_k = −m g l Σ_i (N − i + 1) cos q_i        (q_i is in bobs i … N)
-/// ```
-///
-/// Euler–Lagrange for q_i, with ∂M_ij/∂q_i = −m l² c_ij sin(q_i − q_j) (j ≠ i; zero for
-/// j = i) and the symmetric contribution from M_ji:
-///
-/// ```text
-/// d/dt ∂T/∂q̇_i = Σ_j M_ij q̈_j − Σ_j m l² c_ij sin(q_i − q_j) (q̇_i − q̇_j) q̇_j
-/// ∂T/∂q_i      = −Σ_j m l² c_ij sin(q_i − q_j) q̇_i q̇_j
-/// ∂V/∂q_i      = m g l (N − i + 1) sin q_i
-/// ```
-///
-/// The q̇_i q̇_j terms cancel, leaving
-///
-/// ```text
-/// Σ_j M_ij q̈_j = −Σ_j m l² c_ij sin(q_i − q_j) q̇_j² − m g l (N − i + 1) sin q_i
-/// ```
-///
-/// solved by nalgebra's Cholesky on stack matrices (M is symmetric positive definite).
-/// cos(q_i − q_j) and sin(q_i − q_j) come from the N sines and cosines of the angles.
-/// Indices below are 0-based: c_ij = N − max(i, j), N − i + 1 becomes N − i.
-/// `None` when the mass matrix is not positive definite (it always is, for l, m > 0).
-#[inline(never)]
-fn hand_written<const N: usize>(p: &Params, s: &State<N>) -> Option<SVector<f64, N>> {
-    let (mass, rhs) = hand_terms(p, s);
-    Some(mass.cholesky()?.solve(&rhs))
-}
-
-/// The hand-derived mass matrix and right-hand side (see [`hand_written`]).
-#[inline(always)]
-fn hand_terms<const N: usize>(p: &Params, s: &State<N>) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
-    let Params { m, l, g } = *p;
-    let (ml2, mgl) = (m * l * l, m * g * l);
-    let sc: [(f64, f64); N] = std::array::from_fn(|i| s.q[i].sin_cos());
-    let mut mass = SMatrix::<f64, N, N>::zeros();
-    let mut rhs = SVector::<f64, N>::zeros();
-    for i in 0..N {
-        let (si, ci) = sc[i];
-        let mut r = -mgl * (N - i) as f64 * si;
-        for j in 0..N {
-            let (sj, cj) = sc[j];
-            let w = ml2 * (N - i.max(j)) as f64;
-            // cos(q_i − q_j), sin(q_i − q_j)
-            let (cos_ij, sin_ij) = (ci * cj + si * sj, si * cj - ci * sj);
-            mass[(i, j)] = w * cos_ij;
-            r -= w * sin_ij * s.qd[j] * s.qd[j];
-        }
-        rhs[i] = r;
-    }
-    (mass, rhs)
-}
-
-/// An irregular state: no symmetry, no zero velocity, angles up to about ±1.3 rad.
-fn irregular_state<const N: usize>() -> State<N> {
-    let q = SVector::from_fn(|i, _| 0.9 * (1.7 * i as f64 + 0.4).sin() + 0.05 * i as f64);
-    let qd = SVector::from_fn(|i, _| 1.3 * (2.3 * i as f64 + 1.1).cos() + 0.3);
-    State::new(0.37, q, qd)
-}
-
 /// The group of one N: `chain/N=8`.
 fn group_name(n: usize) -> String {
     format!("chain/N={n}")
@@ -206,6 +129,10 @@ fn compare<D: Dynamics<N> + Model<N, 0>, const N: usize>(c: &mut Criterion, mode
     });
     group.bench_function("dsl_mass_matrix", |b| {
         b.iter(|| black_box(model).mass_matrix(black_box(&s), black_box(&u)))
+    });
+    let qdd = SVector::<f64, N>::from_fn(|i, _| 0.1 * i as f64 - 0.3);
+    group.bench_function("dsl_inverse_dynamics", |b| {
+        b.iter(|| black_box(model).inverse_dynamics(black_box(&s), black_box(&qdd), &u))
     });
     group.bench_function("dsl_linearize", |b| {
         b.iter(|| linearize(black_box(model), black_box(&s), black_box(&u)))

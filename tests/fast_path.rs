@@ -33,6 +33,7 @@
 #[macro_use]
 mod common;
 
+use common::chain::{hand_terms, irregular_state, Params};
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::linearize::{equilibrium, linearize, sensitivities};
 use lagrange_runtime::num_dual::Dual64;
@@ -40,6 +41,10 @@ use lagrange_runtime::prelude::*;
 use lagrange_runtime::stability::Stability;
 use lagrange_runtime::{eval, model::Model};
 
+chain!(Chain8;
+    (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
+    (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7)
+);
 include!("common/chain16.rs");
 include!("common/chain32.rs");
 include!("common/chain64.rs");
@@ -530,6 +535,9 @@ fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
         let reference = eval::equations_generic(model, &s, &u);
         let point = eval::Point::new(&s, &u);
         let fast = model.eval_equations(&point);
+        // The mass matrix alone, which a model too large to inline computes without the
+        // rest of the equations.
+        let mass_alone = model.eval_mass_matrix(&point);
         // The sweep (forward-over-reverse), which large models use for `eval_equations`
         // and every model for derivatives of the equations.
         let swept = model.eval_equations_in(&point);
@@ -577,6 +585,11 @@ fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
                 "gradient: derivative along a direction of (q, q̇)",
                 &gradient_tangent_reference[..],
                 &gradient_tangent[..],
+            ),
+            (
+                "eval_mass_matrix",
+                reference.mass.as_slice(),
+                mass_alone.as_slice(),
             ),
             (
                 "sweep: mass matrix",
@@ -822,6 +835,80 @@ fn with_stack(mib: usize, f: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// The chain's mass matrix, accelerations and inverse dynamics against the equations
+/// derived by hand (`common::chain`), at an irregular state and at structured ones: at
+/// rest hanging, upright, folded symmetrically, and hanging while swinging.
+fn assert_chain_matches_hand_derivation<T, const N: usize>(model: &T, p: &Params)
+where
+    T: Dynamics<N, 0>,
+{
+    let u = SVector::zeros();
+    let swinging = SVector::from_fn(|i, _| if i % 2 == 0 { 1.5 } else { -1.5 });
+    let states = [
+        ("irregular", irregular_state::<N>()),
+        ("at rest hanging", State::at_rest(SVector::zeros())),
+        (
+            "upright",
+            State::at_rest(SVector::from_element(std::f64::consts::PI)),
+        ),
+        (
+            "folded symmetrically",
+            State::new(
+                0.0,
+                SVector::from_fn(|i, _| if i % 2 == 0 { 0.7 } else { -0.7 }),
+                SVector::zeros(),
+            ),
+        ),
+        (
+            "hanging, swinging",
+            State::new(0.0, SVector::zeros(), swinging),
+        ),
+    ];
+    for (label, s) in states {
+        let (mass, rhs) = hand_terms(p, &s);
+        let close = |what: &str, got: &[f64], want: &[f64]| {
+            let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+            common::assert_slice_close(
+                got,
+                want,
+                scale,
+                1e-11,
+                &format!("N = {N}, {label}: {what}"),
+            );
+        };
+        close(
+            "mass_matrix",
+            model.mass_matrix(&s, &u).as_slice(),
+            mass.as_slice(),
+        );
+        let want = mass.cholesky().expect("positive definite").solve(&rhs);
+        let qdd = model.accelerations(&s, &u).expect("regular");
+        close("accelerations", qdd.as_slice(), want.as_slice());
+        let a = SVector::from_fn(|i, _| 0.3 * i as f64 - 0.5);
+        let residual = model.inverse_dynamics(&s, &a, &u);
+        close(
+            "inverse_dynamics",
+            residual.as_slice(),
+            (mass * a - rhs).as_slice(),
+        );
+    }
+}
+
+#[test]
+fn chains_match_the_hand_derived_equations() {
+    // Not 1, 1, 1: a misplaced factor of m, l or g would show.
+    let p = Params {
+        m: 0.8,
+        l: 0.6,
+        g: 9.81,
+    };
+    // 8 links: the unrolled equations in one function, the mass matrix alone beside them;
+    // 16 and 32: the sweep.
+    assert_chain_matches_hand_derivation(&Chain8::new(p.m, p.l, p.g), &p);
+    assert_chain_matches_hand_derivation(&Chain16::new(p.m, p.l, p.g), &p);
+    assert_chain_matches_hand_derivation(&Chain32::new(p.m, p.l, p.g), &p);
+}
+
 #[test]
 fn chain_of_16_links_matches_the_generic_passes() {
     // The size at which the unrolled code once crashed rustc's debug-info pass (a scope
@@ -843,7 +930,7 @@ fn chains_of_32_and_64_links_match_the_generic_passes() {
 
 /// The chain hanging at rest, linearized: q̈ = −M⁻¹ K q with the closed forms
 /// M_ij = m l² (N − max(i, j)) and K = diag(m g l (N − i)) (0-based; see
-/// `benches/chain.rs`), and ∂q̈/∂q̇ = 0 (q̈ is quadratic in q̇).
+/// `common::chain::hand_terms`), and ∂q̈/∂q̇ = 0 (q̈ is quadratic in q̇).
 fn assert_hanging_chain_linearization<T, const N: usize>(model: &T, m: f64, l: f64, g: f64)
 where
     T: Model<N, 0> + Dynamics<N, 0>,

@@ -125,33 +125,39 @@ fn robot_items(l: &Lowered) -> TokenStream {
 }
 
 /// The code of the equations of motion, and the one place that chooses which generator
-/// writes it: the unrolled fast path ([`crate::fast`]) for `eval_equations` where the
-/// model is within its size, else the sweep ([`crate::sweep`]) in `f64`; the sweep for
-/// everything generic (`eval_equations_in`, inverse dynamics, the gradient, parameters).
-/// A model that neither handles (a `dot` of velocities, which the checker rejects)
-/// keeps the runtime's generic dual-number passes.
+/// writes it: the unrolled fast path ([`crate::fast`]) for `eval_equations` (and for
+/// `eval_mass_matrix` when the equations are not inlined) where the model is within its
+/// size, else the sweep ([`crate::sweep`]) in `f64`; the sweep for everything generic
+/// (`eval_equations_in`, inverse dynamics, the gradient, parameters). A model that neither
+/// handles (a `dot` of velocities, which the checker rejects) keeps the runtime's generic
+/// dual-number passes.
 struct Generated {
     /// `__lagrange_sweep`, an associated function of the model.
     sweep: Option<TokenStream>,
-    /// `eval_equations` and `FAST_EQUATIONS` for `impl Model`.
+    /// `eval_equations` and `FAST_EQUATIONS` for `impl Model`, and `eval_mass_matrix`
+    /// where the mass matrix alone costs less than the equations.
     equations: Option<TokenStream>,
 }
 
 impl Generated {
     fn choose(l: &Lowered) -> Self {
         let sweep = crate::sweep::sweep_fn(l);
-        let equations = match crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS) {
-            Some(code) => Some(code),
+        let equations = match crate::fast::unrolled(l, crate::fast::MAX_STATEMENTS) {
+            Some(crate::fast::Unrolled { equations, mass }) => Some(quote!(#equations #mass)),
             None if sweep.is_some() => {
                 let p = private();
                 let (n, m) = (l.coordinates.len(), l.inputs.len());
-                let fields = l.parameters.iter().map(|x| &x.name);
+                let fields: Vec<_> = l.parameters.iter().map(|x| &x.name).collect();
                 let x = internal("x");
                 Some(quote! {
                     const FAST_EQUATIONS: bool = true;
 
                     fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
                         Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, true).0
+                    }
+
+                    fn eval_mass_matrix(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::SMatrix<f64, #n, #n> {
+                        Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, false).0.mass
                     }
                 })
             }

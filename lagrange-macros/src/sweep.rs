@@ -314,8 +314,9 @@ fn tangent(
 /// [`Gradient`](lagrange_runtime::eval::Gradient) in any scalar, the parameters given as
 /// values of it. With `qdd` given, the mass matrix is not computed and the bias is that of
 /// M q̈ = bias with M·qdd moved to the right: −(M qdd − bias), the negated
-/// inverse-dynamics residual. With `motion` false (and `qdd` given), no tangent sweep
-/// runs: only the gradient is meant to be read. `None` when the model is beyond it (a `dot`
+/// inverse-dynamics residual. With `motion` false, the tangent sweep along the motion does
+/// not run and the bias is not meant to be read: with `qdd` given no tangent sweep runs
+/// (only the gradient is read), without it only the mass matrix's. `None` when the model is beyond it (a `dot`
 /// of velocities, which the checker rejects).
 pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     let g = Graph::new(l, Form::Swept)?;

@@ -261,7 +261,7 @@ pub fn mass_matrix<T: Model<N, M>, const N: usize, const M: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> SMatrix<f64, N, N> {
-    mass_and_momenta(model, s, u).0
+    model.eval_mass_matrix(&Point::new(s, u))
 }
 
 /// The velocity-dependent part of d/dt ∂L/∂q̇: ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t.
@@ -422,15 +422,17 @@ pub fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
 
 /// The generalized force that must be added to Q for the accelerations `qdd` to happen:
 /// M q̈ − ∂L/∂q + ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t − Q. Zero when `qdd` is
-/// [`accelerations`]`(s, u)`.
+/// [`accelerations`]`(s, u)`. One pass along q̈ ([`Model::eval_inverse_dynamics_in`]),
+/// without the mass matrix.
 pub fn inverse_dynamics<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     qdd: &SVector<f64, N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    let e = equations(model, s, u);
-    e.mass * qdd - e.bias
+    model
+        .eval_inverse_dynamics_in(&Point::new(s, u), &(*qdd).into())
+        .into()
 }
 
 /// Rejects a state or input holding NaN or an infinity, naming the culprit.

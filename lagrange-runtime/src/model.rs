@@ -32,7 +32,7 @@
 
 use crate::eval::{Equations, Gradient, Point};
 use crate::Units;
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 
 /// Which form of the constraints [`Model::eval_constraints`] evaluates.
@@ -257,6 +257,18 @@ pub trait Model<const N: usize, const M: usize> {
         Self: Sized,
     {
         crate::eval::equations_generic_in(self, x)
+    }
+
+    /// The mass matrix ∂²L/∂q̇² at a point in `f64`: that of
+    /// [`eval_equations`](Model::eval_equations) unless overridden. `lagrangian!`
+    /// overrides it where the mass matrix alone costs less than the equations (a model too
+    /// large for its equations to be inlined): the unrolled second derivatives along pairs
+    /// of velocities only, or the sweep's columns without its pass along the motion.
+    fn eval_mass_matrix(&self, x: &Point<f64, N, M>) -> SMatrix<f64, N, N>
+    where
+        Self: Sized,
+    {
+        self.eval_equations(x).mass
     }
 
     /// The [`Equations`] at a point in any scalar:

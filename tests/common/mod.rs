@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 #[macro_use]
-mod chain;
+pub mod chain;
 
 /// xorshift64*: reproducible "random" states without a dependency.
 pub struct Rng(pub u64);
