@@ -9,7 +9,9 @@
 #
 # Settings (environment): ROUNDS, PIN_VERSION (4.1.0, as tests/robots/reference.py),
 # PYTHON (python3, for the venv), CXX (g++), PINOCCHIO_CXXFLAGS ("-O3 -DNDEBUG"),
-# CPP_MS (time per call and round on the C++ side, 1000 ms), CARGO_TARGET_DIR (where the venv, the binary and the rounds go: <target>/pinocchio).
+# CPP_MS (time per call and round on the C++ side, 1000 ms), CARGO_TARGET_DIR (the venv,
+# the binary and the rounds go to <target>/pinocchio). About 5 minutes the first time
+# (install and compile), 2 minutes after that.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
