@@ -5,16 +5,83 @@
 //! Panda the constrained solve of its mimic joint), `inverse_dynamics`, `mass_matrix`,
 //! and the end effector's Jacobians.
 //!
-//! Run with `cargo bench --bench robots`.
+//! Run with `cargo bench --bench robots`; `benches/pinocchio/compare.sh` runs it against
+//! Pinocchio. With `LAGRANGE_PINOCCHIO_STATES=<file>` set, the bench also writes to that
+//! file what the C++ side needs: each robot's URDF, coordinates and state, and lagrange's
+//! values there in Pinocchio's terms, to be checked against `crba`, `rnea` and `aba`
+//! (`compare.sh` runs it so with a filter that matches no benchmark).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lagrange_runtime::prelude::*;
+use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
 
 include!("../tests/common/robots.rs");
 
+/// Appends, for `benches/pinocchio/bench.cpp`, a robot's URDF, end-effector frame,
+/// coordinates and state (`a` for `rnea`; for `aba` the generalized forces Q of the
+/// bench's inputs and dissipation), and lagrange's values in Pinocchio's terms: the mass
+/// matrix (`crba`), M a + C q̇ + g = inverse dynamics + Q (`rnea`), M⁻¹ (Q − C q̇ − g)
+/// without constraints (`aba`), and the frame's Jacobian (linear rows, then angular, in
+/// world axes; Pinocchio's LOCAL_WORLD_ALIGNED). Numbers in Rust's shortest round-trip
+/// form; one record a line, `key robot values...`.
+#[allow(clippy::too_many_arguments)]
+fn describe_for_pinocchio<T: Dynamics<N, M>, const N: usize, const M: usize>(
+    out: &mut String,
+    robot: &str,
+    urdf: &str,
+    frame: &str,
+    model: &T,
+    s: &State<N>,
+    a: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+    jacobian: &SMatrix<f64, 6, N>,
+) {
+    let q = model.generalized_forces(s, u);
+    let mass = model.mass_matrix(s, u);
+    let rnea = model.inverse_dynamics(s, a, u) + q;
+    let nle = model.inverse_dynamics(s, &SVector::zeros(), u) + q;
+    let aba = mass
+        .cholesky()
+        .expect("a positive definite mass matrix")
+        .solve(&(q - nle));
+    let mut line = |key: &str, values: &mut dyn Iterator<Item = String>| {
+        let _ = write!(out, "{key} {robot}");
+        for v in values {
+            let _ = write!(out, " {v}");
+        }
+        out.push('\n');
+    };
+    let num = |x: &f64| format!("{x:?}");
+    line("robot", &mut [urdf, frame].iter().map(|x| x.to_string()));
+    line("joints", &mut T::COORDINATES.iter().map(|x| x.to_string()));
+    line("q", &mut s.q.iter().map(num));
+    line("v", &mut s.qd.iter().map(num));
+    line("a", &mut a.iter().map(num));
+    line("tau", &mut q.iter().map(num));
+    // Row-major, as the C++ side prints its own.
+    line("crba", &mut mass.transpose().iter().map(num));
+    line("rnea", &mut rnea.iter().map(num));
+    line("aba", &mut aba.iter().map(num));
+    line("jacobian", &mut jacobian.transpose().iter().map(num));
+}
+
+/// The linear and angular Jacobians of a frame stacked, as Pinocchio's frame Jacobian.
+fn stacked<const N: usize>(
+    linear: &SMatrix<f64, 3, N>,
+    angular: &SMatrix<f64, 3, N>,
+) -> SMatrix<f64, 6, N> {
+    let mut j = SMatrix::<f64, 6, N>::zeros();
+    j.fixed_rows_mut::<3>(0).copy_from(linear);
+    j.fixed_rows_mut::<3>(3).copy_from(angular);
+    j
+}
+
 fn bench(c: &mut Criterion) {
+    let states = std::env::var_os("LAGRANGE_PINOCCHIO_STATES");
+    let mut described = String::new();
+
     let ur5 = Ur5::default();
     let s = State::new(
         0.0,
@@ -23,6 +90,12 @@ fn bench(c: &mut Criterion) {
     );
     let tau = SVector::from([1.0, -2.0, 0.5, 0.3, -0.1, 0.2]);
     let a = SVector::from([0.2, -0.4, 0.1, 0.7, -0.3, 0.5]);
+    if states.is_some() {
+        let j = ur5.jacobians(&s, &tau);
+        let j = stacked(&j.tool0_p.matrix, &j.tool0_w.matrix);
+        let (urdf, frame) = ("tests/robots/ur5.urdf", "tool0");
+        describe_for_pinocchio(&mut described, "ur5", urdf, frame, &ur5, &s, &a, &tau, &j);
+    }
     let mut g = c.benchmark_group("ur5");
     g.warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
@@ -47,6 +120,22 @@ fn bench(c: &mut Criterion) {
     let s = State::new(0.0, q, qd);
     let none = SVector::<f64, 0>::zeros();
     let a = SVector::from_element(0.1);
+    if states.is_some() {
+        let j = panda.jacobians(&s, &none);
+        let j = stacked(&j.panda_hand_p.matrix, &j.panda_hand_w.matrix);
+        let (urdf, frame) = ("tests/robots/panda.urdf", "panda_hand");
+        describe_for_pinocchio(
+            &mut described,
+            "panda",
+            urdf,
+            frame,
+            &panda,
+            &s,
+            &a,
+            &none,
+            &j,
+        );
+    }
     let mut g = c.benchmark_group("panda");
     g.warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
@@ -63,6 +152,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(&panda).jacobians(black_box(&s), &none))
     });
     g.finish();
+
+    if let Some(path) = &states {
+        std::fs::write(path, &described).expect("LAGRANGE_PINOCCHIO_STATES: a writable file");
+    }
 }
 
 criterion_group!(benches, bench);
