@@ -8,10 +8,11 @@
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
 use crate::eval::{check_state, seed_column, Point};
+use crate::linalg;
 use crate::model::{
     ConstraintCount, ConstraintKinds, Level, Model, Parametric, WithCount, WithParameters,
 };
-use crate::stability::{tangent_basis, Spectrum};
+use crate::stability::Spectrum;
 use crate::steady::SteadyMotion;
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{Const, DMatrix, DVector, SMatrix, SVector, U1};
@@ -226,7 +227,12 @@ where
 {
     let base = Point::new(s, u);
     let mut lin = Linearization::zero(s, u, accelerations);
-    lin.tangent = tangent_basis(&constraints_in_state(model, s, u));
+    // The tangent space of the constraint manifold in the state (q, q̇): the null space of
+    // the holonomic constraints at position level and every constraint at velocity level.
+    // A state variable that no constraint involves (the position of a cyclic coordinate)
+    // gets its unit vector, exactly, so that the reduced Jacobian keeps its exact zeros and
+    // `stability::spectrum` can split their eigenvalues off exactly.
+    lin.tangent = linalg::null_space(&constraints_in_state(model, s, u));
     for k in 0..2 * N + M {
         let a = model
             .eval_accelerations_in(&seeded(&base, k))

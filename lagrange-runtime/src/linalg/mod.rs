@@ -1,4 +1,5 @@
-//! Dense linear algebra on stack matrices of a const-generic size:
+//! Dense linear algebra: on stack matrices of a const-generic size
+//! for the dynamics, on dynamically sized ones for the analysis.
 //!
 //! - [`lu`]: LU with partial pivoting in any [`Scalar`](crate::model::Scalar) (dual numbers
 //!   differentiate the solution), for the general systems of the constrained solver, the
@@ -6,12 +7,23 @@
 //! - [`ldlt`]: the square-root-free Cholesky factorization L D Lᵀ of a mass matrix, the
 //!   fast path of every acceleration;
 //! - [`mass`]: the solve with a mass matrix that says why it fails (a velocity missing from
-//!   the kinetic energy, a singular or an indefinite matrix).
+//!   the kinetic energy, a singular or an indefinite matrix);
+//! - [`null_space`]: an orthonormal basis of the null space of a matrix that keeps the
+//!   variables it does not involve as exact unit vectors (the tangent space of the
+//!   constraint manifold);
+//! - [`eigenvalues`]: the eigenvalues of a general real matrix (those its structure
+//!   isolates, exactly, then the real Schur form).
+//!
+//! Tolerances and iteration limits are in [`tolerances`](crate::tolerances).
 
+mod eigenvalues;
 mod ldlt;
 mod lu;
 mod mass;
+mod null_space;
 
+pub(crate) use eigenvalues::eigenvalues;
 pub(crate) use ldlt::{cholesky_solve, Ldlt};
 pub(crate) use lu::{solve, solve_columns, solve_damped_normal, Lu};
 pub(crate) use mass::{factor_mass, solve_mass};
+pub(crate) use null_space::null_space;
