@@ -8,6 +8,8 @@
 //!   fast path of every acceleration;
 //! - [`mass`]: the solve with a mass matrix that says why it fails (a velocity missing from
 //!   the kinetic energy, a singular or an indefinite matrix);
+//! - [`gram`]: the Gram matrix J Jᵀ of a constraint Jacobian with its zero rows made
+//!   regular, and the weight of ρ JᵀJ beside a mass matrix;
 //! - [`null_space`]: an orthonormal basis of the null space of a matrix that keeps the
 //!   variables it does not involve as exact unit vectors (the tangent space of the
 //!   constraint manifold);
@@ -17,12 +19,14 @@
 //! Tolerances and iteration limits are in [`tolerances`](crate::tolerances).
 
 mod eigenvalues;
+mod gram;
 mod ldlt;
 mod lu;
 mod mass;
 mod null_space;
 
 pub(crate) use eigenvalues::eigenvalues;
+pub(crate) use gram::{gram_with_idle_rows, weight};
 pub(crate) use ldlt::{cholesky_solve, Ldlt};
 pub(crate) use lu::{solve, solve_columns, solve_damped_normal, Lu};
 pub(crate) use mass::{factor_mass, solve_mass};
