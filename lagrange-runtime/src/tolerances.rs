@@ -139,8 +139,9 @@ pub(crate) fn equilibrium_acceptance(relative: f64, size: f64, jacobian: f64) ->
 /// (a time constant ten thousand times the model's) count as marginal.
 pub(crate) const MARGINAL: f64 = 1e-4;
 
-/// QR iterations allowed to the real Schur form of a reduced Jacobian: a few per
-/// eigenvalue converge; 10000 only stops a pathological matrix.
+/// QR iterations allowed to a real Schur form (of a reduced Jacobian, and in the Riccati
+/// solve of the Hamiltonian, of A and of the closed loop): a few per eigenvalue converge;
+/// 10000 only stops a pathological matrix.
 pub(crate) const EIGENVALUE_ITERATIONS: usize = 10_000;
 
 /// A steady motion whose Gauss–Newton steps have stalled at rounding size is accepted
@@ -149,11 +150,16 @@ pub(crate) const EIGENVALUE_ITERATIONS: usize = 10_000;
 /// floor can sit above [`EQUILIBRIUM`] while the state is exact to the last digits.
 pub(crate) const STALLED_EQUILIBRIUM: f64 = 1e-10;
 
-// ----- Riccati equation (LQR) ----------------------------------------------------------
+// ----- Riccati equation (LQR) and the matrix sign function -----------------------------
 
 /// A weight matrix Q or R is symmetric when Q − Qᵀ is at most this fraction of its largest
 /// entry: rounding of a matrix built as a product, not a user's asymmetric input.
 pub(crate) const SYMMETRY: f64 = 1e-10;
+
+/// How far below zero, in units of n ε ‖Q‖₂, the smallest eigenvalue of Q may lie and Q
+/// still count as positive semidefinite: the eigenvalues of a semidefinite Q formed in
+/// floating point (CᵀC, say) and those computed by the eigensolver err by a few n ε ‖Q‖₂.
+pub(crate) const SEMIDEFINITE: f64 = 100.0;
 
 /// How many binary orders of magnitude g q must exceed ‖A‖² before a failure is put down
 /// to the scaling (checked by solving the problem with a smaller Q).
@@ -176,3 +182,52 @@ pub(crate) const SIGN_ITERATIONS: usize = 100;
 /// Relative change below which the quadratically convergent sign iteration is one step
 /// from full precision.
 pub(crate) const SIGN_CONVERGED: f64 = 1e-10;
+
+/// When the sign iteration fails, the eigenvalue closest to the imaginary axis is on it if
+/// its real part is within this fraction of the matrix's largest entry: √ε = 2⁻²⁶, since
+/// the eigenvalues of a Jordan block on the axis are only computed to about that.
+pub(crate) const IMAGINARY_AXIS: f64 = 1.0 / (1u64 << 26) as f64;
+
+/// Sweeps allowed to the symplectic balancing of a Hamiltonian; it usually settles in a
+/// few, badly scaled problems take some tens.
+pub(crate) const BALANCING_SWEEPS: usize = 200;
+
+/// The balancing scales a state by a power of two only when that brings the sum of the
+/// magnitudes it changes to at most this fraction of what it was (a drop of 5 %, the rule
+/// of Parlett and Reinsch and of LAPACK's balancing): smaller gains are not worth a sweep.
+pub(crate) const BALANCING_GAIN: f64 = 0.95;
+
+/// Times the time scaling of a Riccati problem is corrected to bring the largest entry of
+/// the scaled blocks to about 1: once is usually enough, since the scaling by a power of
+/// two is exact; the others leave room for blocks that first overflowed or underflowed.
+pub(crate) const RICCATI_TIME_SCALING_PASSES: usize = 4;
+
+/// The largest entry of the time-scaled blocks counts as about 1 when its binary exponent
+/// is at most this far from 0 (the entry between 2⁻¹ and 4).
+pub(crate) const RICCATI_TIME_SCALED: i32 = 1;
+
+/// The diagonal of the solution of a scaled Riccati problem counts as near enough to 1,
+/// and the states are not rescaled again, when each entry would call for a state scaling
+/// of at most 2^this (the entries between about 2⁻⁵ and 2⁵): it is entries that differ by
+/// orders of magnitude that make the stable subspace [I; P] ill-conditioned.
+pub(crate) const RICCATI_UNIT_DIAGONAL: i32 = 2;
+
+/// The singular values of the least-squares system [W₁₂; W₂₂ + I] P = −[W₁₁ + I; W₂₁]
+/// for P from a sign matrix W below this many 2n ε times the largest count as zero (the
+/// stable subspace is not the graph of a matrix: no stabilizing solution). W comes out of
+/// tens of Newton steps, each with rounding errors of a few ε, so a rank decided nearer to
+/// rounding would take noise for rank.
+pub(crate) const SUBSPACE_RANK: f64 = 1e3;
+
+/// Iterations allowed to the SVD of that least-squares system; as for
+/// [`EIGENVALUE_ITERATIONS`], only a pathological matrix reaches the limit.
+pub(crate) const SVD_ITERATIONS: usize = 10_000;
+
+/// Newton (Kleinman) steps allowed to refine a Riccati solution from the sign function:
+/// each squares the error of an accurate enough P, so one or two reach rounding; six leave
+/// room for the small entries of a graded P, which the sign function gets wrong.
+pub(crate) const RICCATI_REFINEMENT_STEPS: usize = 6;
+
+/// A refinement step is kept only while it brings the relative residual below this
+/// fraction of the last: one that does not halve it has reached the rounding floor.
+pub(crate) const RICCATI_REFINEMENT_PROGRESS: f64 = 0.5;

@@ -1,6 +1,6 @@
 //! Eigenvalues of a general real matrix: those its structure isolates, exactly, and the
 //! rest from the real Schur form, whose 2 × 2 blocks give real pairs as well as complex
-//! ones.
+//! ones; and whether a matrix is stable.
 
 use crate::tolerances::EIGENVALUE_ITERATIONS;
 use nalgebra::{Complex, DMatrix, Schur};
@@ -76,6 +76,13 @@ fn quasi_triangular_eigenvalues(t: &DMatrix<f64>) -> Vec<Complex<f64>> {
     out
 }
 
+/// Whether every eigenvalue of `x` has a negative real part (by nalgebra's eigenvalues of
+/// the Schur form of the whole matrix).
+pub(crate) fn is_stable(x: &DMatrix<f64>) -> bool {
+    Schur::try_new(x.clone(), f64::EPSILON, EIGENVALUE_ITERATIONS)
+        .is_some_and(|schur| schur.complex_eigenvalues().iter().all(|e| e.re < 0.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +94,13 @@ mod tests {
         let (isolated, rest) = isolated_eigenvalues(&mixed);
         assert_eq!(isolated, [Complex::new(0.0, 0.0)]);
         assert_eq!(rest, DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, 0.0]));
+    }
+
+    #[test]
+    fn stability_is_a_strictly_negative_real_part() {
+        let decaying = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, -0.1]);
+        assert!(is_stable(&decaying));
+        let oscillating = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, 0.0]);
+        assert!(!is_stable(&oscillating));
     }
 }

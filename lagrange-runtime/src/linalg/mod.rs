@@ -1,5 +1,5 @@
-//! Dense linear algebra: on stack matrices of a const-generic size
-//! for the dynamics, on dynamically sized ones for the analysis.
+//! Dense linear algebra: on stack matrices of a const-generic size for the dynamics, on
+//! dynamically sized ones for the analysis and the control design.
 //!
 //! - [`lu`]: LU with partial pivoting in any [`Scalar`](crate::model::Scalar) (dual numbers
 //!   differentiate the solution), for the general systems of the constrained solver, the
@@ -14,7 +14,12 @@
 //!   variables it does not involve as exact unit vectors (the tangent space of the
 //!   constraint manifold);
 //! - [`eigenvalues`]: the eigenvalues of a general real matrix (those its structure
-//!   isolates, exactly, then the real Schur form).
+//!   isolates, exactly, then the real Schur form), and whether a matrix is stable;
+//! - [`scaling`]: exact scaling by powers of two, over the whole exponent range;
+//! - [`sign`]: the matrix sign function by the scaled Newton iteration;
+//! - [`lyapunov`]: the continuous Lyapunov equation AᵀX + XA + C = 0;
+//! - [`riccati`]: the stabilizing solution of the continuous algebraic Riccati equation,
+//!   the numerical core of [`control`](crate::control).
 //!
 //! Tolerances and iteration limits are in [`tolerances`](crate::tolerances).
 
@@ -22,8 +27,12 @@ mod eigenvalues;
 mod gram;
 mod ldlt;
 mod lu;
+mod lyapunov;
 mod mass;
 mod null_space;
+pub(crate) mod riccati;
+mod scaling;
+mod sign;
 
 pub(crate) use eigenvalues::eigenvalues;
 pub(crate) use gram::{gram_with_idle_rows, weight};
@@ -31,3 +40,4 @@ pub(crate) use ldlt::{cholesky_solve, Ldlt};
 pub(crate) use lu::{solve, solve_columns, solve_damped_normal, Lu};
 pub(crate) use mass::{factor_mass, solve_mass};
 pub(crate) use null_space::null_space;
+pub(crate) use scaling::{normalized, symmetric_part, times_pow2};
