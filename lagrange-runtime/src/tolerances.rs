@@ -17,6 +17,13 @@ pub(crate) const PIVOT: f64 = 1e-14;
 /// pivot is a difference of squares, which loses half the digits.
 pub(crate) const SINGULAR_MASS: f64 = 1e-12;
 
+/// A mass matrix that fails the Cholesky factorization is told singular (positive
+/// semidefinite) rather than indefinite when it factors after a shift of its diagonal by
+/// this many ε max|M|: rounding leaves the zero eigenvalues of a semidefinite matrix a few
+/// ε max|M| from zero, on either side, while an indefinite one has an eigenvalue clearly
+/// below.
+pub(crate) const SEMIDEFINITE_MASS_SHIFT: f64 = 1e3;
+
 // ----- Constraints ---------------------------------------------------------------------
 
 /// With constraints, the mass matrix is factored alone (the fast path) only when every
@@ -95,6 +102,38 @@ pub(crate) const DORMAND_PRINCE: (f64, f64) = (1e-8, 1e-10);
 /// An adaptive step at most this fraction of max(|t|, 1) has underflowed: it no longer
 /// changes t by more than a few units in the last place.
 pub(crate) const STEP_UNDERFLOW: f64 = 16.0 * f64::EPSILON;
+
+/// The safety factor of the step-size control of
+/// [`DormandPrince`](crate::simulate::DormandPrince): the next step is this fraction of the
+/// one the error estimate asks for, so that most steps are accepted the first time.
+pub(crate) const DORMAND_PRINCE_SAFETY: f64 = 0.9;
+
+/// The most a Dormand–Prince step shrinks and grows from one step to the next: a rejected
+/// step (or one whose slopes or error are not finite) is retried at most 5 times shorter,
+/// an accepted one is followed by one at most 5 times longer, so that a single odd error
+/// estimate cannot throw the step size far off.
+pub(crate) const DORMAND_PRINCE_STEP_CHANGE: (f64, f64) = (0.2, 5.0);
+
+/// The starting step of an adaptive integrator (Hairer, Nørsett and Wanner, "Solving
+/// Ordinary Differential Equations I", II.4) when the state or its slope, in units of the
+/// tolerances, is below [`STARTING_STEP_NEGLIGIBLE`] (too small to estimate from), when the
+/// estimate is not finite, and the shortest it takes when the slope does not change.
+pub(crate) const STARTING_STEP: f64 = 1e-6;
+
+/// The size, in units of the tolerances, below which the state or its slope is too small
+/// to estimate a starting step from.
+pub(crate) const STARTING_STEP_NEGLIGIBLE: f64 = 1e-5;
+
+/// The change of the slope over a trial step, in units of the tolerances, below which
+/// the solution counts as flat: the starting step is then 10⁻³ of the trial (but at least
+/// [`STARTING_STEP`]) instead of one estimated from a vanishing curvature.
+pub(crate) const STARTING_STEP_FLAT: f64 = 1e-15;
+
+/// The shortest starting step, in units of [`STEP_UNDERFLOW`] max(|t|, 1): well above the
+/// time's precision, when the tolerances are so far below a component's size (atol =
+/// 1e-100 on a velocity starting at 0) that the estimate vanishes; the error control
+/// shortens or grows it from there.
+pub(crate) const STARTING_STEP_FLOOR: f64 = 1e3;
 
 // ----- Equilibria ----------------------------------------------------------------------
 

@@ -62,7 +62,8 @@ pub(crate) fn diagnose<T: Model<N, M>, const N: usize, const M: usize>(
     }
     // Positive semi-definite (singular) matrices become definite under a small shift;
     // indefinite ones do not.
-    let shifted = mass + SMatrix::<f64, N, N>::identity() * (1e3 * tiny);
+    let shifted = mass
+        + SMatrix::<f64, N, N>::identity() * (crate::tolerances::SEMIDEFINITE_MASS_SHIFT * tiny);
     if shifted.cholesky().is_some() {
         DynamicsError::SingularMassMatrix
     } else {
