@@ -388,7 +388,7 @@ pub(crate) fn factor_completed<T: Model<N, M>, const N: usize, const M: usize, c
         return Ok((ldlt, None));
     }
     if K == 0 {
-        return Err(factor_mass::<T, N, M>(mass)
+        return Err(factor_mass(mass, &T::COORDINATES)
             .err()
             .unwrap_or(DynamicsError::SingularMassMatrix));
     }

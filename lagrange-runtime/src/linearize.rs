@@ -202,7 +202,7 @@ where
     // `accelerations` has solved with this factorization, so it exists; the diagnosis is
     // only a guard.
     let Some(ldlt) = crate::linalg::Ldlt::factor(&mass) else {
-        return Err(crate::linalg::factor_mass::<T, N, M>(&mass)
+        return Err(crate::linalg::factor_mass(&mass, &T::COORDINATES)
             .err()
             .unwrap_or(DynamicsError::SingularMassMatrix));
     };
@@ -534,7 +534,7 @@ where
         // Column k: −M⁻¹ ∂(M a − bias)/∂p_k at a = q̈, one sweep per parameter.
         let values = model.parameter_values();
         let mass = crate::eval::equations(model, s, u).mass;
-        let chol = crate::linalg::factor_mass::<T, N, M>(&mass)?;
+        let chol = crate::linalg::factor_mass(&mass, &<T as Model<N, M>>::COORDINATES)?;
         let x = Point::new(s, u).map(Dual64::from_re);
         let qdd: [Dual64; N] = from_fn(|i| Dual64::from_re(accelerations[i]));
         let mut d = SMatrix::<f64, N, P>::zeros();

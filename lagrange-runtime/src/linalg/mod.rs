@@ -1,5 +1,8 @@
 //! Dense linear algebra: on stack matrices of a const-generic size for the dynamics, on
-//! dynamically sized ones for the analysis and the control design.
+//! dynamically sized ones for the analysis and the control design. Free of model types:
+//! it reads only the [`Scalar`](crate::model::Scalar) trait, the
+//! [`tolerances`](crate::tolerances) and, for the mass matrix's diagnosis,
+//! [`DynamicsError`](crate::DynamicsError); nothing here imports the modules that use it.
 //!
 //! - [`lu`]: LU with partial pivoting in any [`Scalar`](crate::model::Scalar) (dual numbers
 //!   differentiate the solution), for the general systems of the constrained solver, the
@@ -15,13 +18,12 @@
 //!   constraint manifold);
 //! - [`eigenvalues`]: the eigenvalues of a general real matrix (those its structure
 //!   isolates, exactly, then the real Schur form), and whether a matrix is stable;
-//! - [`scaling`]: exact scaling by powers of two, over the whole exponent range;
+//! - [`scaling`]: exact scaling by powers of two, over the whole exponent range, and the
+//!   symmetric part of a matrix;
 //! - [`sign`]: the matrix sign function by the scaled Newton iteration;
 //! - [`lyapunov`]: the continuous Lyapunov equation AᵀX + XA + C = 0;
 //! - [`riccati`]: the stabilizing solution of the continuous algebraic Riccati equation,
 //!   the numerical core of [`control`](crate::control).
-//!
-//! Tolerances and iteration limits are in [`tolerances`](crate::tolerances).
 
 mod eigenvalues;
 mod gram;
