@@ -544,7 +544,7 @@ fn check(
 }
 
 /// Whether Q is positive semidefinite up to rounding (see
-/// [`SEMIDEFINITE`](tolerances::SEMIDEFINITE)), by the eigenvalues of the symmetric part
+/// [`SEMIDEFINITE`]), by the eigenvalues of the symmetric part
 /// of Q = 2^eq Q₀ scaled to Q₀ of size about 1, which neither overflow nor underflow.
 fn check_semidefinite(q: &DMatrix<f64>) -> Result<(), ControlError> {
     let (q0, eq) = normalized(q);

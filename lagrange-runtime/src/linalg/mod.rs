@@ -13,10 +13,10 @@
 //!   the kinetic energy, a singular or an indefinite matrix);
 //! - [`gram`]: the Gram matrix J Jᵀ of a constraint Jacobian with its zero rows made
 //!   regular, and the weight of ρ JᵀJ beside a mass matrix;
-//! - [`null_space`]: an orthonormal basis of the null space of a matrix that keeps the
+//! - [`null_space`](mod@null_space): an orthonormal basis of the null space of a matrix that keeps the
 //!   variables it does not involve as exact unit vectors (the tangent space of the
 //!   constraint manifold);
-//! - [`eigenvalues`]: the eigenvalues of a general real matrix (those its structure
+//! - [`eigenvalues`](mod@eigenvalues): the eigenvalues of a general real matrix (those its structure
 //!   isolates, exactly, then the real Schur form), and whether a matrix is stable;
 //! - [`scaling`]: exact scaling by powers of two, over the whole exponent range, and the
 //!   symmetric part of a matrix;
