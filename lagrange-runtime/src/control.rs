@@ -543,9 +543,9 @@ fn check(
     Ok(())
 }
 
-/// Whether Q is positive semidefinite up to rounding (see
-/// [`SEMIDEFINITE`]), by the eigenvalues of the symmetric part
-/// of Q = 2^eq Q₀ scaled to Q₀ of size about 1, which neither overflow nor underflow.
+/// Whether Q is positive semidefinite up to rounding (see [`SEMIDEFINITE`]), by the
+/// eigenvalues of the symmetric part of Q = 2^eq Q₀ scaled to Q₀ of size about 1, which
+/// neither overflow nor underflow.
 fn check_semidefinite(q: &DMatrix<f64>) -> Result<(), ControlError> {
     let (q0, eq) = normalized(q);
     let n = q0.nrows();
