@@ -285,18 +285,8 @@ pub(crate) fn completion<const N: usize, const K: usize>(
     if K == 0 || linalg::Ldlt::factor_above(mass, tolerances::PLAIN_MASS).is_some() {
         None
     } else {
-        Some(weight(mass, j))
+        Some(linalg::weight(mass, j))
     }
-}
-
-/// ρ = max|M| / max|J|²: M and ρ JᵀJ of the same size (M a mass matrix, or a Newton
-/// Jacobian that plays its part).
-pub(crate) fn weight<const N: usize, const K: usize>(
-    mass: &SMatrix<f64, N, N>,
-    j: &SMatrix<f64, K, N>,
-) -> f64 {
-    let j_scale = j.amax();
-    mass.amax().max(f64::MIN_POSITIVE) / (j_scale * j_scale).max(f64::MIN_POSITIVE)
 }
 
 /// The completed system `(M + ρ JᵀJ, rest + ρ Jᵀγ)` (see [`completion`]).
@@ -398,11 +388,11 @@ pub(crate) fn factor_completed<T: Model<N, M>, const N: usize, const M: usize, c
         return Ok((ldlt, None));
     }
     if K == 0 {
-        return Err(factor_mass::<T, N, M>(mass)
+        return Err(factor_mass(mass, &T::COORDINATES)
             .err()
             .unwrap_or(DynamicsError::SingularMassMatrix));
     }
-    let rho = weight(mass, j);
+    let rho = linalg::weight(mass, j);
     let completed = mass + j.transpose() * j * rho;
     match linalg::Ldlt::factor(&completed) {
         Some(ldlt) if rho.is_finite() => Ok((ldlt, Some(rho))),
@@ -540,7 +530,7 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             break;
         }
         let jf = j * free;
-        let g = gram_with_idle_rows(&jf);
+        let g = linalg::gram_with_idle_rows(&jf);
         finite(&g, "constraint Gram matrix J Jᵀ")?;
         let y = crate::linalg::solve(g, phi).ok_or_else(|| redundant::<T, N, M, K>(&g))?;
         q -= jf.transpose() * y;
@@ -554,7 +544,7 @@ pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     finite(&v, "constraint velocity residuals")?;
     finite(&j, "constraint Jacobian")?;
     let jf = j * free;
-    let g = gram_with_idle_rows(&jf);
+    let g = linalg::gram_with_idle_rows(&jf);
     let y = crate::linalg::solve(g, v).ok_or_else(|| redundant::<T, N, M, K>(&g))?;
     let qd = s.qd - jf.transpose() * y;
     finite(&qd, "projected velocities")?;
@@ -664,23 +654,6 @@ fn finite<const R: usize, const C: usize>(
     } else {
         Err(DynamicsError::NonFiniteResult { quantity })
     }
-}
-
-/// J Jᵀ with a 1 on the diagonal of every row of J that is zero (a nonholonomic row at
-/// position level, or a constraint on held coordinates only): such rows get no correction
-/// instead of making the system singular. In any scalar, the test on the real parts.
-pub(crate) fn gram_with_idle_rows<S: Scalar, const N: usize, const K: usize>(
-    j: &SMatrix<S, K, N>,
-) -> SMatrix<S, K, K> {
-    let mut g = j * j.transpose();
-    let size = |row: usize| (0..N).map(|c| j[(row, c)].re().abs()).fold(0.0, f64::max);
-    let scale = (0..K).map(size).fold(0.0, f64::max);
-    for k in 0..K {
-        if size(k) <= tolerances::IDLE_ROW * scale {
-            g[(k, k)] += S::one();
-        }
-    }
-    g
 }
 
 /// How far a state is from satisfying the constraints.

@@ -111,13 +111,12 @@
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
 
+use crate::linalg::riccati::{self, RiccatiError, Solution};
+use crate::linalg::{normalized, symmetric_part, times_pow2};
 use crate::linearize::Linearization;
-use crate::tolerances::{
-    self, RICCATI_RESCALING_PASSES as RESCALING_PASSES, RICCATI_RESIDUAL as RESIDUAL_TOLERANCE,
-    RICCATI_TAMING as TAMING, SIGN_CONVERGED as CONVERGED, SIGN_ITERATIONS as MAX_ITERATIONS,
-};
+use crate::tolerances::{self, SEMIDEFINITE};
 use crate::State;
-use nalgebra::{Complex, DMatrix, SMatrix, SVector, Schur, SVD};
+use nalgebra::{Complex, DMatrix, SMatrix, SVector};
 use std::fmt;
 
 /// Why a Riccati equation or an LQR design could not be solved.
@@ -295,7 +294,7 @@ pub fn care(
     q: &DMatrix<f64>,
     r: &DMatrix<f64>,
 ) -> Result<DMatrix<f64>, ControlError> {
-    solve(a, b, q, r)?.p()
+    solve(a, b, q, r)?.p().map_err(reported)
 }
 
 /// The linear-quadratic regulator: the gain K = R⁻¹BᵀP of the state feedback u = −K x
@@ -327,7 +326,10 @@ pub fn lqr(
     r: &DMatrix<f64>,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
     let solution = solve(a, b, q, r)?;
-    Ok((solution.k()?, solution.p()?))
+    Ok((
+        solution.k().map_err(reported)?,
+        solution.p().map_err(reported)?,
+    ))
 }
 
 /// A state-feedback law around an operating point (q*, q̇*, u*), in fixed-size blocks:
@@ -475,54 +477,8 @@ fn check_tangent<const N: usize, const M: usize>(
     }
 }
 
-/// The solution of the scaled Riccati equation and what undoes the scaling.
-struct Solution {
-    /// P̂ = 2^shift D P D with D = diag(2^δ₁, …, 2^δₙ).
-    p: DMatrix<f64>,
-    shift: i32,
-    delta: Vec<i32>,
-    /// R⁻¹Bᵀ = 2^gain_exponent · gain_factor.
-    gain_factor: DMatrix<f64>,
-    gain_exponent: i32,
-}
-
-impl Solution {
-    /// P = 2^−shift D⁻¹ P̂ D⁻¹, entry by entry (exact unless it overflows or underflows).
-    fn p(&self) -> Result<DMatrix<f64>, ControlError> {
-        let n = self.p.nrows();
-        let p = DMatrix::from_fn(n, n, |i, j| {
-            times_pow2(self.p[(i, j)], -self.shift - self.delta[i] - self.delta[j])
-        });
-        all_finite(p, "P")
-    }
-
-    /// K = R⁻¹BᵀP, each term of the product scaled once by its full power of two.
-    fn k(&self) -> Result<DMatrix<f64>, ControlError> {
-        let (m, n) = self.gain_factor.shape();
-        let k = DMatrix::from_fn(m, n, |row, j| {
-            (0..n)
-                .map(|i| {
-                    times_pow2(
-                        self.gain_factor[(row, i)] * self.p[(i, j)],
-                        self.gain_exponent - self.shift - self.delta[i] - self.delta[j],
-                    )
-                })
-                .sum()
-        });
-        all_finite(k, "K")
-    }
-}
-
-/// `x`, or [`ControlError::BadlyScaled`] naming it when it overflowed.
-fn all_finite(x: DMatrix<f64>, matrix: &'static str) -> Result<DMatrix<f64>, ControlError> {
-    if x.iter().all(|v| v.is_finite()) {
-        Ok(x)
-    } else {
-        Err(ControlError::BadlyScaled { matrix })
-    }
-}
-
-/// Checks, scales (see the module docs), and solves the scaled problem.
+/// Checks the four matrices and solves the Riccati equation (see the module docs for the
+/// scaling and the method).
 fn solve(
     a: &DMatrix<f64>,
     b: &DMatrix<f64>,
@@ -530,160 +486,23 @@ fn solve(
     r: &DMatrix<f64>,
 ) -> Result<Solution, ControlError> {
     check(a, b, q, r)?;
-    let (q0, eq) = normalized(q);
-    check_semidefinite(&q0, eq)?;
-    let (b0, eb) = normalized(b);
-    // R = 2^er R₀ with an even er, so that G = BR⁻¹Bᵀ = 2^(2 ef) F₀ᵀF₀ below has an even
-    // exponent too and F₀ can be scaled with G.
-    let er = exponent(r.amax()) & !1;
-    let r0 = r.map(|v| times_pow2(v, -er));
-    let cholesky = symmetric_part(&r0)
-        .cholesky()
-        .ok_or(ControlError::RNotPositiveDefinite)?;
-    // G = 2^(2 eb − er) FᵀF with F = L⁻¹B₀ᵀ (R₀ = LLᵀ), kept as a power of two times a
-    // matrix of moderate size: G itself may be out of the range of f64, and PGP is formed
-    // as (FP)ᵀ(FP), which does not lose the small entries of a graded P to cancellation.
-    let f = cholesky
-        .l()
-        .solve_lower_triangular(&b0.transpose())
-        .ok_or(ControlError::RNotPositiveDefinite)?;
-    let gain_factor = cholesky.solve(&b0.transpose());
-    if !f.iter().chain(gain_factor.iter()).all(|v| v.is_finite()) {
-        // R is positive definite but so close to singular that R⁻¹Bᵀ overflows.
-        return Err(ControlError::BadlyScaled { matrix: "R" });
-    }
-    let (f0, ef) = normalized(&f);
-    let n = a.nrows();
-    let mut solution = Solution {
-        p: DMatrix::zeros(n, n),
-        shift: 0,
-        delta: vec![0; n],
-        gain_factor,
-        gain_exponent: eb - er,
-    };
-    if n == 0 {
-        return Ok(solution);
-    }
-    let blocks = Blocks {
-        a,
-        f0: &f0,
-        ef: eb - er / 2 + ef,
-        q0: &q0,
-        eq,
-    };
-    match blocks.solve() {
-        Ok((p, shift, delta)) => {
-            (solution.p, solution.shift, solution.delta) = (p, shift, delta);
-            Ok(solution)
+    check_semidefinite(q)?;
+    riccati::solve(a, b, q, r).map_err(reported)
+}
+
+/// A failure of the Riccati solve as the error of the same name.
+fn reported(error: RiccatiError) -> ControlError {
+    match error {
+        RiccatiError::RNotPositiveDefinite => ControlError::RNotPositiveDefinite,
+        RiccatiError::ImaginaryAxisEigenvalue { eigenvalue } => {
+            ControlError::ImaginaryAxisEigenvalue { eigenvalue }
         }
-        Err(error @ ControlError::BadlyScaled { matrix }) if matrix != "P" => Err(error),
-        Err(error) => {
-            // Stabilizability and the modes on the axis do not depend on the size of Q
-            // next to R, but the time scales do: with g q ≫ ‖A‖² (a large Q, a small R)
-            // the closed loop has modes as fast as √(g q) beside modes as slow as ‖A‖. If
-            // the same problem with Q scaled down to g q ≈ ‖A‖² has a solution, the
-            // failure was the scaling.
-            let (a_norm, g_norm) = (a.amax(), f0.amax());
-            let taming = 2 * exponent(a_norm) - 2 * blocks.ef - eq;
-            if a_norm == 0.0 || g_norm == 0.0 || q0.amax() == 0.0 || taming > -TAMING {
-                return Err(error);
-            }
-            let tamed = Blocks {
-                eq: eq + taming,
-                ..blocks
-            };
-            match tamed.solve() {
-                Ok(_) => Err(ControlError::BadlyScaled { matrix: "P" }),
-                Err(tamed_error) => Err(tamed_error),
-            }
+        RiccatiError::NoConvergence { iterations, change } => {
+            ControlError::NoConvergence { iterations, change }
         }
+        RiccatiError::NoStabilizingSolution => ControlError::NoStabilizingSolution,
+        RiccatiError::BadlyScaled { matrix } => ControlError::BadlyScaled { matrix },
     }
-}
-
-/// The blocks of a scaled Hamiltonian, with G = FᵀF.
-struct Scaled {
-    a: DMatrix<f64>,
-    f: DMatrix<f64>,
-    g: DMatrix<f64>,
-    q: DMatrix<f64>,
-}
-
-/// A − GP, formed as A − Fᵀ(FP).
-fn closed_loop(s: &Scaled, p: &DMatrix<f64>) -> DMatrix<f64> {
-    &s.a - s.f.transpose() * (&s.f * p)
-}
-
-/// AᵀP + PA − PGP + Q, with PGP = (FP)ᵀ(FP).
-fn riccati_residual(s: &Scaled, p: &DMatrix<f64>) -> DMatrix<f64> {
-    let pa = p * &s.a;
-    let fp = &s.f * p;
-    symmetric_part(&(&pa + pa.transpose() - fp.transpose() * fp + &s.q))
-}
-
-/// The largest ratio, entry by entry, of the residual AᵀP + PA − PGP + Q to the size of its
-/// terms, T = |P||A| + |A|ᵀ|P| + |FP|ᵀ|FP| + |Q|, where the size of entry (i, j) is at
-/// least √(Tᵢᵢ Tⱼⱼ), the size of the terms of its row and column. Entry by entry rather than
-/// in norm, because the small entries of a graded P are fixed by equations whose terms are
-/// all small; and with PGP as (FP)ᵀ(FP), because |P||G||P| can be far larger than the terms
-/// that cancel. But not below √(Tᵢᵢ Tⱼⱼ): an entry whose terms are all much smaller, such as
-/// one of the zero entries of P that couple two decoupled subsystems (the axes of a
-/// hovering quadrotor), holds rounding errors of P of size ε √(Pᵢᵢ Pⱼⱼ) — what any
-/// normwise stable method leaves in them — and its residual is as large as its own terms,
-/// however good P. Invariant under the diagonal scalings of the problem, as T → DTD.
-fn relative_residual(s: &Scaled, p: &DMatrix<f64>) -> f64 {
-    let residual = riccati_residual(s, p);
-    let pa = p.abs() * s.a.abs();
-    let fp = (&s.f * p).abs();
-    let terms = &pa + pa.transpose() + fp.transpose() * fp + s.q.abs();
-    let diagonal: Vec<f64> = terms.diagonal().iter().map(|t| t.sqrt()).collect();
-    residual
-        .iter()
-        .zip(terms.iter())
-        .enumerate()
-        .map(|(index, (r, t))| {
-            // Column-major: entry (index % n, index / n).
-            let (i, j) = (index % terms.nrows(), index / terms.nrows());
-            if *r == 0.0 {
-                0.0
-            } else {
-                r.abs() / t.max(diagonal[i] * diagonal[j])
-            }
-        })
-        .fold(0.0, |worst, ratio| {
-            if ratio.is_nan() {
-                f64::INFINITY
-            } else {
-                worst.max(ratio)
-            }
-        })
-}
-
-/// A solution of a scaled Riccati equation and how good it is.
-struct Attempt {
-    p: DMatrix<f64>,
-    /// Its [`relative_residual`].
-    residual: f64,
-    /// Whether A − GP is stable.
-    stable: bool,
-}
-
-/// The solution of a scaled Riccati equation by the sign function of its Hamiltonian,
-/// refined by Newton steps; an error when the sign function does not converge or no P can
-/// be recovered from it.
-fn attempt(s: &Scaled) -> Result<Attempt, ControlError> {
-    let n = s.a.nrows();
-    let mut h = DMatrix::zeros(2 * n, 2 * n);
-    h.view_mut((0, 0), (n, n)).copy_from(&s.a);
-    h.view_mut((0, n), (n, n)).copy_from(&-&s.g);
-    h.view_mut((n, 0), (n, n)).copy_from(&-&s.q);
-    h.view_mut((n, n), (n, n)).copy_from(&-s.a.transpose());
-    let w = sign(h)?;
-    let p = refine(s, stable_subspace_solution(&w, n)?);
-    Ok(Attempt {
-        residual: relative_residual(s, &p),
-        stable: is_stable(&closed_loop(s, &p)),
-        p,
-    })
 }
 
 /// Shapes, finiteness and symmetry of the four matrices.
@@ -724,454 +543,24 @@ fn check(
     Ok(())
 }
 
-/// How far below zero, in units of n ε ‖Q‖₂, the smallest eigenvalue of Q may lie and Q
-/// still count as positive semidefinite: the eigenvalues of a semidefinite Q formed in
-/// floating point (CᵀC, say) and those computed by the eigensolver err by a few n ε ‖Q‖₂.
-const SEMIDEFINITE_TOLERANCE: f64 = 100.0;
-
-/// Whether Q = 2^eq Q₀ is positive semidefinite up to rounding (see
-/// [`SEMIDEFINITE_TOLERANCE`]), by the eigenvalues of its symmetric part.
-fn check_semidefinite(q0: &DMatrix<f64>, eq: i32) -> Result<(), ControlError> {
+/// Whether Q is positive semidefinite up to rounding (see [`SEMIDEFINITE`]), by the
+/// eigenvalues of the symmetric part of Q = 2^eq Q₀ scaled to Q₀ of size about 1, which
+/// neither overflow nor underflow.
+fn check_semidefinite(q: &DMatrix<f64>) -> Result<(), ControlError> {
+    let (q0, eq) = normalized(q);
     let n = q0.nrows();
     if n == 0 {
         return Ok(());
     }
-    let eigenvalues = symmetric_part(q0).symmetric_eigenvalues();
+    let eigenvalues = symmetric_part(&q0).symmetric_eigenvalues();
     let smallest = eigenvalues.min();
     let norm = eigenvalues.amax();
-    if smallest < -SEMIDEFINITE_TOLERANCE * n as f64 * f64::EPSILON * norm {
+    if smallest < -SEMIDEFINITE * n as f64 * f64::EPSILON * norm {
         return Err(ControlError::QNotPositiveSemidefinite {
             min_eigenvalue: times_pow2(smallest, eq),
         });
     }
     Ok(())
-}
-
-fn symmetric_part(x: &DMatrix<f64>) -> DMatrix<f64> {
-    (x + x.transpose()) * 0.5
-}
-
-/// The exponent e of 2^e ≤ x < 2^(e+1) for a positive x (up to rounding, which does not
-/// matter here), and 0 for 0.
-fn exponent(x: f64) -> i32 {
-    if x > 0.0 {
-        x.log2().floor() as i32
-    } else {
-        0
-    }
-}
-
-/// x · 2^k, exact unless the result overflows or underflows, for any k (in steps that each
-/// stay within the exponent range of f64).
-fn times_pow2(mut x: f64, mut k: i32) -> f64 {
-    const STEP: i32 = 1000;
-    while k > STEP && x != 0.0 && x.is_finite() {
-        x *= 2f64.powi(STEP);
-        k -= STEP;
-    }
-    while k < -STEP && x != 0.0 && x.is_finite() {
-        x *= 2f64.powi(-STEP);
-        k += STEP;
-    }
-    if k.abs() > STEP {
-        // x is zero or infinite.
-        return x;
-    }
-    x * 2f64.powi(k)
-}
-
-/// (x₀, e) with x = 2^e x₀ and the largest entry of x₀ in [1, 2).
-fn normalized(x: &DMatrix<f64>) -> (DMatrix<f64>, i32) {
-    let e = exponent(x.amax());
-    (x.map(|v| times_pow2(v, -e)), e)
-}
-
-/// The blocks of the Hamiltonian: A, G = 2^(2 ef) F₀ᵀF₀ and Q = 2^eq Q₀, with F₀ and Q₀
-/// of size about 1.
-struct Blocks<'a> {
-    a: &'a DMatrix<f64>,
-    f0: &'a DMatrix<f64>,
-    ef: i32,
-    q0: &'a DMatrix<f64>,
-    eq: i32,
-}
-
-impl Blocks<'_> {
-    /// The uniform part of the state scaling: the exponent `shift` that brings
-    /// P̂ = 2^shift P to about 1, by the scalar estimate p = (α + √(α² + g q)) / g with α ≥ 0
-    /// the largest real part of an eigenvalue of A (or 0), g = ‖G‖ and q = ‖Q‖: for a stable
-    /// or marginal A the geometric mean √(q/g), which balances 2^−shift G against 2^shift Q,
-    /// for an unstable A and a weak input about 2α/g. When G = 0 (a Lyapunov equation),
-    /// q / 2‖A‖.
-    fn magnitude(&self) -> i32 {
-        let (a0, ea) = normalized(self.a);
-        let eg = 2 * self.ef;
-        let (g_zero, q_zero) = (self.f0.amax() == 0.0, self.q0.amax() == 0.0);
-        // α = 2^ea α₀.
-        let alpha0 = Schur::try_new(a0.clone(), f64::EPSILON, 10_000)
-            .and_then(|schur| {
-                schur
-                    .complex_eigenvalues()
-                    .iter()
-                    .map(|e| e.re)
-                    .reduce(f64::max)
-            })
-            .unwrap_or(0.0);
-        let log_p = match (g_zero, q_zero) {
-            (false, false) if alpha0 > 0.0 => {
-                (ea + exponent(alpha0) - eg + 1).max((self.eq - eg).div_euclid(2))
-            }
-            (false, false) => (self.eq - eg).div_euclid(2),
-            (false, true) if alpha0 > 0.0 => ea + exponent(alpha0) - eg + 1,
-            (true, false) if a0.amax() > 0.0 => self.eq - ea - 1,
-            _ => 0,
-        };
-        -log_p
-    }
-
-    /// The blocks scaled by the state scaling S = 2^(shift/2) diag(2^δ) and the time
-    /// scaling 2^time: 2^time S⁻¹AS, 2^(time/2) F S⁻¹ (so Ĝ = 2^time S⁻¹GS⁻¹) and
-    /// 2^time SQS, each entry multiplied once by its power of two. `time` is adjusted so
-    /// that the largest entry is about 1 (and time − shift stays even).
-    fn scaled(&self, shift: i32, time: &mut i32, delta: &[i32]) -> Result<Scaled, ControlError> {
-        let (m, n) = self.f0.shape();
-        let build = |time: i32| {
-            let half = (time - shift) / 2;
-            let f = DMatrix::from_fn(m, n, |k, j| {
-                times_pow2(self.f0[(k, j)], self.ef + half - delta[j])
-            });
-            Scaled {
-                a: DMatrix::from_fn(n, n, |i, j| {
-                    times_pow2(self.a[(i, j)], time + delta[j] - delta[i])
-                }),
-                g: symmetric_part(&f.tr_mul(&f)),
-                f,
-                q: DMatrix::from_fn(n, n, |i, j| {
-                    times_pow2(
-                        self.q0[(i, j)],
-                        self.eq + time + shift + delta[i] + delta[j],
-                    )
-                }),
-            }
-        };
-        let even = |time: i32| time - (time - shift).rem_euclid(2);
-        *time = even(*time);
-        let mut scaled = build(*time);
-        for _ in 0..4 {
-            let largest = [&scaled.a, &scaled.g, &scaled.q]
-                .iter()
-                .map(|x| x.amax())
-                .fold(0.0, f64::max);
-            let e = if largest.is_finite() {
-                exponent(largest)
-            } else {
-                1000
-            };
-            if largest == 0.0 || e.abs() <= 1 {
-                break;
-            }
-            *time = even(*time - e);
-            scaled = build(*time);
-        }
-        for (matrix, x) in [("A", &scaled.a), ("BR⁻¹Bᵀ", &scaled.g), ("Q", &scaled.q)] {
-            if !x.iter().all(|v| v.is_finite()) {
-                return Err(ControlError::BadlyScaled { matrix });
-            }
-        }
-        Ok(scaled)
-    }
-
-    /// The solution P̂ of the scaled problem with the exponents `shift` and δ of its state
-    /// scaling: balancing, then solves while P̂'s diagonal is far from 1, rescaling the
-    /// states by it before the next. A P̂ whose entries differ much in size (the stable
-    /// subspace, the range of [I; P̂], nearly containing a coordinate vector) is what limits
-    /// the accuracy of the sign function, and its large entries are right even when its
-    /// small ones are not.
-    fn solve(&self) -> Result<(DMatrix<f64>, i32, Vec<i32>), ControlError> {
-        let n = self.a.nrows();
-        let shift = self.magnitude();
-        let mut time = 0;
-        let mut delta = {
-            let mut scaled = self.scaled(shift, &mut time, &vec![0; n])?;
-            balance(&mut scaled.a, &mut scaled.g, &mut scaled.q)
-        };
-        for pass in 0..RESCALING_PASSES {
-            let scaled = self.scaled(shift, &mut time, &delta)?;
-            let attempt = match attempt(&scaled) {
-                Ok(attempt) => attempt,
-                // After a rescaling, the failure is the problem's scaling.
-                Err(_) if pass > 0 => return Err(ControlError::BadlyScaled { matrix: "P" }),
-                Err(error) => return Err(self.explain(&scaled, error, time)),
-            };
-            // The state scaling that would give P̂ a unit diagonal.
-            let correction: Vec<i32> = attempt
-                .p
-                .diagonal()
-                .iter()
-                .map(|&d| {
-                    if d > 0.0 {
-                        -(d.log2() / 2.0).round() as i32
-                    } else {
-                        0
-                    }
-                })
-                .collect();
-            let settled = correction.iter().all(|e| e.abs() <= 2) || pass + 1 == RESCALING_PASSES;
-            if !settled {
-                for (d, e) in delta.iter_mut().zip(&correction) {
-                    *d += e;
-                }
-                continue;
-            }
-            return if attempt.stable && attempt.residual <= RESIDUAL_TOLERANCE {
-                Ok((attempt.p, shift, delta))
-            } else if pass == 0 && !attempt.stable {
-                Err(ControlError::NoStabilizingSolution)
-            } else {
-                // An unstable closed loop after a rescaling, or a residual far above
-                // rounding: the parts of P fixed by the slow time scales are lost in the
-                // fast ones.
-                Err(ControlError::BadlyScaled { matrix: "P" })
-            };
-        }
-        unreachable!("the last pass returns")
-    }
-
-    /// The error to report for a failure of the scaled problem `s`: [`BadlyScaled`] if one
-    /// of its blocks is not zero but underflowed (so that the problem solved was not the
-    /// one posed), else the failure, with an eigenvalue scaled back to the time of H.
-    ///
-    /// [`BadlyScaled`]: ControlError::BadlyScaled
-    fn explain(&self, s: &Scaled, error: ControlError, time: i32) -> ControlError {
-        let lost = [
-            ("A", self.a, &s.a),
-            ("BR⁻¹Bᵀ", self.f0, &s.g),
-            ("Q", self.q0, &s.q),
-        ]
-        .into_iter()
-        .find(|(_, x, x_s)| x.amax() > 0.0 && x_s.amax() < f64::MIN_POSITIVE);
-        match (lost, error) {
-            (Some((matrix, _, _)), _) => ControlError::BadlyScaled { matrix },
-            (None, ControlError::ImaginaryAxisEigenvalue { eigenvalue }) => {
-                ControlError::ImaginaryAxisEigenvalue {
-                    eigenvalue: Complex::new(
-                        times_pow2(eigenvalue.re, -time),
-                        times_pow2(eigenvalue.im, -time),
-                    ),
-                }
-            }
-            (None, error) => error,
-        }
-    }
-}
-
-/// Sweeps allowed to the balancing; it usually settles in a few, badly scaled problems
-/// take some tens.
-const BALANCING_SWEEPS: usize = 200;
-
-/// Symplectic balancing of the Hamiltonian [[A, −G], [−Q, −Aᵀ]] (Benner): exponents δ
-/// of the state scaling D = diag(2^δ), the similarity by diag(D, D⁻¹) that maps A, G, Q to
-/// D⁻¹AD, D⁻¹GD⁻¹, DQD, chosen in the manner of Parlett and Reinsch: one state at a time,
-/// the power of two that minimises the sum of the magnitudes of the entries it changes,
-/// taken when that sum drops by 5 %. The blocks are scaled in place.
-fn balance(a: &mut DMatrix<f64>, g: &mut DMatrix<f64>, q: &mut DMatrix<f64>) -> Vec<i32> {
-    let n = a.nrows();
-    let mut delta = vec![0; n];
-    for _ in 0..BALANCING_SWEEPS {
-        let mut changed = false;
-        for j in 0..n {
-            let column = |x: &DMatrix<f64>| -> f64 {
-                (0..n).filter(|&i| i != j).map(|i| x[(i, j)].abs()).sum()
-            };
-            let row = |x: &DMatrix<f64>| -> f64 {
-                (0..n).filter(|&i| i != j).map(|i| x[(j, i)].abs()).sum()
-            };
-            // Entries of H multiplied by 2^k: column j of A (twice in H, in A and in −Aᵀ)
-            // and of Q (off the diagonal twice, in column j and row n + j), Q_jj by 4^k;
-            // divided by 2^k: row j of A and of G likewise, G_jj by 4^k.
-            let up = [2.0 * (column(a) + column(q)), q[(j, j)].abs()];
-            let down = [2.0 * (row(a) + row(g)), g[(j, j)].abs()];
-            let (total_up, total_down) = (up[0] + up[1], down[0] + down[1]);
-            if total_up == 0.0 || total_down == 0.0 {
-                continue;
-            }
-            let cost = |k: i32| {
-                times_pow2(up[0], k)
-                    + times_pow2(up[1], 2 * k)
-                    + times_pow2(down[0], -k)
-                    + times_pow2(down[1], -2 * k)
-            };
-            // Near the minimum of the convex cost, then to it.
-            let mut k = ((total_down.log2() - total_up.log2()) / 2.0).round() as i32;
-            while cost(k + 1) < cost(k) {
-                k += 1;
-            }
-            while cost(k - 1) < cost(k) {
-                k -= 1;
-            }
-            if k == 0 || cost(k) >= 0.95 * cost(0) {
-                continue;
-            }
-            for i in (0..n).filter(|&i| i != j) {
-                a[(i, j)] = times_pow2(a[(i, j)], k);
-                a[(j, i)] = times_pow2(a[(j, i)], -k);
-                for (x, sign) in [(&mut *q, 1), (&mut *g, -1)] {
-                    x[(i, j)] = times_pow2(x[(i, j)], sign * k);
-                    x[(j, i)] = times_pow2(x[(j, i)], sign * k);
-                }
-            }
-            q[(j, j)] = times_pow2(q[(j, j)], 2 * k);
-            g[(j, j)] = times_pow2(g[(j, j)], -2 * k);
-            delta[j] += k;
-            changed = true;
-        }
-        if !changed {
-            break;
-        }
-    }
-    delta
-}
-
-/// The matrix sign function of `h` by the scaled Newton iteration.
-fn sign(h: DMatrix<f64>) -> Result<DMatrix<f64>, ControlError> {
-    let mut z = h.clone();
-    let mut change = f64::INFINITY;
-    for _ in 0..MAX_ITERATIONS {
-        let Some(next) = newton_step(&z, true) else {
-            // A singular iterate: an eigenvalue (numerically) at zero.
-            return Err(imaginary_axis_or(h, MAX_ITERATIONS, change));
-        };
-        change = (&next - &z).lp_norm(1) / next.lp_norm(1);
-        z = next;
-        if change <= CONVERGED {
-            // The error is now about the square of the change: one unscaled step more
-            // reaches rounding level.
-            return newton_step(&z, false).ok_or(ControlError::NoStabilizingSolution);
-        }
-        if !change.is_finite() {
-            break;
-        }
-    }
-    Err(imaginary_axis_or(h, MAX_ITERATIONS, change))
-}
-
-/// (Z/c + c Z⁻¹)/2 with c = |det Z|^(1/n) (or c = 1); `None` when Z is singular.
-fn newton_step(z: &DMatrix<f64>, scaled: bool) -> Option<DMatrix<f64>> {
-    let lu = z.clone().lu();
-    let inverse = lu.try_inverse()?;
-    let c = if scaled {
-        // The log of |det Z| from the diagonal of U, free of overflow.
-        let u = lu.u();
-        let log_det: f64 = u.diagonal().iter().map(|d| d.abs().ln()).sum();
-        (log_det / z.nrows() as f64).exp()
-    } else {
-        1.0
-    };
-    let next = (z / c + inverse * c) * 0.5;
-    (c.is_finite() && c > 0.0 && next.iter().all(|v| v.is_finite())).then_some(next)
-}
-
-/// Why the iteration on `h` failed: an eigenvalue at the imaginary axis if there is one
-/// within √ε of the spectrum's size (eigenvalues of Jordan blocks on the axis are only
-/// computed to about that), else a plain failure to converge.
-fn imaginary_axis_or(h: DMatrix<f64>, iterations: usize, change: f64) -> ControlError {
-    let size = h.amax().max(f64::MIN_POSITIVE);
-    let closest = Schur::try_new(h, f64::EPSILON, 10_000).and_then(|schur| {
-        schur
-            .complex_eigenvalues()
-            .iter()
-            .copied()
-            .min_by(|x, y| x.re.abs().total_cmp(&y.re.abs()))
-    });
-    match closest {
-        Some(eigenvalue) if eigenvalue.re.abs() <= f64::EPSILON.sqrt() * size => {
-            ControlError::ImaginaryAxisEigenvalue { eigenvalue }
-        }
-        _ => ControlError::NoConvergence { iterations, change },
-    }
-}
-
-/// P from the sign matrix `w` of the 2n × 2n Hamiltonian: the least-squares solution of
-/// [W₁₂; W₂₂ + I] P = −[W₁₁ + I; W₂₁], symmetrized. Rank-deficient when the stable
-/// subspace is not the graph of a matrix (the problem is not stabilizable).
-fn stable_subspace_solution(w: &DMatrix<f64>, n: usize) -> Result<DMatrix<f64>, ControlError> {
-    let mut lhs = w.view((0, n), (2 * n, n)).into_owned();
-    let mut rhs = -w.view((0, 0), (2 * n, n)).into_owned();
-    for i in 0..n {
-        lhs[(n + i, i)] += 1.0;
-        rhs[(i, i)] -= 1.0;
-    }
-    let svd = SVD::try_new(lhs, true, true, f64::EPSILON, 10_000)
-        .ok_or(ControlError::NoStabilizingSolution)?;
-    let largest = svd.singular_values.max();
-    let tolerance = 1e3 * f64::EPSILON * (2 * n) as f64 * largest;
-    if largest == 0.0 || svd.rank(tolerance) < n {
-        return Err(ControlError::NoStabilizingSolution);
-    }
-    let p = svd
-        .solve(&rhs, tolerance)
-        .map_err(|_| ControlError::NoStabilizingSolution)?;
-    Ok(symmetric_part(&p))
-}
-
-/// Newton steps on the Riccati equation from `p` (Kleinman's iteration, started from the
-/// sign function's solution): with A_c = A − G P, the correction Δ solves the Lyapunov
-/// equation A_cᵀΔ + ΔA_c + Res(P) = 0. Each step squares the error of an accurate
-/// enough P; they are kept while they halve the [`relative_residual`], which also
-/// recovers the small entries of a graded P that the sign function got wrong.
-fn refine(s: &Scaled, mut p: DMatrix<f64>) -> DMatrix<f64> {
-    const STEPS: usize = 6;
-    let mut size = relative_residual(s, &p);
-    for _ in 0..STEPS {
-        if size <= f64::EPSILON {
-            break;
-        }
-        let Some(delta) = lyapunov(&closed_loop(s, &p), &riccati_residual(s, &p)) else {
-            break;
-        };
-        let next = symmetric_part(&(&p + delta));
-        let next_size = relative_residual(s, &next);
-        if next_size >= 0.5 * size || next_size.is_nan() {
-            break;
-        }
-        (p, size) = (next, next_size);
-    }
-    p
-}
-
-/// X with AᵀX + XA + C = 0 for a stable A, by the sign function of the block triangular
-/// [[A, 0], [C, −Aᵀ]] (Roberts 1971): its iterates keep that form, (Aₖ, Cₖ) → (−I, 2X)
-/// with Aₖ₊₁ = (Aₖ/c + c Aₖ⁻¹)/2 and Cₖ₊₁ = (Cₖ/c + c Aₖ⁻ᵀCₖAₖ⁻¹)/2, c = |det Aₖ|^(1/n).
-/// `None` when it does not converge (A not stable enough).
-fn lyapunov(a: &DMatrix<f64>, c: &DMatrix<f64>) -> Option<DMatrix<f64>> {
-    let (mut a, mut c) = (a.clone(), c.clone());
-    let n = a.nrows() as f64;
-    for _ in 0..MAX_ITERATIONS {
-        let lu = a.clone().lu();
-        let inverse = lu.try_inverse()?;
-        let log_det: f64 = lu.u().diagonal().iter().map(|d| d.abs().ln()).sum();
-        let scale = (log_det / n).exp();
-        if !(scale.is_finite() && scale > 0.0) {
-            return None;
-        }
-        let next = (&a / scale + &inverse * scale) * 0.5;
-        c = (&c / scale + inverse.transpose() * &c * &inverse * scale) * 0.5;
-        let change = (&next - &a).lp_norm(1) / next.lp_norm(1);
-        a = next;
-        if change <= CONVERGED {
-            // One more unscaled step, as for the sign function.
-            let inverse = a.clone().try_inverse()?;
-            c = (&c + inverse.transpose() * &c * &inverse) * 0.5;
-            return Some(c * 0.5).filter(|x| x.iter().all(|v| v.is_finite()));
-        }
-    }
-    None
-}
-
-/// Whether every eigenvalue of `x` has a negative real part.
-fn is_stable(x: &DMatrix<f64>) -> bool {
-    Schur::try_new(x.clone(), f64::EPSILON, 10_000)
-        .is_some_and(|schur| schur.complex_eigenvalues().iter().all(|e| e.re < 0.0))
 }
 
 #[cfg(test)]

@@ -410,7 +410,7 @@ pub fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
             quantity: "forces of the equations of motion",
         });
     }
-    let qdd = solve_mass::<T, N, M>(&mass, &rhs)?;
+    let qdd = solve_mass(&mass, &rhs, &T::COORDINATES)?;
     if qdd.iter().all(|x| x.is_finite()) {
         Ok(qdd)
     } else {

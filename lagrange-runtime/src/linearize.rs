@@ -8,10 +8,11 @@
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
 use crate::eval::{check_state, seed_column, Point};
+use crate::linalg;
 use crate::model::{
     ConstraintCount, ConstraintKinds, Level, Model, Parametric, WithCount, WithParameters,
 };
-use crate::stability::{tangent_basis, Spectrum};
+use crate::stability::Spectrum;
 use crate::steady::SteadyMotion;
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{Const, DMatrix, DVector, SMatrix, SVector, U1};
@@ -201,7 +202,7 @@ where
     // `accelerations` has solved with this factorization, so it exists; the diagnosis is
     // only a guard.
     let Some(ldlt) = crate::linalg::Ldlt::factor(&mass) else {
-        return Err(crate::linalg::factor_mass::<T, N, M>(&mass)
+        return Err(crate::linalg::factor_mass(&mass, &T::COORDINATES)
             .err()
             .unwrap_or(DynamicsError::SingularMassMatrix));
     };
@@ -226,7 +227,12 @@ where
 {
     let base = Point::new(s, u);
     let mut lin = Linearization::zero(s, u, accelerations);
-    lin.tangent = tangent_basis(&constraints_in_state(model, s, u));
+    // The tangent space of the constraint manifold in the state (q, q̇): the null space of
+    // the holonomic constraints at position level and every constraint at velocity level.
+    // A state variable that no constraint involves (the position of a cyclic coordinate)
+    // gets its unit vector, exactly, so that the reduced Jacobian keeps its exact zeros and
+    // `stability::spectrum` can split their eigenvalues off exactly.
+    lin.tangent = linalg::null_space(&constraints_in_state(model, s, u));
     for k in 0..2 * N + M {
         let a = model
             .eval_accelerations_in(&seeded(&base, k))
@@ -528,7 +534,7 @@ where
         // Column k: −M⁻¹ ∂(M a − bias)/∂p_k at a = q̈, one sweep per parameter.
         let values = model.parameter_values();
         let mass = crate::eval::equations(model, s, u).mass;
-        let chol = crate::linalg::factor_mass::<T, N, M>(&mass)?;
+        let chol = crate::linalg::factor_mass(&mass, &<T as Model<N, M>>::COORDINATES)?;
         let x = Point::new(s, u).map(Dual64::from_re);
         let qdd: [Dual64; N] = from_fn(|i| Dual64::from_re(accelerations[i]));
         let mut d = SMatrix::<f64, N, P>::zeros();

@@ -24,6 +24,7 @@
 //! stability that the textbook criteria (the sleeping top, the rolling coin) state.
 
 use crate::error::DynamicsError;
+use crate::linalg;
 use crate::tolerances;
 use nalgebra::{Complex, DMatrix, SVector};
 
@@ -134,13 +135,7 @@ pub(crate) fn spectrum<const N: usize>(
             quantity: "linearization",
         });
     }
-    let (mut eigenvalues, rest) = isolated_eigenvalues(reduced);
-    if rest.nrows() > 0 {
-        let schur =
-            nalgebra::linalg::Schur::try_new(rest, f64::EPSILON, tolerances::EIGENVALUE_ITERATIONS)
-                .ok_or(not_converged)?;
-        eigenvalues.extend(quasi_triangular_eigenvalues(&schur.unpack().1));
-    }
+    let mut eigenvalues = linalg::eigenvalues(reduced).ok_or(not_converged)?;
     eigenvalues.sort_by(|a, b| b.re.total_cmp(&a.re).then(b.im.total_cmp(&a.im)));
     Ok(Spectrum {
         eigenvalues,
@@ -148,65 +143,6 @@ pub(crate) fn spectrum<const N: usize>(
         reduced: reduced.clone(),
         tangent: tangent.clone(),
     })
-}
-
-/// The eigenvalues that the structure of `a` isolates, exactly, and the matrix that is
-/// left for the Schur form (the permutation step of LAPACK's balancing): a column or a row
-/// whose off-diagonal entries are all zero makes `a` block triangular under a permutation,
-/// with its diagonal entry as an eigenvalue; removing it may isolate more. This is what
-/// keeps the zero eigenvalues of cyclic coordinates exact: in a Jordan chain (a heading
-/// that makes a position grow at the speed of the motion) the Schur form would split
-/// them by the square root of rounding, 10⁻⁶ where the chain meets a slow mode.
-fn isolated_eigenvalues(a: &DMatrix<f64>) -> (Vec<Complex<f64>>, DMatrix<f64>) {
-    let mut left: Vec<usize> = (0..a.nrows()).collect();
-    let mut isolated = Vec::new();
-    loop {
-        let alone = |k: usize| {
-            left.iter().all(|&i| i == k || a[(i, k)] == 0.0)
-                || left.iter().all(|&j| j == k || a[(k, j)] == 0.0)
-        };
-        let Some(position) = left.iter().position(|&k| alone(k)) else {
-            break;
-        };
-        let k = left.remove(position);
-        isolated.push(Complex::new(a[(k, k)], 0.0));
-    }
-    (isolated, a.select_rows(&left).select_columns(&left))
-}
-
-/// The eigenvalues of a real Schur form: 1×1 blocks on the diagonal, and 2×2 blocks where
-/// the subdiagonal is not negligible (real pairs included, which nalgebra's own extraction
-/// assumes away).
-fn quasi_triangular_eigenvalues(t: &DMatrix<f64>) -> Vec<Complex<f64>> {
-    let d = t.nrows();
-    let mut out = Vec::with_capacity(d);
-    let mut m = 0;
-    while m < d {
-        let n = m + 1;
-        let negligible = |i: usize| {
-            t[(i + 1, i)].abs() <= f64::EPSILON * (t[(i, i)].abs() + t[(i + 1, i + 1)].abs())
-        };
-        if n == d || negligible(m) {
-            out.push(Complex::new(t[(m, m)], 0.0));
-            m += 1;
-            continue;
-        }
-        let (a, b, c, e) = (t[(m, m)], t[(m, n)], t[(n, m)], t[(n, n)]);
-        let half_trace = (a + e) / 2.0;
-        let half_difference = (a - e) / 2.0;
-        let discriminant = half_difference * half_difference + b * c;
-        if discriminant >= 0.0 {
-            let root = discriminant.sqrt();
-            out.push(Complex::new(half_trace + root, 0.0));
-            out.push(Complex::new(half_trace - root, 0.0));
-        } else {
-            let root = (-discriminant).sqrt();
-            out.push(Complex::new(half_trace, root));
-            out.push(Complex::new(half_trace, -root));
-        }
-        m += 2;
-    }
-    out
 }
 
 /// The mode of `lambda`: the right singular vector of the smallest singular value of
@@ -250,38 +186,6 @@ fn mode<const N: usize>(
         positions: SVector::from_fn(|i, _| x[i] * scale),
         velocities: SVector::from_fn(|i, _| x[N + i] * scale),
     }
-}
-
-/// An orthonormal basis (2N × d) of the null space of the constraint Jacobian `c` in the
-/// state (rows: the holonomic constraints at position level, then every constraint at
-/// velocity level; columns: q, q̇), d = 2N − rows. A state variable that no constraint
-/// involves (its column of `c` exactly zero: the position of a cyclic coordinate, say)
-/// is a tangent direction by itself and gets its unit vector, exactly; the rest of the
-/// basis, the eigenvectors of cᵀc with the smallest eigenvalues, spans the other
-/// variables only. So the reduced matrix keeps the exact zeros of such variables and
-/// [`spectrum`] can split their eigenvalues off exactly. The identity without constraints.
-pub(crate) fn tangent_basis(c: &DMatrix<f64>) -> DMatrix<f64> {
-    let (rows, n2) = c.shape();
-    if rows == 0 {
-        return DMatrix::identity(n2, n2);
-    }
-    let (free, involved): (Vec<usize>, Vec<usize>) =
-        (0..n2).partition(|&j| c.column(j).iter().all(|&x| x == 0.0));
-    let sub = c.select_columns(&involved);
-    let eigen = (sub.transpose() * sub).symmetric_eigen();
-    let mut order: Vec<usize> = (0..involved.len()).collect();
-    order.sort_by(|&a, &b| eigen.eigenvalues[a].total_cmp(&eigen.eigenvalues[b]));
-    let d = involved.len().saturating_sub(rows);
-    let mut basis = DMatrix::zeros(n2, free.len() + d);
-    for (k, &j) in free.iter().enumerate() {
-        basis[(j, k)] = 1.0;
-    }
-    for (k, &i) in order.iter().take(d).enumerate() {
-        for (r, &j) in involved.iter().enumerate() {
-            basis[(j, free.len() + k)] = eigen.eigenvectors[(r, i)];
-        }
-    }
-    basis
 }
 
 #[cfg(test)]
@@ -353,21 +257,5 @@ mod tests {
         let s = spectrum::<2>(&a, &DMatrix::identity(3, 3)).unwrap();
         let want = [0.0, 0.0, -0.004].map(|re| Complex::new(re, 0.0));
         assert_eq!(s.eigenvalues, want);
-        // What is left after isolation goes to the Schur form.
-        let mixed = DMatrix::from_row_slice(3, 3, &[0.0, 1.0, 0.0, -4.0, 0.0, 0.0, 3.0, 0.0, 0.0]);
-        let (isolated, rest) = isolated_eigenvalues(&mixed);
-        assert_eq!(isolated, [Complex::new(0.0, 0.0)]);
-        assert_eq!(rest, DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, 0.0]));
-    }
-
-    #[test]
-    fn variables_no_constraint_involves_are_basis_vectors() {
-        // Three variables, one constraint x₁ + x₂ = 0 that leaves x₀ free.
-        let c = DMatrix::from_row_slice(1, 3, &[0.0, 1.0, 1.0]);
-        let v = tangent_basis(&c);
-        assert_eq!(v.shape(), (3, 2));
-        assert_eq!(v.column(0).as_slice(), [1.0, 0.0, 0.0]);
-        assert!((v.transpose() * &v - DMatrix::identity(2, 2)).amax() < 1e-15);
-        assert!((&c * &v).amax() < 1e-15);
     }
 }

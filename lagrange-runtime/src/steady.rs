@@ -14,9 +14,10 @@
 //! exist when they are cyclic (nothing depends on them), and then where they start does
 //! not matter.
 
-use crate::constrained::{gram_with_idle_rows, velocity_terms_in};
+use crate::constrained::velocity_terms_in;
 use crate::error::DynamicsError;
 use crate::eval::{check_state, seed_column, Point};
+use crate::linalg;
 use crate::linearize::{linearize, Linearization};
 use crate::model::{ConstraintCount, ConstraintKinds, Level, Model, Scalar, WithCount};
 use crate::stability::{Spectrum, Stability};
@@ -222,7 +223,7 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Solve<'_, T, N, M> {
                 }
             });
             // A constraint on turning coordinates only gets no correction.
-            let gram = gram_with_idle_rows(&jf);
+            let gram = linalg::gram_with_idle_rows(&jf);
             if let Some(y) = crate::linalg::solve(gram, v) {
                 let correction = jf.transpose() * y;
                 x.qd = from_fn(|i| x.qd[i] - correction[i]);

@@ -17,6 +17,13 @@ pub(crate) const PIVOT: f64 = 1e-14;
 /// pivot is a difference of squares, which loses half the digits.
 pub(crate) const SINGULAR_MASS: f64 = 1e-12;
 
+/// A mass matrix that fails the Cholesky factorization is told singular (positive
+/// semidefinite) rather than indefinite when it factors after a shift of its diagonal by
+/// this many ε max|M|: rounding leaves the zero eigenvalues of a semidefinite matrix a few
+/// ε max|M| from zero, on either side, while an indefinite one has an eigenvalue clearly
+/// below.
+pub(crate) const SEMIDEFINITE_MASS_SHIFT: f64 = 1e3;
+
 // ----- Constraints ---------------------------------------------------------------------
 
 /// With constraints, the mass matrix is factored alone (the fast path) only when every
@@ -96,6 +103,38 @@ pub(crate) const DORMAND_PRINCE: (f64, f64) = (1e-8, 1e-10);
 /// changes t by more than a few units in the last place.
 pub(crate) const STEP_UNDERFLOW: f64 = 16.0 * f64::EPSILON;
 
+/// The safety factor of the step-size control of
+/// [`DormandPrince`](crate::simulate::DormandPrince): the next step is this fraction of the
+/// one the error estimate asks for, so that most steps are accepted the first time.
+pub(crate) const DORMAND_PRINCE_SAFETY: f64 = 0.9;
+
+/// The most a Dormand–Prince step shrinks and grows from one step to the next: a rejected
+/// step (or one whose slopes or error are not finite) is retried at most 5 times shorter,
+/// an accepted one is followed by one at most 5 times longer, so that a single odd error
+/// estimate cannot throw the step size far off.
+pub(crate) const DORMAND_PRINCE_STEP_CHANGE: (f64, f64) = (0.2, 5.0);
+
+/// The starting step of an adaptive integrator (Hairer, Nørsett and Wanner, "Solving
+/// Ordinary Differential Equations I", II.4) when the state or its slope, in units of the
+/// tolerances, is below [`STARTING_STEP_NEGLIGIBLE`] (too small to estimate from), when the
+/// estimate is not finite, and the shortest it takes when the slope does not change.
+pub(crate) const STARTING_STEP: f64 = 1e-6;
+
+/// The size, in units of the tolerances, below which the state or its slope is too small
+/// to estimate a starting step from.
+pub(crate) const STARTING_STEP_NEGLIGIBLE: f64 = 1e-5;
+
+/// The change of the slope over a trial step, in units of the tolerances, below which
+/// the solution counts as flat: the starting step is then 10⁻³ of the trial (but at least
+/// [`STARTING_STEP`]) instead of one estimated from a vanishing curvature.
+pub(crate) const STARTING_STEP_FLAT: f64 = 1e-15;
+
+/// The shortest starting step, in units of [`STEP_UNDERFLOW`] max(|t|, 1): well above the
+/// time's precision, when the tolerances are so far below a component's size (atol =
+/// 1e-100 on a velocity starting at 0) that the estimate vanishes; the error control
+/// shortens or grows it from there.
+pub(crate) const STARTING_STEP_FLOOR: f64 = 1e3;
+
 // ----- Equilibria ----------------------------------------------------------------------
 
 /// Newton iterations allowed to [`equilibrium`](crate::linearize::equilibrium): quadratic
@@ -139,8 +178,9 @@ pub(crate) fn equilibrium_acceptance(relative: f64, size: f64, jacobian: f64) ->
 /// (a time constant ten thousand times the model's) count as marginal.
 pub(crate) const MARGINAL: f64 = 1e-4;
 
-/// QR iterations allowed to the real Schur form of a reduced Jacobian: a few per
-/// eigenvalue converge; 10000 only stops a pathological matrix.
+/// QR iterations allowed to a real Schur form (of a reduced Jacobian, and in the Riccati
+/// solve of the Hamiltonian, of A and of the closed loop): a few per eigenvalue converge;
+/// 10000 only stops a pathological matrix.
 pub(crate) const EIGENVALUE_ITERATIONS: usize = 10_000;
 
 /// A steady motion whose Gauss–Newton steps have stalled at rounding size is accepted
@@ -149,11 +189,16 @@ pub(crate) const EIGENVALUE_ITERATIONS: usize = 10_000;
 /// floor can sit above [`EQUILIBRIUM`] while the state is exact to the last digits.
 pub(crate) const STALLED_EQUILIBRIUM: f64 = 1e-10;
 
-// ----- Riccati equation (LQR) ----------------------------------------------------------
+// ----- Riccati equation (LQR) and the matrix sign function -----------------------------
 
 /// A weight matrix Q or R is symmetric when Q − Qᵀ is at most this fraction of its largest
 /// entry: rounding of a matrix built as a product, not a user's asymmetric input.
 pub(crate) const SYMMETRY: f64 = 1e-10;
+
+/// How far below zero, in units of n ε ‖Q‖₂, the smallest eigenvalue of Q may lie and Q
+/// still count as positive semidefinite: the eigenvalues of a semidefinite Q formed in
+/// floating point (CᵀC, say) and those computed by the eigensolver err by a few n ε ‖Q‖₂.
+pub(crate) const SEMIDEFINITE: f64 = 100.0;
 
 /// How many binary orders of magnitude g q must exceed ‖A‖² before a failure is put down
 /// to the scaling (checked by solving the problem with a smaller Q).
@@ -176,3 +221,52 @@ pub(crate) const SIGN_ITERATIONS: usize = 100;
 /// Relative change below which the quadratically convergent sign iteration is one step
 /// from full precision.
 pub(crate) const SIGN_CONVERGED: f64 = 1e-10;
+
+/// When the sign iteration fails, the eigenvalue closest to the imaginary axis is on it if
+/// its real part is within this fraction of the matrix's largest entry: √ε = 2⁻²⁶, since
+/// the eigenvalues of a Jordan block on the axis are only computed to about that.
+pub(crate) const IMAGINARY_AXIS: f64 = 1.0 / (1u64 << 26) as f64;
+
+/// Sweeps allowed to the symplectic balancing of a Hamiltonian; it usually settles in a
+/// few, badly scaled problems take some tens.
+pub(crate) const BALANCING_SWEEPS: usize = 200;
+
+/// The balancing scales a state by a power of two only when that brings the sum of the
+/// magnitudes it changes to at most this fraction of what it was (a drop of 5 %, the rule
+/// of Parlett and Reinsch and of LAPACK's balancing): smaller gains are not worth a sweep.
+pub(crate) const BALANCING_GAIN: f64 = 0.95;
+
+/// Times the time scaling of a Riccati problem is corrected to bring the largest entry of
+/// the scaled blocks to about 1: once is usually enough, since the scaling by a power of
+/// two is exact; the others leave room for blocks that first overflowed or underflowed.
+pub(crate) const RICCATI_TIME_SCALING_PASSES: usize = 4;
+
+/// The largest entry of the time-scaled blocks counts as about 1 when its binary exponent
+/// is at most this far from 0 (the entry between 2⁻¹ and 4).
+pub(crate) const RICCATI_TIME_SCALED: i32 = 1;
+
+/// The diagonal of the solution of a scaled Riccati problem counts as near enough to 1,
+/// and the states are not rescaled again, when each entry would call for a state scaling
+/// of at most 2^this (the entries between about 2⁻⁵ and 2⁵): it is entries that differ by
+/// orders of magnitude that make the stable subspace [I; P] ill-conditioned.
+pub(crate) const RICCATI_UNIT_DIAGONAL: i32 = 2;
+
+/// The singular values of the least-squares system [W₁₂; W₂₂ + I] P = −[W₁₁ + I; W₂₁]
+/// for P from a sign matrix W below this many 2n ε times the largest count as zero (the
+/// stable subspace is not the graph of a matrix: no stabilizing solution). W comes out of
+/// tens of Newton steps, each with rounding errors of a few ε, so a rank decided nearer to
+/// rounding would take noise for rank.
+pub(crate) const SUBSPACE_RANK: f64 = 1e3;
+
+/// Iterations allowed to the SVD of that least-squares system; as for
+/// [`EIGENVALUE_ITERATIONS`], only a pathological matrix reaches the limit.
+pub(crate) const SVD_ITERATIONS: usize = 10_000;
+
+/// Newton (Kleinman) steps allowed to refine a Riccati solution from the sign function:
+/// each squares the error of an accurate enough P, so one or two reach rounding; six leave
+/// room for the small entries of a graded P, which the sign function gets wrong.
+pub(crate) const RICCATI_REFINEMENT_STEPS: usize = 6;
+
+/// A refinement step is kept only while it brings the relative residual below this
+/// fraction of the last: one that does not halve it has reached the rounding floor.
+pub(crate) const RICCATI_REFINEMENT_PROGRESS: f64 = 0.5;

@@ -3,7 +3,6 @@
 
 use super::Ldlt;
 use crate::error::DynamicsError;
-use crate::model::Model;
 use nalgebra::{Cholesky, Const, SMatrix, SVector};
 
 /// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
@@ -13,22 +12,25 @@ pub(crate) fn clear_pivot(d: f64, diagonal: f64, threshold: f64) -> bool {
 }
 
 /// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`] first, the cheap path), or says
-/// why the mass matrix does not allow it.
-pub(crate) fn solve_mass<T: Model<N, M>, const N: usize, const M: usize>(
+/// why the mass matrix does not allow it, naming the `coordinates` of its rows.
+pub(crate) fn solve_mass<const N: usize>(
     mass: &SMatrix<f64, N, N>,
     rhs: &SVector<f64, N>,
+    coordinates: &[&'static str; N],
 ) -> Result<SVector<f64, N>, DynamicsError> {
     if let Some(x) = Ldlt::factor(mass).map(|f| f.solve(rhs)) {
         if x.iter().all(|x| x.is_finite()) {
             return Ok(x);
         }
     }
-    factor_mass::<T, N, M>(mass).map(|chol| chol.solve(rhs))
+    factor_mass(mass, coordinates).map(|chol| chol.solve(rhs))
 }
 
-/// The Cholesky factor of the mass matrix, or why it has none.
-pub(crate) fn factor_mass<T: Model<N, M>, const N: usize, const M: usize>(
+/// The Cholesky factor of the mass matrix, or why it has none (naming the `coordinates` of
+/// its rows).
+pub(crate) fn factor_mass<const N: usize>(
     mass: &SMatrix<f64, N, N>,
+    coordinates: &[&'static str; N],
 ) -> Result<Cholesky<f64, Const<N>>, DynamicsError> {
     if !mass.iter().all(|x| x.is_finite()) {
         return Err(DynamicsError::NonFiniteResult {
@@ -47,22 +49,26 @@ pub(crate) fn factor_mass<T: Model<N, M>, const N: usize, const M: usize>(
             return Ok(chol);
         }
     }
-    Err(diagnose::<T, N, M>(mass))
+    Err(diagnose(mass, coordinates))
 }
 
-pub(crate) fn diagnose<T: Model<N, M>, const N: usize, const M: usize>(
+/// Why the mass matrix has no Cholesky factor: a row of zeros (the velocity of that
+/// coordinate is missing from the kinetic energy), a singular or an indefinite matrix.
+fn diagnose<const N: usize>(
     mass: &SMatrix<f64, N, N>,
+    coordinates: &[&'static str; N],
 ) -> DynamicsError {
     let scale = mass.amax().max(f64::MIN_POSITIVE);
     let tiny = f64::EPSILON * scale;
     if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= tiny) {
         return DynamicsError::MissingVelocity {
-            coordinate: T::COORDINATES[i],
+            coordinate: coordinates[i],
         };
     }
     // Positive semi-definite (singular) matrices become definite under a small shift;
     // indefinite ones do not.
-    let shifted = mass + SMatrix::<f64, N, N>::identity() * (1e3 * tiny);
+    let shifted = mass
+        + SMatrix::<f64, N, N>::identity() * (crate::tolerances::SEMIDEFINITE_MASS_SHIFT * tiny);
     if shifted.cholesky().is_some() {
         DynamicsError::SingularMassMatrix
     } else {

@@ -1,4 +1,8 @@
-//! Dense linear algebra on stack matrices of a const-generic size:
+//! Dense linear algebra: on stack matrices of a const-generic size for the dynamics, on
+//! dynamically sized ones for the analysis and the control design. Free of model types:
+//! it reads only the [`Scalar`](crate::model::Scalar) trait, the
+//! [`tolerances`](crate::tolerances) and, for the mass matrix's diagnosis,
+//! [`DynamicsError`](crate::DynamicsError); nothing here imports the modules that use it.
 //!
 //! - [`lu`]: LU with partial pivoting in any [`Scalar`](crate::model::Scalar) (dual numbers
 //!   differentiate the solution), for the general systems of the constrained solver, the
@@ -6,12 +10,36 @@
 //! - [`ldlt`]: the square-root-free Cholesky factorization L D Lᵀ of a mass matrix, the
 //!   fast path of every acceleration;
 //! - [`mass`]: the solve with a mass matrix that says why it fails (a velocity missing from
-//!   the kinetic energy, a singular or an indefinite matrix).
+//!   the kinetic energy, a singular or an indefinite matrix);
+//! - [`gram`]: the Gram matrix J Jᵀ of a constraint Jacobian with its zero rows made
+//!   regular, and the weight of ρ JᵀJ beside a mass matrix;
+//! - [`null_space`](mod@null_space): an orthonormal basis of the null space of a matrix that keeps the
+//!   variables it does not involve as exact unit vectors (the tangent space of the
+//!   constraint manifold);
+//! - [`eigenvalues`](mod@eigenvalues): the eigenvalues of a general real matrix (those its structure
+//!   isolates, exactly, then the real Schur form), and whether a matrix is stable;
+//! - [`scaling`]: exact scaling by powers of two, over the whole exponent range, and the
+//!   symmetric part of a matrix;
+//! - [`sign`]: the matrix sign function by the scaled Newton iteration;
+//! - [`lyapunov`]: the continuous Lyapunov equation AᵀX + XA + C = 0;
+//! - [`riccati`]: the stabilizing solution of the continuous algebraic Riccati equation,
+//!   the numerical core of [`control`](crate::control).
 
+mod eigenvalues;
+mod gram;
 mod ldlt;
 mod lu;
+mod lyapunov;
 mod mass;
+mod null_space;
+pub(crate) mod riccati;
+mod scaling;
+mod sign;
 
+pub(crate) use eigenvalues::eigenvalues;
+pub(crate) use gram::{gram_with_idle_rows, weight};
 pub(crate) use ldlt::{cholesky_solve, Ldlt};
 pub(crate) use lu::{solve, solve_columns, solve_damped_normal, Lu};
 pub(crate) use mass::{factor_mass, solve_mass};
+pub(crate) use null_space::null_space;
+pub(crate) use scaling::{normalized, symmetric_part, times_pow2};

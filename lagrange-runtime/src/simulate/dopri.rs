@@ -47,7 +47,10 @@ impl Default for DormandPrince {
     }
 }
 
-use crate::tolerances::STEP_UNDERFLOW as UNDERFLOW;
+use crate::tolerances::{
+    DORMAND_PRINCE_SAFETY as SAFETY, DORMAND_PRINCE_STEP_CHANGE as STEP_CHANGE, STARTING_STEP,
+    STARTING_STEP_FLAT, STARTING_STEP_FLOOR, STARTING_STEP_NEGLIGIBLE, STEP_UNDERFLOW as UNDERFLOW,
+};
 
 /// What [`DormandPrince`] keeps between steps (its [`Integrator::Memory`]): the step size
 /// it has adapted to, and the last stage of the last step (first same as last).
@@ -160,18 +163,22 @@ impl DormandPrince {
         };
         let d0 = self.norm(&(s.q, s.qd), s, &zero, floor);
         let d1 = self.norm(k1, s, &zero, floor);
-        let h0 = if d0 < 1e-5 || d1 < 1e-5 {
-            1e-6
+        let h0 = if d0 < STARTING_STEP_NEGLIGIBLE || d1 < STARTING_STEP_NEGLIGIBLE {
+            STARTING_STEP
         } else {
             0.01 * d0 / d1
         };
         // Extreme tolerances overflow the norms: fall back to the small default.
-        let h0 = if h0.is_finite() && h0 > 0.0 { h0 } else { 1e-6 };
+        let h0 = if h0.is_finite() && h0 > 0.0 {
+            h0
+        } else {
+            STARTING_STEP
+        };
         let s1 = State::new(s.t + h0, s.q + k1.0 * h0, s.qd + k1.1 * h0);
         let k2 = slope(model, &s1, inputs)?;
         let d2 = self.norm(&(k2.0 - k1.0, k2.1 - k1.1), s, &zero, floor) / h0;
-        let h1 = if d1.max(d2) <= 1e-15 {
-            (h0 * 1e-3).max(1e-6)
+        let h1 = if d1.max(d2) <= STARTING_STEP_FLAT {
+            (h0 * 1e-3).max(STARTING_STEP)
         } else {
             (0.01 / d1.max(d2)).powf(1.0 / 5.0)
         };
@@ -179,7 +186,7 @@ impl DormandPrince {
         // A tolerance far below a component's size (atol = 1e-100 on a velocity starting
         // at 0) gives a vanishing estimate: start instead from a step well above the
         // time's precision, which the error control shortens or grows from there.
-        let floor = 1e3 * UNDERFLOW * s.t.abs().max(1.0);
+        let floor = STARTING_STEP_FLOOR * UNDERFLOW * s.t.abs().max(1.0);
         Ok(if h >= floor {
             h
         } else {
@@ -259,7 +266,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
                 }
             }
             if rejected {
-                memory.h = h * 0.2;
+                memory.h = h * STEP_CHANGE.0;
                 continue;
             }
             // The last row of A holds the fifth-order weights: the seventh stage is the
@@ -278,26 +285,26 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
             let err = self.norm(&(eq, ev), s, &y1, 0.0);
             if !err.is_finite() {
                 cause = None;
-                memory.h = h * 0.2;
+                memory.h = h * STEP_CHANGE.0;
                 continue;
             }
             let factor = if err == 0.0 {
-                5.0
+                STEP_CHANGE.1
             } else {
-                0.9 * err.powf(-0.2)
+                SAFETY * err.powf(-0.2)
             };
             if err <= 1.0 {
                 // A step shortened to land on an output time says nothing about how
                 // long the next may be, except when it asks for a shorter one.
                 if t_next != t_max || factor < 1.0 {
-                    memory.h = (h * factor.clamp(0.2, 5.0)).min(self.max_step);
+                    memory.h = (h * factor.clamp(STEP_CHANGE.0, STEP_CHANGE.1)).min(self.max_step);
                 }
                 let next = State::new(t_next, y1.0, y1.1);
                 memory.k1 = Some((next, k[6]));
                 return Ok(next);
             }
             cause = None;
-            memory.h = h * factor.clamp(0.2, 1.0);
+            memory.h = h * factor.clamp(STEP_CHANGE.0, 1.0);
         }
     }
 }

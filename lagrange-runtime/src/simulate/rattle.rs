@@ -3,7 +3,7 @@
 use super::discrete::{check_settings, Step, VariationalMemory};
 use super::stepping::fixed_step;
 use super::{Inputs, Integrator, StepError};
-use crate::constrained::{factor_completed, position_terms, velocity_terms, weight};
+use crate::constrained::{factor_completed, position_terms, velocity_terms};
 use crate::eval::mass_and_momenta;
 use crate::linalg;
 use crate::model::{ConstraintCount, Model, WithCount};
@@ -180,7 +180,7 @@ fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
         if complete {
             // (a + ρ J₁ᵀJ₁) Δq + b Δλ = −r₁ − ρ J₁ᵀφ has the solution of the original
             // system, whose second row is J₁ Δq = −φ.
-            let rho = weight(&a, &j1);
+            let rho = linalg::weight(&a, &j1);
             a += j1.transpose() * j1 * rho;
             r += j1.transpose() * phi * rho;
         }

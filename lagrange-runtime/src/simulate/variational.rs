@@ -236,7 +236,7 @@ impl Variational {
             if converged(&e.momenta) {
                 return Ok(qd);
             }
-            let delta = crate::linalg::solve_mass::<T, N, M>(&e.mass, &(e.momenta - p))?;
+            let delta = crate::linalg::solve_mass(&e.mass, &(e.momenta - p), &T::COORDINATES)?;
             qd -= delta;
             if T::QUADRATIC_IN_VELOCITIES || delta.amax() <= 4.0 * f64::EPSILON * (1.0 + qd.amax())
             {
