@@ -204,6 +204,38 @@ fn data_far_outside_a_fixed_range_is_clipped() {
     .expect("drawn, clipped");
 }
 
+/// Issue 29 item 14: a logarithmic panel of positive values down to the subnormal ones
+/// (an error decaying to nothing, 5e-324 the smallest double) is drawn, not refused.
+#[test]
+fn a_logarithmic_panel_draws_subnormal_values() {
+    use lagrange_runtime::plot::{figure, Panel};
+    let path = dir("subnormal").join("log.png");
+    for data in [
+        vec![(0.0, 1.0), (1.0, 1e-200), (2.0, 1e-310), (3.0, 5e-324)],
+        vec![(0.0, 5e-324), (1.0, 5e-324)],
+        vec![(0.0, 1e-310), (1.0, 2e-310)],
+    ] {
+        figure(&path, (300, 200), |root| {
+            Panel::new("decay", "t", "error")
+                .line("e", data.clone())
+                .log_y()
+                .draw(root)
+        })
+        .unwrap_or_else(|e| panic!("{data:?}: {e}"));
+        assert_eq!(png_size(&std::fs::read(&path).unwrap()), (300, 200));
+    }
+    // A range given wider than a double's ratio of ends is refused, not looped on.
+    let wide = figure(&path, (300, 200), |root| {
+        Panel::new("wide", "t", "error")
+            .line("e", [(0.0, 1.0), (1.0, 2.0)])
+            .log_y()
+            .y_range(1e-320..1e10)
+            .draw(root)
+    });
+    let message = wide.expect_err("too wide").to_string();
+    assert!(message.contains("308 decades"), "{message}");
+}
+
 /// Exact derivatives against central differences (`common::derivatives`).
 #[test]
 fn derivatives_match_finite_differences() {

@@ -274,7 +274,9 @@ impl Panel {
         self
     }
 
-    /// A logarithmic y axis; points with y ≤ 0 are left out.
+    /// A logarithmic y axis; points with y ≤ 0 are left out. Fitted to the data, it shows
+    /// whole decades, at most 308 of them (the highest), and none below 10⁻³²³; a range
+    /// given with [`y_range`](Panel::y_range) must be positive and span at most 308 decades.
     #[must_use]
     pub fn log_y(mut self) -> Self {
         self.log_y = true;
@@ -322,6 +324,13 @@ impl Panel {
             let y = drawable(y.unwrap_or_else(|| decades(all().map(|p| p.1))), "y")?;
             if y.start <= 0.0 {
                 return Err("a logarithmic y range must be positive".into());
+            }
+            if !(y.end / y.start).is_finite() {
+                return Err(format!(
+                    "a logarithmic y range spans at most {MOST_DECADES} decades, not {:?}",
+                    y
+                )
+                .into());
             }
             let chart = builder.build_cartesian_2d(x, y.log_scale())?;
             self.fill(chart, &x_format, &|v: &f64| format!("{v:.0e}"))
@@ -516,11 +525,23 @@ fn span(values: impl Iterator<Item = f64>, pad: (f64, f64)) -> Range<f64> {
     }
 }
 
-/// The whole decades holding the positive `values`.
+/// The whole decades holding the positive `values`: at most [`MOST_DECADES`] of them
+/// (the highest kept), from 10^[`LOWEST_DECADE`] at the lowest.
 fn decades(values: impl Iterator<Item = f64>) -> Range<f64> {
     let r = span(values.filter(|v| *v > 0.0).map(f64::log10), (0.0, 0.0));
-    10f64.powf(r.start.floor())..10f64.powf(r.end.ceil())
+    let lowest = f64::from(LOWEST_DECADE);
+    let end = r.end.ceil().max(lowest + 1.0);
+    let start = r.start.floor().max(end - MOST_DECADES).max(lowest);
+    10f64.powf(start)..10f64.powf(end)
 }
+
+/// The lowest decade a fitted logarithmic axis reaches: 10⁻³²³ is the smallest power of
+/// ten a double holds (a subnormal one); smaller positive values lie below the axis.
+const LOWEST_DECADE: i32 = -323;
+
+/// The most decades a logarithmic axis spans: the ratio of its ends must be a finite
+/// double (plotters divides them to place its ticks, and loops without end on infinity).
+const MOST_DECADES: f64 = 308.0;
 
 /// A tick label with as many decimals as an axis spanning `span` needs, without the
 /// binary noise of floating point (0.30000000000000004, 1.4e-17 for zero).
