@@ -275,7 +275,8 @@ impl Panel {
     }
 
     /// A logarithmic y axis; points with y ≤ 0 are left out. Fitted to the data, it shows
-    /// whole decades, at most 308 of them (the highest), and none below 10⁻³²³; a range
+    /// whole decades, at most 308 of them (the highest), reaching down to subnormal values;
+    /// a range
     /// given with [`y_range`](Panel::y_range) must be positive and span at most 308 decades.
     #[must_use]
     pub fn log_y(mut self) -> Self {
@@ -526,17 +527,29 @@ fn span(values: impl Iterator<Item = f64>, pad: (f64, f64)) -> Range<f64> {
 }
 
 /// The whole decades holding the positive `values`: at most [`MOST_DECADES`] of them
-/// (the highest kept), from 10^[`LOWEST_DECADE`] at the lowest.
+/// (the highest kept), from 10^[`LOWEST_DECADE`] or, for values below it, the smallest
+/// positive double.
 fn decades(values: impl Iterator<Item = f64>) -> Range<f64> {
     let r = span(values.filter(|v| *v > 0.0).map(f64::log10), (0.0, 0.0));
     let lowest = f64::from(LOWEST_DECADE);
-    let end = r.end.ceil().max(lowest + 1.0);
-    let start = r.start.floor().max(end - MOST_DECADES).max(lowest);
-    10f64.powf(start)..10f64.powf(end)
+    let top = r.end.ceil().max(lowest + 1.0);
+    // 10³⁰⁹ overflows: the axis then ends at the largest double.
+    let end = 10f64.powf(top).min(f64::MAX);
+    let start = r.start.floor().max(top - MOST_DECADES);
+    let smallest = f64::from_bits(1);
+    let start = if start >= lowest {
+        10f64.powf(start)
+    } else if (end / smallest).is_finite() {
+        smallest
+    } else {
+        10f64.powf(lowest)
+    };
+    start..end
 }
 
 /// The lowest decade a fitted logarithmic axis reaches: 10⁻³²³ is the smallest power of
-/// ten a double holds (a subnormal one); smaller positive values lie below the axis.
+/// ten a double holds (a subnormal one); below it the axis ends at the smallest positive
+/// double, 4.9 · 10⁻³²⁴.
 const LOWEST_DECADE: i32 = -323;
 
 /// The most decades a logarithmic axis spans: the ratio of its ends must be a finite
@@ -789,6 +802,25 @@ fn square(x: Range<f64>, y: Range<f64>, size: (u32, u32)) -> (Range<f64>, Range<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fitted_logarithmic_axis_has_positive_ends_of_finite_ratio() {
+        // Whole decades around ordinary data.
+        assert_eq!(decades([0.5, 20.0].into_iter()), 0.1..100.0);
+        for values in [
+            vec![5e-324],
+            vec![5e-324, 1e300],
+            vec![1e-310, 2e-310],
+            vec![f64::MIN_POSITIVE, f64::MAX],
+        ] {
+            let r = decades(values.iter().copied());
+            assert!(r.start > 0.0 && r.start < r.end, "{values:?}: {r:?}");
+            assert!((r.end / r.start).is_finite(), "{values:?}: {r:?}");
+            // The highest value is always on the axis.
+            let top = values.iter().copied().fold(0.0, f64::max);
+            assert!(top <= r.end && top >= r.start, "{values:?}: {r:?}");
+        }
+    }
 
     #[test]
     fn lines_are_cut_at_the_edges_of_the_region() {
