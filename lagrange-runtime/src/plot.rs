@@ -276,8 +276,8 @@ impl Panel {
 
     /// A logarithmic y axis; points with y ≤ 0 are left out. Fitted to the data, it shows
     /// whole decades, at most 308 of them (the highest), reaching down to subnormal values;
-    /// a range
-    /// given with [`y_range`](Panel::y_range) must be positive and span at most 308 decades.
+    /// a range given with [`y_range`](Panel::y_range) must be positive and span at most 308
+    /// decades.
     #[must_use]
     pub fn log_y(mut self) -> Self {
         self.log_y = true;
