@@ -210,3 +210,49 @@ fn derivatives_match_finite_differences() {
         .state("start", start(), SVector::zeros())
         .check();
 }
+
+/// Issue 29 item 17: near its pole the azimuth's inertia m l² sin²θ falls below the
+/// rounding of the polar one, m l² (θ < 1.5e-8): the kinetic energy has no term in dot(φ)
+/// to working precision, and `accelerations` says so, as it does exactly at the pole,
+/// instead of returning φ̈ ≈ −2 cot θ θ̇ φ̇ of size 1e22. `steady_motion`, which from a guess
+/// of 0.5 with the azimuth turning at a rate too slow for a conical motion (Ω² < g/l)
+/// converges onto the pole, reports it instead of an `Ok` with a marginal spectrum.
+#[test]
+fn near_the_pole_the_azimuth_has_no_inertia() {
+    use lagrange_runtime::steady::{steady_motion, Turning};
+    let model = model();
+    let u = SVector::zeros();
+    let named = |r: Result<SVector<f64, 2>, DynamicsError>, theta: f64| match r {
+        Err(DynamicsError::MissingVelocity { coordinate }) => {
+            assert_eq!(coordinate, "phi", "θ = {theta:e}")
+        }
+        other => panic!("θ = {theta:e}: {other:?}"),
+    };
+    for theta in [0.0, -1.5e-22, 1e-12, 1e-9] {
+        let s = State::new(0.0, SVector::from([theta, 0.3]), SVector::from([0.2, 1.0]));
+        named(model.accelerations(&s, &u), theta);
+    }
+    // Away from the pole, however close to rounding the answer stays exact: at θ = 1e-7,
+    // sin²θ = 1e-14 is 45 ε.
+    for theta in [1e-7, 1e-4, 0.5] {
+        let s = State::new(0.0, SVector::from([theta, 0.3]), SVector::from([0.2, 1.0]));
+        let qdd = model.accelerations(&s, &u).expect("regular");
+        let (sin, cos) = theta.sin_cos();
+        let want_phi = -2.0 * cos / sin * 0.2 * 1.0;
+        let want_theta = sin * cos * 1.0 - model.g / model.l * sin;
+        assert!(
+            (qdd[1] - want_phi).abs() <= 1e-9 * want_phi.abs(),
+            "θ = {theta:e}: {qdd}"
+        );
+        assert!(
+            (qdd[0] - want_theta).abs() <= 1e-9 * want_theta.abs().max(1.0),
+            "θ = {theta:e}: {qdd}"
+        );
+    }
+    let guess = State::at_rest(SVector::from([0.5, 0.0]));
+    match steady_motion(&model, &guess, &[("phi", Turning::Rate(2.0))], &u) {
+        Err(DynamicsError::MissingVelocity { coordinate }) => assert_eq!(coordinate, "phi"),
+        Err(e) => panic!("expected the azimuth named, got {e}"),
+        Ok(m) => panic!("converged onto the pole and returned Ok: {:?}", m.state),
+    }
+}

@@ -13,9 +13,18 @@ pub(crate) const PIVOT: f64 = 1e-14;
 /// A Cholesky pivot of the mass matrix smaller than this fraction of its own diagonal
 /// entry counts as zero: the coordinate's inertia is (to rounding) a combination of the
 /// others'. Relative to each coordinate's own entry, so that a heavy cart next to a light
-/// pendulum is fine however different their masses; looser than [`PIVOT`] because the
-/// pivot is a difference of squares, which loses half the digits.
+/// pendulum is fine however different their masses (down to [`NEGLIGIBLE_INERTIA`]);
+/// looser than [`PIVOT`] because the pivot is a difference of squares, which loses half the
+/// digits.
 pub(crate) const SINGULAR_MASS: f64 = 1e-12;
+
+/// A diagonal entry of the mass matrix at most this fraction of the largest one is zero:
+/// that velocity's kinetic energy is below the rounding of the largest (at this state, as
+/// the azimuth of a spherical pendulum near its pole, sin²θ < ε), and its acceleration
+/// would be that of a coordinate the kinetic energy does not have. Relative to the largest
+/// entry, as the diagnosis of a velocity missing from the kinetic energy; masses and
+/// inertias of one model differ by far less than 1/ε ≈ 4.5e15.
+pub(crate) const NEGLIGIBLE_INERTIA: f64 = f64::EPSILON;
 
 /// A mass matrix that fails the Cholesky factorization is told singular (positive
 /// semidefinite) rather than indefinite when it factors after a shift of its diagonal by

@@ -1,6 +1,6 @@
 //! The square-root-free Cholesky factorization of a mass matrix, in `f64`.
 
-use super::mass::clear_pivot;
+use super::mass::{clear_pivot, largest_diagonal};
 use nalgebra::{SMatrix, SVector};
 
 /// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ,
@@ -36,12 +36,13 @@ impl<const N: usize> Ldlt<N> {
         let mut l = [[0.0f64; N]; N];
         let mut w = [[0.0f64; N]; N];
         let mut inv = [0.0f64; N];
+        let largest = largest_diagonal(mass);
         for j in 0..N {
             let mut d = mass[(j, j)];
             for k in 0..j {
                 d -= l[j][k] * w[j][k];
             }
-            if !clear_pivot(d, mass[(j, j)], threshold) {
+            if !clear_pivot(d, mass[(j, j)], threshold, largest) {
                 return None;
             }
             inv[j] = d.recip();

@@ -6,9 +6,29 @@ use crate::error::DynamicsError;
 use nalgebra::{Cholesky, Const, SMatrix, SVector};
 
 /// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
-/// diagonal entry it came from: above `threshold` times it; false for NaN.
-pub(crate) fn clear_pivot(d: f64, diagonal: f64, threshold: f64) -> bool {
-    d > 0.0 && d > threshold * diagonal
+/// diagonal entry it came from: above `threshold` times it; false for NaN. And whether that
+/// diagonal entry itself counts against `largest`, the largest diagonal entry of the
+/// matrix: a velocity whose kinetic energy is below the rounding of the largest one
+/// ([`NEGLIGIBLE_INERTIA`](crate::tolerances::NEGLIGIBLE_INERTIA)) has none, to working
+/// precision (the azimuth of a spherical pendulum at 1e-9 from its pole). [`diagnose`] then
+/// names it.
+pub(crate) fn clear_pivot(d: f64, diagonal: f64, threshold: f64, largest: f64) -> bool {
+    d > 0.0
+        && d > threshold * diagonal
+        && diagonal > crate::tolerances::NEGLIGIBLE_INERTIA * largest
+}
+
+/// The largest diagonal entry of a mass matrix (its largest entry when it is positive
+/// definite), the scale of [`clear_pivot`]; NaN for a NaN entry.
+pub(crate) fn largest_diagonal<const N: usize>(mass: &SMatrix<f64, N, N>) -> f64 {
+    (0..N).fold(0.0, |m: f64, j| {
+        let d = mass[(j, j)];
+        if d.is_nan() || m.is_nan() {
+            f64::NAN
+        } else {
+            m.max(d)
+        }
+    })
 }
 
 /// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`] first, the cheap path), or says
@@ -39,11 +59,13 @@ pub(crate) fn factor_mass<const N: usize>(
     }
     if let Some(chol) = mass.cholesky() {
         let l = chol.l_dirty();
+        let largest = largest_diagonal(mass);
         if (0..N).all(|i| {
             clear_pivot(
                 l[(i, i)] * l[(i, i)],
                 mass[(i, i)],
                 crate::tolerances::SINGULAR_MASS,
+                largest,
             )
         }) {
             return Ok(chol);
@@ -60,7 +82,8 @@ fn diagnose<const N: usize>(
 ) -> DynamicsError {
     let scale = mass.amax().max(f64::MIN_POSITIVE);
     let tiny = f64::EPSILON * scale;
-    if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= tiny) {
+    let negligible = crate::tolerances::NEGLIGIBLE_INERTIA * scale;
+    if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= negligible) {
         return DynamicsError::MissingVelocity {
             coordinate: coordinates[i],
         };
