@@ -902,8 +902,8 @@ fn chains_match_the_hand_derived_equations() {
         l: 0.6,
         g: 9.81,
     };
-    // 8 links: the unrolled equations in one function, the mass matrix alone beside them;
-    // 16 and 32: the sweep.
+    // 8 links: the unrolled equations, in one function (not inlined); 16 and 32: the sweep,
+    // whose mass matrix alone skips the pass along the motion.
     assert_chain_matches_hand_derivation(&Chain8::new(p.m, p.l, p.g), &p);
     assert_chain_matches_hand_derivation(&Chain16::new(p.m, p.l, p.g), &p);
     assert_chain_matches_hand_derivation(&Chain32::new(p.m, p.l, p.g), &p);

@@ -125,25 +125,25 @@ fn robot_items(l: &Lowered) -> TokenStream {
 }
 
 /// The code of the equations of motion, and the one place that chooses which generator
-/// writes it: the unrolled fast path ([`crate::fast`]) for `eval_equations` (and for
-/// `eval_mass_matrix` when the equations are not inlined) where the model is within its
-/// size, else the sweep ([`crate::sweep`]) in `f64`; the sweep for everything generic
-/// (`eval_equations_in`, inverse dynamics, the gradient, parameters). A model that neither
-/// handles (a `dot` of velocities, which the checker rejects) keeps the runtime's generic
-/// dual-number passes.
+/// writes it: the unrolled fast path ([`crate::fast`]) for `eval_equations` where the
+/// model is within its size, else the sweep ([`crate::sweep`]) in `f64`, which then also
+/// gives `eval_mass_matrix` without its pass along the motion; the sweep for everything
+/// generic (`eval_equations_in`, inverse dynamics, the gradient, parameters). A model that
+/// neither handles (a `dot` of velocities, which the checker rejects) keeps the runtime's
+/// generic dual-number passes.
 struct Generated {
     /// `__lagrange_sweep`, an associated function of the model.
     sweep: Option<TokenStream>,
     /// `eval_equations` and `FAST_EQUATIONS` for `impl Model`, and `eval_mass_matrix`
-    /// where the mass matrix alone costs less than the equations.
+    /// where the mass matrix alone costs less than the equations (the sweep).
     equations: Option<TokenStream>,
 }
 
 impl Generated {
     fn choose(l: &Lowered) -> Self {
         let sweep = crate::sweep::sweep_fn(l);
-        let equations = match crate::fast::unrolled(l, crate::fast::MAX_STATEMENTS) {
-            Some(crate::fast::Unrolled { equations, mass }) => Some(quote!(#equations #mass)),
+        let equations = match crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS) {
+            Some(code) => Some(code),
             None if sweep.is_some() => {
                 let p = private();
                 let (n, m) = (l.coordinates.len(), l.inputs.len());

@@ -156,36 +156,28 @@ fn products(terms: Vec<Vec<&Val>>) -> Vec<Term> {
         .collect()
 }
 
-/// What the fast path writes for a model: `eval_equations`, and `eval_mass_matrix` when
-/// the equations are too large to inline (inlined, a caller that reads only the mass
-/// matrix gets only its code anyway).
-pub struct Unrolled {
-    /// `FAST_EQUATIONS` and `eval_equations` for `impl Model`.
-    pub equations: TokenStream,
-    /// `eval_mass_matrix` for `impl Model`, with only the second derivatives along pairs
-    /// of velocities.
-    pub mass: Option<TokenStream>,
-}
-
-/// The fast path's methods for `impl Model`, or `None` when the model is beyond it (a
-/// derivative it does not carry, or more than `max_statements` statements of code:
-/// [`MAX_STATEMENTS`] outside tests).
-pub fn unrolled(l: &Lowered, max_statements: usize) -> Option<Unrolled> {
-    let g = Graph::new(l, Form::Unrolled)?;
+/// The method `eval_equations` for `impl Model`, or `None` when the model is beyond the
+/// fast path (a derivative it does not carry, or more than `max_statements` statements of
+/// code: [`MAX_STATEMENTS`] outside tests).
+///
+/// No `eval_mass_matrix` of its own: unrolled alone, the mass matrix (the second
+/// derivatives along pairs of velocities, 824 of the 1 319 statements of the 8-link
+/// chain) measured as fast as the whole equations, 204 ns at 8 links and 570 ns at 12,
+/// where the sines and cosines both need dominate; it would only add code to compile.
+pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     let n = l.coordinates.len();
+    let g = Graph::new(l, Form::Unrolled)?;
     let (lagrangian, dissipation, forces) = (g.lagrangian, g.dissipation, &g.forces);
-    let qd = Dir::Qd;
-    let mass_needs = || -> BTreeSet<Mono> {
-        (0..n)
-            .flat_map(|i| (i..n).map(move |j| d2(qd(i), qd(j))))
-            .collect()
-    };
 
-    let mut l_needs = mass_needs();
+    let qd = |i| Dir::Qd(i);
+    let mut l_needs = BTreeSet::new();
     for i in 0..n {
         l_needs.insert(Mono::D1(Dir::Q(i)));
         l_needs.insert(Mono::D1(qd(i)));
         l_needs.insert(d2(qd(i), Dir::W));
+        for j in i..n {
+            l_needs.insert(d2(qd(i), qd(j)));
+        }
     }
     let mut roots = vec![(lagrangian, l_needs)];
     if let Some(d) = dissipation {
@@ -195,10 +187,32 @@ pub fn unrolled(l: &Lowered, max_statements: usize) -> Option<Unrolled> {
         roots.push((*f, BTreeSet::new()));
         roots.push((*v, (0..n).map(|i| Mono::D1(qd(i))).collect()));
     }
-    let full = Pass::run(&g, &roots, max_statements)?;
+    let (live, need) = needs(&g, &roots)?;
 
-    let get = |id: Id, m: Mono| full.comps[id].get(&m).cloned();
-    let momenta = (0..n).map(|i| get(lagrangian, Mono::D1(qd(i))).unwrap_or(Val::Lit(0.0)));
+    let mut e = Emit::new("__j", Scalar::F64);
+    let [t, x] = ["t", "x"].map(internal);
+    let mut values: Vec<Option<Val>> = vec![None; g.len()];
+    let mut comps: Vec<Comps> = vec![Comps::new(); g.len()];
+    for id in 0..g.len() {
+        if !live[id] {
+            continue;
+        }
+        let (value, cs) = node(&mut e, &g, id, &need[id], &values, &comps, &t);
+        values[id] = Some(value);
+        comps[id] = cs;
+        if e.statements.len() > max_statements {
+            return None;
+        }
+    }
+
+    let get = |id: Id, m: Mono| comps[id].get(&m).cloned();
+    let zero = Val::Lit(0.0);
+    let mass_entry = |i: usize, j: usize| get(lagrangian, d2(qd(i), qd(j))).unwrap_or(zero.clone());
+    let columns = (0..n).map(|j| {
+        let column = (0..n).map(|i| mass_entry(i, j));
+        quote!([#(#column),*])
+    });
+    let momenta = (0..n).map(|i| get(lagrangian, Mono::D1(qd(i))).unwrap_or(zero.clone()));
     let mut bias = Vec::new();
     for i in 0..n {
         let mut terms = Vec::new();
@@ -210,7 +224,7 @@ pub fn unrolled(l: &Lowered, max_statements: usize) -> Option<Unrolled> {
         }
         for (f, v) in forces {
             if let Some(dv) = get(*v, Mono::D1(qd(i))) {
-                let f = full.values[*f].clone().expect("live");
+                let f = values[*f].clone().expect("live");
                 terms.push(quote!(+ #f * #dv));
             }
         }
@@ -223,132 +237,45 @@ pub fn unrolled(l: &Lowered, max_statements: usize) -> Option<Unrolled> {
             quote!(0.0f64 #(#terms)*)
         });
     }
-    let value = full.values[lagrangian].clone().expect("live");
+    let value = values[lagrangian].clone().expect("live");
+
     let p = private();
-    let mass = full.mass(lagrangian, n);
+    let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
+    let params = (0..fields.len()).map(parameter);
+    let inputs = (0..l.inputs.len()).map(input);
+    let coords = (0..n).map(coordinate);
+    let velocities = (0..n).map(velocity);
+    let (ui, qi, vi) = (0..l.inputs.len(), 0..n, 0..n);
+    let m = l.inputs.len();
+    let statements = &e.statements;
+    let declaration = e.declaration();
     // A small model's equations are inlined into their callers: the result then stays
     // in registers, and what a caller does not use (the momenta, say) is never computed.
     // Larger ones stay one function, compiled once (an `#[inline]` function is compiled
     // again in every codegen unit that calls it). The model and the generic functions that
     // call this are instantiated in the same crate, so no hint is needed for that.
-    let inline = full.e.statements.len() <= INLINE_STATEMENTS;
-    let equations = full.method(
-        l,
-        quote!(eval_equations),
-        quote!(#p::eval::Equations<#n>),
-        quote! {
+    let inline = (statements.len() <= INLINE_STATEMENTS).then(|| quote!(#[inline(always)]));
+    Some(quote! {
+        const FAST_EQUATIONS: bool = true;
+
+        #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        #inline
+        fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
+            let #t: f64 = #x.t;
+            #( let #params: f64 = self.#fields; )*
+            #( let #inputs: f64 = #x.u[#ui]; )*
+            #( let #coords: f64 = #x.q[#qi]; )*
+            #( let #velocities: f64 = #x.qd[#vi]; )*
+            #declaration
+            #(#statements)*
             #p::eval::Equations {
-                mass: #mass,
+                mass: <#p::SMatrix<f64, #n, #n> as #p::From<[[f64; #n]; #n]>>::from([#(#columns),*]),
                 momenta: <#p::SVector<f64, #n> as #p::From<[f64; #n]>>::from([#(#momenta),*]),
                 bias: <#p::SVector<f64, #n> as #p::From<[f64; #n]>>::from([#(#bias),*]),
                 lagrangian: #value,
             }
-        },
-        inline,
-    );
-    let mass = (!inline).then(|| {
-        let alone = Pass::run(&g, &[(lagrangian, mass_needs())], max_statements)
-            .expect("a part of code that fits");
-        let mass = alone.mass(lagrangian, n);
-        alone.method(
-            l,
-            quote!(eval_mass_matrix),
-            quote!(#p::SMatrix<f64, #n, #n>),
-            mass,
-            false,
-        )
-    });
-    Some(Unrolled {
-        equations: quote! {
-            const FAST_EQUATIONS: bool = true;
-            #equations
-        },
-        mass,
+        }
     })
-}
-
-/// The unrolled code of the components some roots need.
-struct Pass {
-    e: Emit,
-    values: Vec<Option<Val>>,
-    comps: Vec<Comps>,
-}
-
-impl Pass {
-    /// The code of `roots`' components, or `None` beyond `max_statements`.
-    fn run(g: &Graph, roots: &[(Id, BTreeSet<Mono>)], max_statements: usize) -> Option<Pass> {
-        let (live, need) = needs(g, roots)?;
-        let mut e = Emit::new("__j", Scalar::F64);
-        let t = internal("t");
-        let mut values: Vec<Option<Val>> = vec![None; g.len()];
-        let mut comps: Vec<Comps> = vec![Comps::new(); g.len()];
-        for id in 0..g.len() {
-            if !live[id] {
-                continue;
-            }
-            let (value, cs) = node(&mut e, g, id, &need[id], &values, &comps, &t);
-            values[id] = Some(value);
-            comps[id] = cs;
-            if e.statements.len() > max_statements {
-                return None;
-            }
-        }
-        Some(Pass { e, values, comps })
-    }
-
-    /// The mass matrix ∂²L/∂q̇², from the components of `lagrangian`.
-    fn mass(&self, lagrangian: Id, n: usize) -> TokenStream {
-        let p = private();
-        let entry = |i: usize, j: usize| {
-            self.comps[lagrangian]
-                .get(&d2(Dir::Qd(i), Dir::Qd(j)))
-                .cloned()
-                .unwrap_or(Val::Lit(0.0))
-        };
-        let columns = (0..n).map(|j| {
-            let column = (0..n).map(|i| entry(i, j));
-            quote!([#(#column),*])
-        });
-        quote!(<#p::SMatrix<f64, #n, #n> as #p::From<[[f64; #n]; #n]>>::from([#(#columns),*]))
-    }
-
-    /// A method of `impl Model` in `f64` at a point `x`, computing this pass and returning
-    /// `result`.
-    fn method(
-        &self,
-        l: &Lowered,
-        name: TokenStream,
-        ty: TokenStream,
-        result: TokenStream,
-        inline: bool,
-    ) -> TokenStream {
-        let p = private();
-        let (n, m) = (l.coordinates.len(), l.inputs.len());
-        let [t, x] = ["t", "x"].map(internal);
-        let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
-        let params = (0..fields.len()).map(parameter);
-        let inputs = (0..m).map(input);
-        let coords = (0..n).map(coordinate);
-        let velocities = (0..n).map(velocity);
-        let (ui, qi, vi) = (0..m, 0..n, 0..n);
-        let statements = &self.e.statements;
-        let declaration = self.e.declaration();
-        let inline = inline.then(|| quote!(#[inline(always)]));
-        quote! {
-            #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
-            #inline
-            fn #name(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #ty {
-                let #t: f64 = #x.t;
-                #( let #params: f64 = self.#fields; )*
-                #( let #inputs: f64 = #x.u[#ui]; )*
-                #( let #coords: f64 = #x.q[#qi]; )*
-                #( let #velocities: f64 = #x.qd[#vi]; )*
-                #declaration
-                #(#statements)*
-                #result
-            }
-        }
-    }
 }
 
 /// The value and components of one node.

@@ -261,9 +261,9 @@ pub trait Model<const N: usize, const M: usize> {
 
     /// The mass matrix ∂²L/∂q̇² at a point in `f64`: that of
     /// [`eval_equations`](Model::eval_equations) unless overridden. `lagrangian!`
-    /// overrides it where the mass matrix alone costs less than the equations (a model too
-    /// large for its equations to be inlined): the unrolled second derivatives along pairs
-    /// of velocities only, or the sweep's columns without its pass along the motion.
+    /// overrides it where the mass matrix alone costs less than the equations: for a model
+    /// whose equations are its sweep, the sweep's columns without its pass along the motion
+    /// (20% less than the equations for the UR5 and the Panda).
     fn eval_mass_matrix(&self, x: &Point<f64, N, M>) -> SMatrix<f64, N, N>
     where
         Self: Sized,

@@ -217,7 +217,7 @@ fn cfg_attributes_apply_to_every_generated_item() {
 }
 
 /// A planar chain of `n` point masses, positions as `let`s built link by link.
-pub(super) fn chain(n: usize) -> TokenStream {
+fn chain(n: usize) -> TokenStream {
     let q: Vec<_> = (1..=n).map(|k| format_ident!("q{k}")).collect();
     let x: Vec<_> = (1..=n).map(|k| format_ident!("x{k}")).collect();
     let y: Vec<_> = (1..=n).map(|k| format_ident!("y{k}")).collect();

@@ -6,8 +6,8 @@ use super::*;
 // The fast path
 // ---------------------------------------------------------------------------------------
 
-/// What the fast path writes for a model, with at most `limit` statements.
-fn unrolled(tokens: TokenStream, limit: usize) -> Option<crate::fast::Unrolled> {
+/// The generated `eval_equations` of a model, as text, with at most `limit` statements.
+fn equations_code(tokens: TokenStream, limit: usize) -> Option<String> {
     let model = parse_ok(tokens);
     let mut errors = crate::errors::Errors::default();
     let checked = crate::check::check(&model, &mut errors);
@@ -15,12 +15,7 @@ fn unrolled(tokens: TokenStream, limit: usize) -> Option<crate::fast::Unrolled> 
     if let Err(e) = errors.finish() {
         panic!("{:?}", messages(&e));
     }
-    crate::fast::unrolled(&lowered, limit)
-}
-
-/// The generated `eval_equations` of a model, as text, with at most `limit` statements.
-fn equations_code(tokens: TokenStream, limit: usize) -> Option<String> {
-    unrolled(tokens, limit).map(|code| code.equations.to_string())
+    crate::fast::equations_fn(&lowered, limit).map(|code| code.to_string())
 }
 
 /// The number of statements of the generated code that compute a value (a `let` of an
@@ -67,25 +62,4 @@ fn a_model_too_large_for_the_unrolled_path_is_left_to_the_sweep() {
     assert!((20..1000).contains(&n), "{n} statements");
     assert!(equations_code(double_pendulum(), n / 2).is_none());
     assert!(equations_code(double_pendulum(), n).is_some());
-}
-
-#[test]
-fn the_mass_matrix_alone_is_written_where_the_equations_are_not_inlined() {
-    // Inlined, a caller reading only the mass matrix gets only its code: nothing more is
-    // written.
-    let small = unrolled(double_pendulum(), crate::fast::MAX_STATEMENTS).unwrap();
-    assert!(small.mass.is_none());
-    // The 8-link chain's equations (about 1 300 statements) are one function; its mass
-    // matrix alone has no derivatives along the motion or the coordinates (824 statements,
-    // most of the rest being the N²/2 entries themselves).
-    let large = unrolled(super::expand::chain(8), crate::fast::MAX_STATEMENTS).unwrap();
-    let equations = large.equations.to_string();
-    let mass = large.mass.expect("a mass matrix alone").to_string();
-    assert!(mass.contains("fn eval_mass_matrix"), "{mass}");
-    assert!(!equations.contains("inline"), "{equations}");
-    let (all, alone) = (statements(&equations), statements(&mass));
-    assert!(
-        4 * alone < 3 * all,
-        "{alone} statements for the mass matrix, {all} in all"
-    );
 }
