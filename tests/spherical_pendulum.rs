@@ -214,7 +214,8 @@ fn derivatives_match_finite_differences() {
 /// Issue 29 item 17: near its pole the azimuth's inertia m l² sin²θ falls below the
 /// rounding of the polar one, m l² (θ < 1.5e-8): the kinetic energy has no term in dot(φ)
 /// to working precision, and `accelerations` says so, as it does exactly at the pole,
-/// instead of returning φ̈ ≈ −2 cot θ θ̇ φ̇ of size 1e22. `steady_motion`, which from a guess
+/// instead of an `Ok` with whatever rounding made of φ̈ (0 at θ = −1.5e-22, where
+/// −2 cot θ θ̇ φ̇ is 2.7e21). `steady_motion`, which from a guess
 /// of 0.5 with the azimuth turning at a rate too slow for a conical motion (Ω² < g/l)
 /// converges onto the pole, reports it instead of an `Ok` with a marginal spectrum.
 #[test]
