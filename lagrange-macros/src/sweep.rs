@@ -23,9 +23,9 @@
 //!    the term ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t + M a. Only the adjoints of nodes that depend on
 //!    the velocities need tangents (the others never reach a momentum), which is why no
 //!    third derivative of any function is needed. The mass matrix's sweeps are written out
-//!    one per velocity, each computing only what depends on that velocity and the entries
-//!    on and below the diagonal, up to [`MAX_WRITTEN_COLUMNS`] statements; beyond, one
-//!    sweep runs once per velocity.
+//!    one per velocity, each computing only what depends on that velocity and storing the
+//!    entries on and below the diagonal, up to [`MAX_WRITTEN_COLUMNS`] statements; beyond,
+//!    one sweep runs once per velocity.
 //!
 //! The code is generic over the scalar (`f64`, or a dual number to differentiate the
 //! equations again: linearization, equilibria, parameter sensitivities) and takes the
@@ -315,8 +315,10 @@ fn tangent(
 /// Beyond this many statements in all, the columns of the mass matrix are one sweep run
 /// once per velocity (seeded by a one-hot vector at run time) instead of one sweep written
 /// out per velocity. Written out, a column computes only what depends on its velocity
-/// (a serial arm's last joint moves one body, a leg's joints only that leg) and only the
-/// entries on and below the diagonal; the code grows with the sum of those sizes. Measured
+/// (a serial arm's last joint moves one body, a leg's joints only that leg) and stores
+/// only the entries on and below the diagonal, mirrored (the tangents of the rows above
+/// are still written, and left to the compiler to drop as unused); the code grows with the
+/// sum of those sizes. Measured
 /// in instructions per call of the sweep (callgrind, `benches/robots.rs`): the UR5's mass
 /// matrix 14 298 → 9 019 (1 907 statements written out), the Panda's 36 146 → 20 179
 /// (5 258 statements, 4 times the loop's); building both robots' test took 9% longer. The
@@ -350,6 +352,9 @@ fn mass_columns(
             })
         });
         statements += column.statements.len();
+        if statements > MAX_WRITTEN_COLUMNS {
+            break;
+        }
         let declaration = column.declaration();
         let code = &column.statements;
         written.push(quote!({ #declaration #(#code)* #(#entries)* }));
@@ -396,8 +401,8 @@ fn mass_columns(
 /// M q̈ = bias with M·qdd moved to the right: −(M qdd − bias), the negated
 /// inverse-dynamics residual. With `motion` false, the tangent sweep along the motion does
 /// not run and the bias is not meant to be read: with `qdd` given no tangent sweep runs
-/// (only the gradient is read), without it only the mass matrix's. `None` when the model is beyond it (a `dot`
-/// of velocities, which the checker rejects).
+/// (only the gradient is read), without it only the mass matrix's. `None` when the model
+/// is beyond it (a `dot` of velocities, which the checker rejects).
 pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     let g = Graph::new(l, Form::Swept)?;
     let (n, m, np) = (l.coordinates.len(), l.inputs.len(), l.parameters.len());

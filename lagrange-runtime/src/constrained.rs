@@ -274,7 +274,8 @@ pub fn accelerations_from<
 
 /// Whether the mass matrix needs completing by the constraints, and with which weight:
 /// `None` when its factorization L D Lᵀ succeeds with every pivot above
-/// [`PLAIN_MASS`](tolerances::PLAIN_MASS) (the plain, fast path), else `Some(ρ)`,
+/// [`PLAIN_MASS`](tolerances::PLAIN_MASS) and no negligible diagonal entry (the plain,
+/// fast path), else `Some(ρ)`,
 /// the weight of `M + ρ JᵀJ` (see the [module docs](self#semidefinite-mass-matrices)).
 /// The decision every constrained solve in dual numbers takes; [`factor_completed`] takes
 /// the same one in `f64`.

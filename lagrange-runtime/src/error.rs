@@ -23,8 +23,9 @@ pub enum StatePart {
 #[non_exhaustive]
 pub enum DynamicsError {
     /// At this state the kinetic energy has no term in the velocity of this coordinate
-    /// (the mass matrix has a zero row), so its acceleration is undetermined. Either T
-    /// never depends on it, or its term vanishes here (like x² ẏ² at x = 0).
+    /// (the mass matrix has a zero row, or a diagonal entry below ε² times the largest), so
+    /// its acceleration is undetermined. Either T never depends on it, or its term vanishes
+    /// here (like x² ẏ² at x = 0, or to working precision near it).
     MissingVelocity {
         /// Name of the coordinate.
         coordinate: &'static str,

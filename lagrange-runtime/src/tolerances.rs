@@ -19,12 +19,13 @@ pub(crate) const PIVOT: f64 = 1e-14;
 pub(crate) const SINGULAR_MASS: f64 = 1e-12;
 
 /// A diagonal entry of the mass matrix at most this fraction of the largest one is zero:
-/// that velocity's kinetic energy is below the rounding of the largest (at this state, as
-/// the azimuth of a spherical pendulum near its pole, sin²θ < ε), and its acceleration
-/// would be that of a coordinate the kinetic energy does not have. Relative to the largest
-/// entry, as the diagnosis of a velocity missing from the kinetic energy; masses and
-/// inertias of one model differ by far less than 1/ε ≈ 4.5e15.
-pub(crate) const NEGLIGIBLE_INERTIA: f64 = f64::EPSILON;
+/// that velocity has no kinetic energy at this state, to working precision (the azimuth of
+/// a spherical pendulum at its pole, sin²θ ≤ ε² for θ ≤ 2.2e-16, where its acceleration
+/// is whatever rounding makes of −2 cot θ θ̇ φ̇). ε², not ε: the acceleration of a small
+/// diagonal entry stays accurate to about ε/√(entry/largest) relative, so up to that point
+/// the answer is still worth giving, and one model may mix inertias of very different
+/// sizes in SI units (a nanoparticle's mass and moment of inertia differ by about 1e-18).
+pub(crate) const NEGLIGIBLE_INERTIA: f64 = f64::EPSILON * f64::EPSILON;
 
 /// A mass matrix that fails the Cholesky factorization is told singular (positive
 /// semidefinite) rather than indefinite when it factors after a shift of its diagonal by

@@ -30,7 +30,9 @@ impl<const N: usize> Ldlt<N> {
         Self::factor_above(mass, crate::tolerances::SINGULAR_MASS)
     }
 
-    /// `None` where a pivot is at most `threshold` times its diagonal entry (or is NaN).
+    /// `None` where a pivot is at most `threshold` times its diagonal entry (or is NaN), or
+    /// a diagonal entry is negligible against the largest (see
+    /// [`clear_pivot`](super::mass::clear_pivot)).
     pub(crate) fn factor_above(mass: &SMatrix<f64, N, N>, threshold: f64) -> Option<Self> {
         // w[i][j] = l[i][j] dⱼ.
         let mut l = [[0.0f64; N]; N];

@@ -8,10 +8,10 @@ use nalgebra::{Cholesky, Const, SMatrix, SVector};
 /// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
 /// diagonal entry it came from: above `threshold` times it; false for NaN. And whether that
 /// diagonal entry itself counts against `largest`, the largest diagonal entry of the
-/// matrix: a velocity whose kinetic energy is below the rounding of the largest one
-/// ([`NEGLIGIBLE_INERTIA`](crate::tolerances::NEGLIGIBLE_INERTIA)) has none, to working
-/// precision (the azimuth of a spherical pendulum at 1e-9 from its pole). [`diagnose`] then
-/// names it.
+/// matrix: a velocity whose inertia is at most
+/// [`NEGLIGIBLE_INERTIA`](crate::tolerances::NEGLIGIBLE_INERTIA) (ε²) times the largest has
+/// none, to working precision (the azimuth of a spherical pendulum within 2e-16 of its
+/// pole). [`diagnose`] then names it.
 pub(crate) fn clear_pivot(d: f64, diagonal: f64, threshold: f64, largest: f64) -> bool {
     d > 0.0
         && d > threshold * diagonal
@@ -82,8 +82,9 @@ fn diagnose<const N: usize>(
 ) -> DynamicsError {
     let scale = mass.amax().max(f64::MIN_POSITIVE);
     let tiny = f64::EPSILON * scale;
-    let negligible = crate::tolerances::NEGLIGIBLE_INERTIA * scale;
-    if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= negligible) {
+    // A row of rounding noise, or a diagonal entry that `clear_pivot` calls negligible.
+    let negligible = crate::tolerances::NEGLIGIBLE_INERTIA * largest_diagonal(mass);
+    if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= tiny || mass[(i, i)] <= negligible) {
         return DynamicsError::MissingVelocity {
             coordinate: coordinates[i],
         };
