@@ -82,9 +82,11 @@ fn diagnose<const N: usize>(
 ) -> DynamicsError {
     let scale = mass.amax().max(f64::MIN_POSITIVE);
     let tiny = f64::EPSILON * scale;
-    // A row of rounding noise, or a diagonal entry that `clear_pivot` calls negligible.
+    // A row of rounding noise, or a diagonal entry that `clear_pivot` calls negligible (a
+    // clearly negative one makes the matrix indefinite, below).
     let negligible = crate::tolerances::NEGLIGIBLE_INERTIA * largest_diagonal(mass);
-    if let Some(i) = (0..N).find(|&i| mass.row(i).amax() <= tiny || mass[(i, i)] <= negligible) {
+    let missing = |i: usize| mass.row(i).amax() <= tiny || mass[(i, i)].abs() <= negligible;
+    if let Some(i) = (0..N).find(|&i| missing(i)) {
         return DynamicsError::MissingVelocity {
             coordinate: coordinates[i],
         };
