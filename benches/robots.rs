@@ -78,6 +78,36 @@ fn stacked<const N: usize>(
     j
 }
 
+/// The Criterion group `robot`: `accelerations`, `inverse_dynamics` (for the accelerations
+/// `a`), `mass_matrix` and `jacobians` (the model's generated `jacobians`, which no trait
+/// names) at the state `s` with inputs `u`.
+fn calls<T: Dynamics<N, M>, J, const N: usize, const M: usize>(
+    c: &mut Criterion,
+    robot: &str,
+    model: &T,
+    s: &State<N>,
+    a: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+    jacobians: impl Fn(&T, &State<N>, &SVector<f64, M>) -> J,
+) {
+    let mut g = c.benchmark_group(robot);
+    g.warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    g.bench_function("accelerations", |b| {
+        b.iter(|| black_box(model).accelerations(black_box(s), black_box(u)))
+    });
+    g.bench_function("inverse_dynamics", |b| {
+        b.iter(|| black_box(model).inverse_dynamics(black_box(s), black_box(a), u))
+    });
+    g.bench_function("mass_matrix", |b| {
+        b.iter(|| black_box(model).mass_matrix(black_box(s), u))
+    });
+    g.bench_function("jacobians", |b| {
+        b.iter(|| jacobians(black_box(model), black_box(s), u))
+    });
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let states = std::env::var_os("LAGRANGE_PINOCCHIO_STATES");
     let mut described = String::new();
@@ -96,22 +126,7 @@ fn bench(c: &mut Criterion) {
         let (urdf, frame) = ("tests/robots/ur5.urdf", "tool0");
         describe_for_pinocchio(&mut described, "ur5", urdf, frame, &ur5, &s, &a, &tau, &j);
     }
-    let mut g = c.benchmark_group("ur5");
-    g.warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
-    g.bench_function("accelerations", |b| {
-        b.iter(|| black_box(&ur5).accelerations(black_box(&s), black_box(&tau)))
-    });
-    g.bench_function("inverse_dynamics", |b| {
-        b.iter(|| black_box(&ur5).inverse_dynamics(black_box(&s), black_box(&a), &tau))
-    });
-    g.bench_function("mass_matrix", |b| {
-        b.iter(|| black_box(&ur5).mass_matrix(black_box(&s), &tau))
-    });
-    g.bench_function("jacobians", |b| {
-        b.iter(|| black_box(&ur5).jacobians(black_box(&s), &tau))
-    });
-    g.finish();
+    calls(c, "ur5", &ur5, &s, &a, &tau, |m, s, u| m.jacobians(s, u));
 
     let panda = Panda::default();
     // On the mimic constraint: the second finger opposite the first.
@@ -136,22 +151,9 @@ fn bench(c: &mut Criterion) {
             &j,
         );
     }
-    let mut g = c.benchmark_group("panda");
-    g.warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
-    g.bench_function("accelerations", |b| {
-        b.iter(|| black_box(&panda).accelerations(black_box(&s), &none))
+    calls(c, "panda", &panda, &s, &a, &none, |m, s, u| {
+        m.jacobians(s, u)
     });
-    g.bench_function("inverse_dynamics", |b| {
-        b.iter(|| black_box(&panda).inverse_dynamics(black_box(&s), black_box(&a), &none))
-    });
-    g.bench_function("mass_matrix", |b| {
-        b.iter(|| black_box(&panda).mass_matrix(black_box(&s), &none))
-    });
-    g.bench_function("jacobians", |b| {
-        b.iter(|| black_box(&panda).jacobians(black_box(&s), &none))
-    });
-    g.finish();
 
     if let Some(path) = &states {
         std::fs::write(path, &described).expect("LAGRANGE_PINOCCHIO_STATES: a writable file");
