@@ -318,8 +318,8 @@ fn tangent(
 /// (a serial arm's last joint moves one body, a leg's joints only that leg) and stores
 /// only the entries on and below the diagonal, mirrored (the tangents of the rows above
 /// are still written, and left to the compiler to drop as unused); the code grows with the
-/// sum of those sizes. Measured
-/// in instructions per call of the sweep (callgrind, `benches/robots.rs`): the UR5's mass
+/// sum of those sizes. Measured in instructions per call of the sweep (callgrind,
+/// `benches/robots.rs`): the UR5's mass
 /// matrix 14 298 → 9 019 (1 907 statements written out), the Panda's 36 146 → 20 179
 /// (5 258 statements, 4 times the loop's); building both robots' test took 9% longer. The
 /// 16-link chain's columns take 1 991 statements, the 32-link chain's would take 7 823.
