@@ -2,13 +2,14 @@
 //! (exactly as in `examples/double_pendulum.rs`) against the textbook closed-form
 //! equations written by hand in plain `f64`, in one criterion group so that the ratio
 //! is visible. Also `mass_matrix` of the DSL model, and the same accelerations from the
-//! generic dual-number passes (`eval::equations_generic`, then Cholesky) that the
+//! generic dual-number passes (`passes::equations_in`, then Cholesky) that the
 //! generated fast path replaces.
 //!
 //! Run with `cargo bench --bench accelerations`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use lagrange_runtime::eval;
+use lagrange_runtime::model::Point;
+use lagrange_runtime::passes;
 use lagrange_runtime::prelude::*;
 // criterion 0.8 deprecates `criterion::black_box` in favour of the standard one.
 use std::hint::black_box;
@@ -82,7 +83,8 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("accelerations/generic_passes", |b| {
         b.iter(|| {
-            let e = eval::equations_generic(black_box(&model), black_box(&s), black_box(&u));
+            let e =
+                passes::equations_in(black_box(&model), &Point::new(black_box(&s), black_box(&u)));
             e.mass.cholesky().map(|c| c.solve(&e.bias))
         })
     });

@@ -3,7 +3,7 @@
 //! `lagrangian!` generates `Model::eval_equations`: the mass matrix ∂²L/∂q̇², the momenta
 //! ∂L/∂q̇, the bias ∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q and the value of L, in plain `f64`
 //! arithmetic specialised to the model. The reference is
-//! `eval::equations_generic`, the generic forward-mode passes of num-dual numbers through
+//! `passes::equations_in`, the generic forward-mode passes of num-dual numbers through
 //! the model's terms. For every model below and at least 200 random states (q, q̇ and u of
 //! order 1, t in [0, 10]) the fast path must exist and every entry of every quantity must
 //! agree with the reference to 1e-12 relative to the largest magnitude of that quantity:
@@ -36,10 +36,11 @@ mod common;
 use common::chain::{hand_terms, irregular_state, Params};
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::linearize::{equilibrium, linearize, sensitivities};
+use lagrange_runtime::model::{Gradient, Model, Point};
 use lagrange_runtime::num_dual::Dual64;
+use lagrange_runtime::passes;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::stability::Stability;
-use lagrange_runtime::{eval, model::Model};
 
 chain!(Chain8;
     (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
@@ -501,7 +502,7 @@ fn compare(model: &str, sample: usize, state: &dyn Fn() -> String, quantity: Qua
 }
 
 /// Asserts that `model.eval_equations` is the generated fast path and agrees with
-/// `eval::equations_generic` at [`SAMPLES`] random states drawn from `ranges`.
+/// `passes::equations_in` at [`SAMPLES`] random states drawn from `ranges`.
 fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
     name: &str,
     model: &T,
@@ -532,8 +533,8 @@ fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
     for k in 0..samples {
         let (s, u) = sample::<N, M>(&mut rng, ranges);
         let state = || describe::<T, N, M>(&s, &u);
-        let reference = eval::equations_generic(model, &s, &u);
-        let point = eval::Point::new(&s, &u);
+        let reference = passes::equations_in(model, &Point::new(&s, &u));
+        let point = Point::new(&s, &u);
         let fast = model.eval_equations(&point);
         // The mass matrix alone, which a model too large to inline computes without the
         // rest of the equations.
@@ -547,15 +548,15 @@ fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
         // The gradient (the variational integrators' residual), and its derivative along
         // a random direction of (q, q̇) in dual numbers (their Newton Jacobian).
         let gradient = model.eval_gradient_in(&point);
-        let gradient_reference = eval::gradient_generic_in(model, &point);
+        let gradient_reference = passes::gradient_in(model, &point);
         let direction: [f64; N] = std::array::from_fn(|_| rng.uniform(-1.0, 1.0));
-        let dual = eval::Point {
+        let dual = Point {
             t: Dual64::from(s.t),
             q: std::array::from_fn(|i| Dual64::new(s.q[i], direction[i])),
             qd: std::array::from_fn(|i| Dual64::new(s.qd[i], direction[i] * 3.0)),
             u: u.map(Dual64::from).into(),
         };
-        let tangent = |g: eval::Gradient<N, Dual64>| -> Vec<f64> {
+        let tangent = |g: Gradient<N, Dual64>| -> Vec<f64> {
             [g.coordinates, g.momenta, g.forces]
                 .iter()
                 .flat_map(|v| v.iter().map(|x| x.eps))
@@ -563,7 +564,7 @@ fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
                 .collect()
         };
         let gradient_tangent = tangent(model.eval_gradient_in(&dual));
-        let gradient_tangent_reference = tangent(eval::gradient_generic_in(model, &dual));
+        let gradient_tangent_reference = tangent(passes::gradient_in(model, &dual));
         let model_name = name;
         for (name, reference, got) in [
             (
@@ -688,7 +689,7 @@ where
     for k in 0..SAMPLES {
         let (s, u) = sample::<N, M>(&mut rng, ORDER_ONE);
         let state = || describe::<T, N, M>(&s, &u);
-        let reference = eval::equations_generic(model, &s, &u);
+        let reference = passes::equations_in(model, &Point::new(&s, &u));
         let want = reference
             .mass
             .cholesky()

@@ -6,8 +6,7 @@
 mod common;
 
 use common::derivatives::Derivatives;
-use lagrange_runtime::eval::Point;
-use lagrange_runtime::model::{ConstraintCount, Count, Energies, Model, Scalar, WithCount};
+use lagrange_runtime::model::{ConstraintCount, Count, Energies, Model, Point, Scalar, WithCount};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{Rattle, Simulation, Variational};
 use lagrange_runtime::ConstraintSolver;

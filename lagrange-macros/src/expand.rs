@@ -152,11 +152,11 @@ impl Generated {
                 Some(quote! {
                     const FAST_EQUATIONS: bool = true;
 
-                    fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
+                    fn eval_equations(&self, #x: &#p::Point<f64, #n, #m>) -> #p::Equations<#n> {
                         Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, true).0
                     }
 
-                    fn eval_mass_matrix(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::SMatrix<f64, #n, #n> {
+                    fn eval_mass_matrix(&self, #x: &#p::Point<f64, #n, #m>) -> #p::SMatrix<f64, #n, #n> {
                         Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, false).0.mass
                     }
                 })
@@ -367,12 +367,12 @@ fn jacobians_impl(l: &Lowered) -> TokenStream {
             #[must_use]
             #[inline]
             pub fn jacobians(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
-                let #x = #p::eval::Point::new(#s, #u);
+                let #x = #p::Point::new(#s, #u);
                 let #rows = #p::jacobian::rows::<#n, #m, #k>(
                     &#x,
                     &[#(#velocity),*],
-                    |#x: &#p::eval::Point<#p::Dual64, #n, #m>| self.#eval(#x),
-                    |#x: &#p::eval::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
+                    |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
+                    |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
                 );
                 #ty { #(#fields),* }
             }
@@ -424,7 +424,7 @@ fn lets_impl(l: &Lowered) -> TokenStream {
             #[doc = #doc]
             #[must_use]
             pub fn lets(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
-                let #v = self.#eval_lets_name(&#p::eval::Point::new(#s, #u));
+                let #v = self.#eval_lets_name(&#p::Point::new(#s, #u));
                 #ty { #(#fields),* }
             }
 
@@ -462,7 +462,7 @@ fn values_fn(l: &Lowered, name: &Ident, ids: &[Id]) -> TokenStream {
 /// `Point<D, N, M>`, the argument of every generated term.
 fn point_type(l: &Lowered, d: &Ident) -> TokenStream {
     let (n, m, p) = (l.coordinates.len(), l.inputs.len(), private());
-    quote!(#p::eval::Point<#d, #n, #m>)
+    quote!(#p::Point<#d, #n, #m>)
 }
 
 /// The locals `t`, `q`, `qd` and `u` that generated code reads, from the point `x`.
@@ -619,14 +619,14 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
         quote! {
             fn eval_equations_in<#scalar: #p::Scalar>(
                 &self,
-                #x: &#p::eval::Point<#scalar, #n, #m>,
-            ) -> #p::eval::Equations<#n, #scalar> {
+                #x: &#p::Point<#scalar, #n, #m>,
+            ) -> #p::Equations<#n, #scalar> {
                 Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::None, true).0
             }
 
             fn eval_inverse_dynamics_in<#scalar: #p::Scalar>(
                 &self,
-                #x: &#p::eval::Point<#scalar, #n, #m>,
+                #x: &#p::Point<#scalar, #n, #m>,
                 #qdd: &[#scalar; #n],
             ) -> [#scalar; #n] {
                 let (e, _) = Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(#qdd), true);
@@ -635,8 +635,8 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
 
             fn eval_gradient_in<#scalar: #p::Scalar>(
                 &self,
-                #x: &#p::eval::Point<#scalar, #n, #m>,
-            ) -> #p::eval::Gradient<#n, #scalar> {
+                #x: &#p::Point<#scalar, #n, #m>,
+            ) -> #p::Gradient<#n, #scalar> {
                 let zero = [<#scalar as #p::From<f64>>::from(0.0); #n];
                 Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(&zero), false).1
             }
@@ -693,7 +693,7 @@ fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>, swept: bool) -> Toke
             fn eval_inverse_dynamics_with<#scalar: #p::Scalar>(
                 &self,
                 #values: &[#scalar; #np],
-                #x: &#p::eval::Point<#scalar, #n, #m>,
+                #x: &#p::Point<#scalar, #n, #m>,
                 #qdd: &[#scalar; #n],
             ) -> [#scalar; #n] {
                 let (e, _) = Self::__lagrange_sweep(#values, #x, ::core::option::Option::Some(#qdd), true);

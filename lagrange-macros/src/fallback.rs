@@ -82,7 +82,7 @@ fn stubs(header: &Header, n: usize, m: usize, k: usize) -> TokenStream {
             const INPUTS: [&'static str; #m] = ["?"; #m];
             const CONSTRAINT_NAMES: &'static [&'static str] = &["?"; #k];
             type Constraints = #p::Count<#k>;
-            fn eval_energies<D: #p::Scalar>(&self, _x: &#p::eval::Point<D, #n, #m>) -> #p::Energies<D> #stub
+            fn eval_energies<D: #p::Scalar>(&self, _x: &#p::Point<D, #n, #m>) -> #p::Energies<D> #stub
         }
     }
 }

@@ -260,7 +260,7 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
 
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         #inline
-        fn eval_equations(&self, #x: &#p::eval::Point<f64, #n, #m>) -> #p::eval::Equations<#n> {
+        fn eval_equations(&self, #x: &#p::Point<f64, #n, #m>) -> #p::Equations<#n> {
             let #t: f64 = #x.t;
             #( let #params: f64 = self.#fields; )*
             #( let #inputs: f64 = #x.u[#ui]; )*
@@ -268,7 +268,7 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
             #( let #velocities: f64 = #x.qd[#vi]; )*
             #declaration
             #(#statements)*
-            #p::eval::Equations {
+            #p::Equations {
                 mass: <#p::SMatrix<f64, #n, #n> as #p::From<[[f64; #n]; #n]>>::from([#(#columns),*]),
                 momenta: <#p::SVector<f64, #n> as #p::From<[f64; #n]>>::from([#(#momenta),*]),
                 bias: <#p::SVector<f64, #n> as #p::From<[f64; #n]>>::from([#(#bias),*]),

@@ -395,8 +395,8 @@ fn mass_columns(
 }
 
 /// `__lagrange_sweep`, an associated function of the model: the
-/// [`Equations`](lagrange_runtime::eval::Equations) and the
-/// [`Gradient`](lagrange_runtime::eval::Gradient) in any scalar, the parameters given as
+/// [`Equations`](lagrange_runtime::model::Equations) and the
+/// [`Gradient`](lagrange_runtime::model::Gradient) in any scalar, the parameters given as
 /// values of it. With `qdd` given, the mass matrix is not computed and the bias is that of
 /// M q̈ = bias with M·qdd moved to the right: −(M qdd − bias), the negated
 /// inverse-dynamics residual. With `motion` false, the tangent sweep along the motion does
@@ -502,10 +502,10 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         fn __lagrange_sweep<__S: #p::Scalar>(
             #params: &[__S; #np],
-            #x: &#p::eval::Point<__S, #n, #m>,
+            #x: &#p::Point<__S, #n, #m>,
             #qdd: ::core::option::Option<&[__S; #n]>,
             #with_motion: bool,
-        ) -> (#p::eval::Equations<#n, __S>, #p::eval::Gradient<#n, __S>) {
+        ) -> (#p::Equations<#n, __S>, #p::Gradient<#n, __S>) {
             let #time: __S = #x.t;
             #( let #pn: __S = #params[#pi]; )*
             #( let #un: __S = #x.u[#ui]; )*
@@ -530,13 +530,13 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             } else {
                 [#zero; #n]
             };
-            let #grad = #p::eval::Gradient {
+            let #grad = #p::Gradient {
                 coordinates: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#gradient),*]),
                 momenta: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#momenta),*]),
                 forces: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#forces),*]),
                 lagrangian: #value,
             };
-            let #equations = #p::eval::Equations {
+            let #equations = #p::Equations {
                 mass: #mass,
                 momenta: #grad.momenta,
                 bias: #grad.coordinates + #grad.forces

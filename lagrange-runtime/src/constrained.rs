@@ -38,12 +38,15 @@
 //! [`model`](crate::model)); a model with no constraints takes the unconstrained solve.
 
 use crate::error::DynamicsError;
-use crate::eval::{bias_in, check_state, equations, mass_and_momenta_in, Equations, Point};
+use crate::eval::{check_state, equations};
 use crate::linalg::{self, factor_mass};
-use crate::model::{ConstraintCount, ConstraintKinds, Level, Model, Scalar, Terms, WithCount};
+use crate::model::{
+    ConstraintCount, ConstraintKinds, Count, Equations, Level, Model, Point, WithCount,
+};
+use crate::passes::{complete, gamma, velocity_terms_in};
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Dual, DualSVec, DualVec};
+use num_dual::DualSVec;
 use std::array::from_fn;
 
 /// Baumgarte stabilization: the acceleration-level constraints are replaced by
@@ -109,33 +112,6 @@ pub fn velocity_terms<T: Model<N, M>, const N: usize, const M: usize, const K: u
     velocity_terms_in(model, &Point::new(s, u))
 }
 
-/// [`velocity_terms`] at a [`Point`] in any scalar.
-pub(crate) fn velocity_terms_in<
-    T: Terms<S, N, M>,
-    S: Scalar,
-    const N: usize,
-    const M: usize,
-    const K: usize,
->(
-    model: &T,
-    x: &Point<S, N, M>,
-) -> (SVector<S, K>, SMatrix<S, K, N>) {
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let qd = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
-    let (mut v, mut j) = (SVector::<S, K>::zeros(), SMatrix::<S, K, N>::zeros());
-    let seeded = Point {
-        qd,
-        ..x.map(V::from_re)
-    };
-    model.constraints(Level::Velocity, &seeded, |k, c| {
-        if k < K {
-            v[k] = c.re;
-            j.set_row(k, &c.eps.unwrap_generic(Const::<N>, U1).transpose());
-        }
-    });
-    (v, j)
-}
-
 /// The holonomic residuals φ and their Jacobian ∂φ/∂q; nonholonomic rows are zero.
 pub(crate) fn position_terms<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
@@ -199,108 +175,6 @@ pub(crate) fn constraints_in_state<T: Model<N, M>, const N: usize, const M: usiz
         .filter(|&k| k >= c.nrows() / 2 || T::holonomic(k))
         .collect();
     c.select_rows(&kept)
-}
-
-/// γ = −(∂v/∂q q̇ + ∂v/∂t): one dual pass with (q, t) moving along (q̇, 1), q̇ held.
-pub(crate) fn gamma<
-    T: Terms<S, N, M>,
-    S: Scalar,
-    const N: usize,
-    const M: usize,
-    const K: usize,
->(
-    model: &T,
-    x: &Point<S, N, M>,
-) -> SVector<S, K> {
-    let mut gamma = SVector::<S, K>::zeros();
-    let along = Point {
-        t: Dual::new(x.t, S::one()),
-        q: from_fn(|i| Dual::new(x.q[i], x.qd[i])),
-        ..x.map(Dual::from_re)
-    };
-    model.constraints(Level::Velocity, &along, |k, c| {
-        if k < K {
-            gamma[k] = -c.eps;
-        }
-    });
-    gamma
-}
-
-/// The accelerations of a constrained model at a [`Point`] in any scalar: the KKT system
-/// solved by LU through the Schur complement, without diagnostics (`None` when singular).
-/// With dual numbers it differentiates the constrained accelerations exactly, multipliers
-/// eliminated.
-pub fn accelerations_generic_in<
-    T: Terms<S, N, M>,
-    S: Scalar,
-    const N: usize,
-    const M: usize,
-    const K: usize,
->(
-    model: &T,
-    x: &Point<S, N, M>,
-) -> Option<SVector<S, N>> {
-    let (mass, _, _) = mass_and_momenta_in(model, x);
-    accelerations_from::<T, S, N, M, K>(model, x, &mass, &bias_in(model, x))
-}
-
-/// [`accelerations_generic_in`] with the mass matrix and the bias given (the code `lagrangian!`
-/// generates takes them from its sweep): only the constraint terms J and γ come from
-/// passes through the constraints.
-pub fn accelerations_from<
-    T: Terms<S, N, M>,
-    S: Scalar,
-    const N: usize,
-    const M: usize,
-    const K: usize,
->(
-    model: &T,
-    x: &Point<S, N, M>,
-    mass: &SMatrix<S, N, N>,
-    bias: &SVector<S, N>,
-) -> Option<SVector<S, N>> {
-    let (_, j) = velocity_terms_in::<T, S, N, M, K>(model, x);
-    let gamma = gamma::<T, S, N, M, K>(model, x);
-    let (mass, bias) = match completion(&mass.map(|m| m.re()), &j.map(|j| j.re())) {
-        None => (*mass, *bias),
-        Some(rho) => complete(mass, bias, &j, &gamma, rho),
-    };
-    let lu = linalg::Lu::factor(mass)?;
-    let free = lu.solve(&bias);
-    let y = lu.solve_columns(&j.transpose());
-    let lambda = linalg::solve(j * y, j * free - gamma)?;
-    Some(free - y * lambda)
-}
-
-/// Whether the mass matrix needs completing by the constraints, and with which weight:
-/// `None` when its factorization L D Lᵀ succeeds with every pivot above
-/// [`PLAIN_MASS`](tolerances::PLAIN_MASS) and no negligible diagonal entry (the plain,
-/// fast path), else `Some(ρ)`,
-/// the weight of `M + ρ JᵀJ` (see the [module docs](self#semidefinite-mass-matrices)).
-/// The decision every constrained solve in dual numbers takes; [`factor_completed`] takes
-/// the same one in `f64`.
-pub(crate) fn completion<const N: usize, const K: usize>(
-    mass: &SMatrix<f64, N, N>,
-    j: &SMatrix<f64, K, N>,
-) -> Option<f64> {
-    if K == 0 || linalg::Ldlt::factor_above(mass, tolerances::PLAIN_MASS).is_some() {
-        None
-    } else {
-        Some(linalg::weight(mass, j))
-    }
-}
-
-/// The completed system `(M + ρ JᵀJ, rest + ρ Jᵀγ)` (see [`completion`]).
-fn complete<S: Scalar, const N: usize, const K: usize>(
-    mass: &SMatrix<S, N, N>,
-    rest: &SVector<S, N>,
-    j: &SMatrix<S, K, N>,
-    gamma: &SVector<S, K>,
-    rho: f64,
-) -> (SMatrix<S, N, N>, SVector<S, N>) {
-    let rho = S::from(rho);
-    let jt = j.transpose() * rho;
-    (mass + jt * j, rest + jt * gamma)
 }
 
 /// The solution of the constrained equations of motion at one state.
@@ -724,14 +598,17 @@ pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
     ) -> Result<SVector<f64, N>, DynamicsError>;
 }
 
-impl<T: Model<N, M>, const N: usize, const M: usize> ConstraintSolver<N, M> for T {
+impl<T, const N: usize, const M: usize, const K: usize> ConstraintSolver<N, M> for T
+where
+    T: Model<N, M, Constraints = Count<K>>,
+{
     fn stabilized_accelerations(
         &self,
         s: &State<N>,
         u: &SVector<f64, M>,
         stabilization: Stabilization,
     ) -> Result<SVector<f64, N>, DynamicsError> {
-        accelerations(self, s, u, Some(stabilization))
+        accelerations::<T, N, M, K>(self, s, u, Some(stabilization))
     }
 
     fn project(
@@ -741,17 +618,11 @@ impl<T: Model<N, M>, const N: usize, const M: usize> ConstraintSolver<N, M> for 
         hold: &[usize],
         tolerance: f64,
     ) -> Result<State<N>, DynamicsError> {
-        T::Constraints::with(Projection {
-            model: self,
-            s,
-            u,
-            hold,
-            tolerance,
-        })
+        project::<T, N, M, K>(self, s, u, hold, tolerance)
     }
 
     fn violation(&self, s: &State<N>, u: &SVector<f64, M>) -> Violation {
-        T::Constraints::with(ViolationOf { model: self, s, u })
+        violation::<T, N, M, K>(self, s, u)
     }
 
     fn reaction_forces(
@@ -759,14 +630,14 @@ impl<T: Model<N, M>, const N: usize, const M: usize> ConstraintSolver<N, M> for 
         s: &State<N>,
         u: &SVector<f64, M>,
     ) -> Result<SVector<f64, N>, DynamicsError> {
-        T::Constraints::with(ReactionForces { model: self, s, u })
+        reaction_forces::<T, N, M, K>(self, s, u)
     }
 }
 
-/// The accelerations at a state, solving the constrained system (optionally stabilized)
-/// when the model has constraints: what [`Dynamics::accelerations`] and
-/// [`ConstraintSolver::stabilized_accelerations`] return.
-pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
+/// The accelerations at a state of a model with K constraints: the unconstrained solve
+/// for K = 0, else the constrained system (optionally stabilized). What
+/// [`Dynamics::accelerations`] and [`ConstraintSolver::stabilized_accelerations`] return.
+pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -775,72 +646,15 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     if let Some(gains) = stabilization {
         gains.check()?;
     }
-    T::Constraints::with(Accelerations {
-        model,
-        s,
-        u,
-        stabilization,
-    })
-}
-
-/// The default of [`Model::eval_accelerations_in`]: the model's
-/// [`eval_equations_in`](Model::eval_equations_in), solved alone or with the constraints
-/// ([`accelerations_from`]).
-pub(crate) fn accelerations_of<T: Model<N, M>, S: Scalar, const N: usize, const M: usize>(
-    model: &T,
-    x: &Point<S, N, M>,
-) -> Option<SVector<S, N>> {
-    T::Constraints::with(AccelerationsIn { model, x })
-}
-
-/// The accelerations of the terms `terms` (a model with its parameters given, say) by the
-/// generic passes, with as many constraints as the model `T` has: the default of
-/// [`Parametric::eval_accelerations_with`](crate::model::Parametric::eval_accelerations_with).
-pub(crate) fn accelerations_generic_of<T, W, S, const N: usize, const M: usize>(
-    terms: &W,
-    x: &Point<S, N, M>,
-) -> Option<SVector<S, N>>
-where
-    T: Model<N, M>,
-    W: Terms<S, N, M>,
-    S: Scalar,
-{
-    T::Constraints::with(AccelerationsGeneric { terms, x })
+    if K == 0 {
+        // The hot path of every integrator step of a model without constraints.
+        crate::eval::accelerations(model, s, u)
+    } else {
+        solve::<T, N, M, K>(model, s, u, stabilization).map(|r| r.accelerations)
+    }
 }
 
 // The computations above, each run with the model's number of constraints K.
-
-pub(crate) struct OnConstraints<'a, T, const N: usize, const M: usize> {
-    pub(crate) model: &'a T,
-    pub(crate) s: &'a State<N>,
-    pub(crate) u: &'a SVector<f64, M>,
-}
-
-impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for OnConstraints<'_, T, N, M> {
-    type Output = Result<(), DynamicsError>;
-    fn run<const K: usize>(self) -> Self::Output {
-        check_on_constraints::<T, N, M, K>(self.model, self.s, self.u)
-    }
-}
-
-struct Accelerations<'a, T, const N: usize, const M: usize> {
-    model: &'a T,
-    s: &'a State<N>,
-    u: &'a SVector<f64, M>,
-    stabilization: Option<Stabilization>,
-}
-
-impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for Accelerations<'_, T, N, M> {
-    type Output = Result<SVector<f64, N>, DynamicsError>;
-    fn run<const K: usize>(self) -> Self::Output {
-        if K == 0 {
-            crate::eval::accelerations(self.model, self.s, self.u)
-        } else {
-            solve::<T, N, M, K>(self.model, self.s, self.u, self.stabilization)
-                .map(|r| r.accelerations)
-        }
-    }
-}
 
 struct StateJacobian<'a, T, const N: usize, const M: usize> {
     model: &'a T,
@@ -852,84 +666,6 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for StateJacobian
     type Output = nalgebra::DMatrix<f64>;
     fn run<const K: usize>(self) -> Self::Output {
         state_jacobian::<T, N, M, K>(self.model, self.s, self.u)
-    }
-}
-
-struct Projection<'a, T, const N: usize, const M: usize> {
-    model: &'a T,
-    s: &'a State<N>,
-    u: &'a SVector<f64, M>,
-    hold: &'a [usize],
-    tolerance: f64,
-}
-
-impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for Projection<'_, T, N, M> {
-    type Output = Result<State<N>, DynamicsError>;
-    fn run<const K: usize>(self) -> Self::Output {
-        project::<T, N, M, K>(self.model, self.s, self.u, self.hold, self.tolerance)
-    }
-}
-
-struct ViolationOf<'a, T, const N: usize, const M: usize> {
-    model: &'a T,
-    s: &'a State<N>,
-    u: &'a SVector<f64, M>,
-}
-
-impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for ViolationOf<'_, T, N, M> {
-    type Output = Violation;
-    fn run<const K: usize>(self) -> Self::Output {
-        violation::<T, N, M, K>(self.model, self.s, self.u)
-    }
-}
-
-struct ReactionForces<'a, T, const N: usize, const M: usize> {
-    model: &'a T,
-    s: &'a State<N>,
-    u: &'a SVector<f64, M>,
-}
-
-impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for ReactionForces<'_, T, N, M> {
-    type Output = Result<SVector<f64, N>, DynamicsError>;
-    fn run<const K: usize>(self) -> Self::Output {
-        reaction_forces::<T, N, M, K>(self.model, self.s, self.u)
-    }
-}
-
-struct AccelerationsIn<'a, T, S, const N: usize, const M: usize> {
-    model: &'a T,
-    x: &'a Point<S, N, M>,
-}
-
-impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> WithCount
-    for AccelerationsIn<'_, T, S, N, M>
-{
-    type Output = Option<SVector<S, N>>;
-    fn run<const K: usize>(self) -> Self::Output {
-        let e = self.model.eval_equations_in(self.x);
-        if K == 0 {
-            linalg::solve(e.mass, e.bias)
-        } else {
-            accelerations_from::<T, S, N, M, K>(self.model, self.x, &e.mass, &e.bias)
-        }
-    }
-}
-
-struct AccelerationsGeneric<'a, W, S, const N: usize, const M: usize> {
-    terms: &'a W,
-    x: &'a Point<S, N, M>,
-}
-
-impl<W: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize> WithCount
-    for AccelerationsGeneric<'_, W, S, N, M>
-{
-    type Output = Option<SVector<S, N>>;
-    fn run<const K: usize>(self) -> Self::Output {
-        if K == 0 {
-            crate::eval::accelerations_generic_in(self.terms, self.x)
-        } else {
-            accelerations_generic_in::<W, S, N, M, K>(self.terms, self.x)
-        }
     }
 }
 

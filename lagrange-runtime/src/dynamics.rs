@@ -1,8 +1,8 @@
 //! The traits a model's user programs against, implemented for every
 //! [`Model`](crate::model::Model) by the blanket impls at the end of this file.
 
-use crate::eval::{self, Point};
-use crate::model::{ConstraintCount, ConstraintKinds, Count, Model};
+use crate::eval;
+use crate::model::{Count, Model, Point};
 use crate::{constrained, DynamicsError, State};
 use nalgebra::{SMatrix, SVector};
 
@@ -147,7 +147,10 @@ pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<
     ) -> Result<SVector<f64, K>, DynamicsError>;
 }
 
-impl<T: Model<N, M>, const N: usize, const M: usize> Dynamics<N, M> for T {
+impl<T, const N: usize, const M: usize, const K: usize> Dynamics<N, M> for T
+where
+    T: Model<N, M, Constraints = Count<K>>,
+{
     const COORDINATES: [&'static str; N] = T::COORDINATES;
     const INPUTS: [&'static str; M] = T::INPUTS;
     const UNITS: Option<crate::Units<N, M>> = T::UNITS;
@@ -181,12 +184,7 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Dynamics<N, M> for T {
         s: &State<N>,
         u: &SVector<f64, M>,
     ) -> Result<SVector<f64, N>, DynamicsError> {
-        // The unconstrained solve directly, as the hot path of every integrator step.
-        if !T::has_constraints() {
-            eval::accelerations(self, s, u)
-        } else {
-            constrained::accelerations(self, s, u, None)
-        }
+        constrained::accelerations::<T, N, M, K>(self, s, u, None)
     }
     fn inverse_dynamics(
         &self,
@@ -197,10 +195,10 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Dynamics<N, M> for T {
         eval::inverse_dynamics(self, s, qdd, u)
     }
     fn check_start(&self, s: &State<N>, u: &SVector<f64, M>) -> Result<(), DynamicsError> {
-        if T::has_constraints() {
-            T::Constraints::with(constrained::OnConstraints { model: self, s, u })
-        } else {
+        if K == 0 {
             Ok(())
+        } else {
+            constrained::check_on_constraints::<T, N, M, K>(self, s, u)
         }
     }
 }

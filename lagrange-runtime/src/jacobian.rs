@@ -35,7 +35,7 @@
 //! assert!((j.drift - SVector::from([-1.0, -1.0])).amax() < 1e-15);
 //! ```
 
-use crate::eval::Point;
+use crate::model::Point;
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual2_64, Dual64};
 use std::array::from_fn;

@@ -7,8 +7,9 @@
 
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
-use crate::eval::{check_state, seed_column, Point};
+use crate::eval::{check_state, seed_column};
 use crate::linalg;
+use crate::model::Point;
 use crate::model::{
     ConstraintCount, ConstraintKinds, Level, Model, Parametric, WithCount, WithParameters,
 };
@@ -134,7 +135,7 @@ pub fn linearize<T, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M>,
+    T: Model<N, M> + Dynamics<N, M>,
 {
     let accelerations = model.accelerations(s, u)?;
     let lin = if !T::has_constraints() {
@@ -196,15 +197,17 @@ fn unconstrained<T, const N: usize, const M: usize>(
     accelerations: SVector<f64, N>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M>,
+    T: Model<N, M> + Dynamics<N, M>,
 {
     let mass = crate::eval::equations(model, s, u).mass;
     // `accelerations` has solved with this factorization, so it exists; the diagnosis is
     // only a guard.
     let Some(ldlt) = crate::linalg::Ldlt::factor(&mass) else {
-        return Err(crate::linalg::factor_mass(&mass, &T::COORDINATES)
-            .err()
-            .unwrap_or(DynamicsError::SingularMassMatrix));
+        return Err(
+            crate::linalg::factor_mass(&mass, &<T as Model<N, M>>::COORDINATES)
+                .err()
+                .unwrap_or(DynamicsError::SingularMassMatrix),
+        );
     };
     let mut lin = Linearization::zero(s, u, accelerations);
     let base = Point::new(s, u);
@@ -223,7 +226,7 @@ fn constrained<T, const N: usize, const M: usize>(
     accelerations: SVector<f64, N>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M>,
+    T: Model<N, M> + Dynamics<N, M>,
 {
     let base = Point::new(s, u);
     let mut lin = Linearization::zero(s, u, accelerations);
@@ -336,7 +339,7 @@ pub fn equilibrium<T, const N: usize, const M: usize>(
     t: f64,
 ) -> Result<SteadyMotion<N, M>, DynamicsError>
 where
-    T: Model<N, M>,
+    T: Model<N, M> + Dynamics<N, M>,
 {
     let mut q = *guess;
     let mut iterations = 0;
@@ -399,7 +402,7 @@ fn static_force<T, const N: usize, const M: usize>(
     t: f64,
 ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
 where
-    T: Model<N, M>,
+    T: Model<N, M> + Dynamics<N, M>,
 {
     let rest = State::new(t, *q, SVector::zeros());
     check_state::<T, N, M>(&rest, u)?;
@@ -418,7 +421,7 @@ fn static_force_unconstrained<T, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
 where
-    T: Model<N, M>,
+    T: Model<N, M> + Dynamics<N, M>,
 {
     model.accelerations(rest, u)?;
     let mut force = SVector::<f64, N>::zeros();
@@ -442,7 +445,7 @@ fn static_force_constrained<T, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), DynamicsError>
 where
-    T: Model<N, M>,
+    T: Model<N, M> + Dynamics<N, M>,
 {
     let base = Point::new(rest, u);
     let mut value = SVector::<f64, N>::zeros();
@@ -602,8 +605,8 @@ where
                 model,
                 parameters: p,
             };
-            let (_, jp) = crate::constrained::velocity_terms_in::<_, Dual64, N, M, K>(&terms, &x);
-            let gamma = crate::constrained::gamma::<_, Dual64, N, M, K>(&terms, &x);
+            let (_, jp) = crate::passes::velocity_terms_in::<_, Dual64, N, M, K>(&terms, &x);
+            let gamma = crate::passes::gamma::<_, Dual64, N, M, K>(&terms, &x);
             let force = jp.transpose() * lambda;
             let velocity = jp * qdd - gamma;
             let rhs = DVector::from_fn(N + K, |i, _| {

@@ -12,10 +12,12 @@
 //! [`ConstraintSolver`](crate::ConstraintSolver) (projection, stabilization, violation,
 //! reaction forces). `lagrangian!` implements `Model` and [`Parametric`], and nothing else.
 //!
-//! Generic code that needs K as a const parameter (the constrained solver's matrices are
-//! K × N) reaches it through one mechanism: [`ConstraintCount::with`] runs a
-//! [`WithCount`] computation with the model's K. A new constrained algorithm is a
-//! `WithCount` in the runtime; the macro does not change.
+//! The blanket impls are for models whose `Constraints` is `Count<K>` (the only count:
+//! [`ConstraintCount`] is sealed) and read K there. Generic code over `T: Model<N, M>` that
+//! needs K as a const parameter (the constrained solver's matrices are K × N) runs a
+//! [`WithCount`] computation with the model's K through [`ConstraintCount::with`]; code
+//! generic over `Dynamics<N, M>` needs no K. A new constrained algorithm is a function
+//! generic over K in the runtime; the macro does not change.
 //!
 //! # Names
 //!
@@ -24,56 +26,40 @@
 //!   others in `f64` or in the dual numbers of the generic passes.
 //! - `_with`: the same with the parameters given as values of the number type
 //!   ([`Parametric`]), so that they can be differentiated.
-//! - `_generic` (in [`eval`](crate::eval)): the reference implementation by generic
-//!   dual-number passes, which the code `lagrangian!` generates must agree with.
+//! - [`passes`]: the reference implementation by generic dual-number
+//!   passes, the defaults of the methods, which the code `lagrangian!` generates must agree
+//!   with.
 //! - Without a prefix or suffix ([`Dynamics::accelerations`](crate::Dynamics::accelerations),
-//!   [`eval::accelerations`](crate::eval::accelerations)): `f64` at a
-//!   [`State`](crate::State), checked, with errors that say what went wrong.
+//!   [`eval::equations`](crate::eval::equations)): `f64` at a [`State`](crate::State),
+//!   checked where they can fail, with errors that say what went wrong.
 
-use crate::eval::{Equations, Gradient, Point};
+use crate::passes;
 use crate::Units;
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 
-/// Which form of the constraints [`Model::eval_constraints`] evaluates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    /// As written: φ(q, t), or A q̇ + b for nonholonomic constraints.
-    Position,
-    /// Differentiated once along the motion (holonomic), or as written (nonholonomic).
-    Velocity,
-}
-
-/// A number the model's expressions can be evaluated in: `f64`, or any num-dual dual
-/// number over `f64` (nested ones included).
-///
-/// Implemented for every such type; you never implement it yourself.
-pub trait Scalar: DualNum<Primitive = f64> + Copy {}
-
-impl<T: DualNum<Primitive = f64> + Copy> Scalar for T {}
-
-/// The kinetic and potential energies at a point, as [`Model::eval_energies`] returns
-/// them.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Energies<D> {
-    /// T, of the `kinetic` statement.
-    pub kinetic: D,
-    /// V, of the `potential` statement (zero without one).
-    pub potential: D,
-}
+pub use crate::terms::{Energies, Equations, Gradient, Level, Point, Scalar, Terms};
 
 /// The number of constraints of a model, as a type: [`Model::Constraints`] is `Count<K>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Count<const K: usize>;
 
-/// A number of constraints carried by a type ([`Count<K>`](Count)); its
+/// A number of constraints carried by a type ([`Count<K>`](Count), the only one); its
 /// [`with`](ConstraintCount::with) hands K to generic code as a const parameter.
-pub trait ConstraintCount {
+pub trait ConstraintCount: sealed::Sealed {
     /// The number of constraints.
     const K: usize;
 
     /// Runs `computation` with this K.
     fn with<C: WithCount>(computation: C) -> C::Output;
+}
+
+mod sealed {
+    /// Only [`Count<K>`](super::Count) counts constraints: the runtime's blanket impls of
+    /// [`Dynamics`](crate::Dynamics) and [`ConstraintSolver`](crate::ConstraintSolver) are
+    /// for models whose `Constraints` is a `Count<K>`, and read K from it.
+    pub trait Sealed {}
+    impl<const K: usize> Sealed for super::Count<K> {}
 }
 
 impl<const K: usize> ConstraintCount for Count<K> {
@@ -153,8 +139,7 @@ pub(crate) const fn names<const K: usize>(names: &'static [&'static str]) -> [&'
 /// A harmonic oscillator written without the macro:
 /// ```
 /// use lagrange_runtime::prelude::*;
-/// use lagrange_runtime::eval::Point;
-/// use lagrange_runtime::model::{Count, Energies, Model, Scalar};
+/// use lagrange_runtime::model::{Count, Energies, Model, Point, Scalar};
 ///
 /// struct Oscillator { m: f64, k: f64 }
 ///
@@ -188,7 +173,8 @@ pub trait Model<const N: usize, const M: usize> {
     const HAS_FORCES: bool = false;
     /// Whether [`eval_equations`](Model::eval_equations) is specialised to the model rather
     /// than the generic passes (`lagrangian!` sets it unless the model's code would be too
-    /// large).
+    /// large). Read by the tests of the generated code.
+    #[doc(hidden)]
     const FAST_EQUATIONS: bool = false;
     /// Whether L is a polynomial of degree at most two in q̇, so that the momenta are
     /// affine in q̇ and the mass matrix does not depend on q̇: then one Newton update
@@ -245,18 +231,18 @@ pub trait Model<const N: usize, const M: usize> {
     }
 
     /// The [`Equations`] (mass matrix, momenta, right-hand side, L) at a point in `f64`:
-    /// [`eval::equations_generic_in`](crate::eval::equations_generic_in) unless overridden
+    /// [`passes::equations_in`] unless overridden
     /// with code specialised to the model.
     ///
     /// `lagrangian!` overrides it (and sets [`FAST_EQUATIONS`](Model::FAST_EQUATIONS)):
     /// forward-mode AD unrolled at compile time into plain `f64` arithmetic, with only the
     /// derivative components that can be nonzero. An override must agree with
-    /// `equations_generic_in` to rounding.
+    /// `passes::equations_in` to rounding.
     fn eval_equations(&self, x: &Point<f64, N, M>) -> Equations<N>
     where
         Self: Sized,
     {
-        crate::eval::equations_generic_in(self, x)
+        passes::equations_in(self, x)
     }
 
     /// The mass matrix ∂²L/∂q̇² at a point in `f64`: that of
@@ -272,7 +258,7 @@ pub trait Model<const N: usize, const M: usize> {
     }
 
     /// The [`Equations`] at a point in any scalar:
-    /// [`eval::equations_generic_in`](crate::eval::equations_generic_in) unless
+    /// [`passes::equations_in`] unless
     /// overridden. `lagrangian!` overrides it with its sweep (forward-over-reverse AD
     /// generated at compile time, work linear in the model's size per coordinate), which
     /// with dual numbers differentiates the equations again without nesting a dense
@@ -281,11 +267,11 @@ pub trait Model<const N: usize, const M: usize> {
     where
         Self: Sized,
     {
-        crate::eval::equations_generic_in(self, x)
+        passes::equations_in(self, x)
     }
 
     /// The [`Gradient`] (∂L/∂q, the momenta, the generalized forces, L) at a point in any
-    /// scalar: [`eval::gradient_generic_in`](crate::eval::gradient_generic_in) unless
+    /// scalar: [`passes::gradient_in`] unless
     /// overridden. `lagrangian!` overrides it with the primal and reverse passes of its
     /// sweep, which cost a few evaluations of the model; the variational integrators call
     /// it for their residual, and in dual numbers, one direction at a time, for its
@@ -294,7 +280,7 @@ pub trait Model<const N: usize, const M: usize> {
     where
         Self: Sized,
     {
-        crate::eval::gradient_generic_in(self, x)
+        passes::gradient_in(self, x)
     }
 
     /// The inverse-dynamics residual M q̈ − bias for the accelerations `qdd`, at a point in
@@ -312,14 +298,14 @@ pub trait Model<const N: usize, const M: usize> {
     /// The accelerations at a point in any scalar, `None` where the mass matrix (or the
     /// constraint system) is singular: the unconstrained solve of
     /// [`eval_equations_in`](Model::eval_equations_in), or with constraints the
-    /// constrained one ([`constrained::accelerations_from`](crate::constrained::accelerations_from)).
+    /// constrained one ([`passes::accelerations_from`]).
     /// With dual numbers it gives exact derivatives of q̈
     /// ([`linearize`](crate::linearize::linearize)).
     fn eval_accelerations_in<S: Scalar>(&self, x: &Point<S, N, M>) -> Option<SVector<S, N>>
     where
         Self: Sized,
     {
-        crate::constrained::accelerations_of(self, x)
+        Self::Constraints::with(AccelerationsIn { model: self, x })
     }
 }
 
@@ -338,40 +324,6 @@ pub(crate) trait ConstraintKinds<const N: usize, const M: usize>: Model<N, M> {
 }
 
 impl<T: Model<N, M>, const N: usize, const M: usize> ConstraintKinds<N, M> for T {}
-
-/// The terms of a model as the generic passes of [`eval`](crate::eval) and
-/// [`constrained`](crate::constrained) evaluate them, in dual numbers `D` built over an
-/// outer scalar `S` (with S = f64 for plain evaluation). Every [`Model`] provides them;
-/// [`WithParameters`] provides them with the parameters as values of `S`, so that
-/// derivatives with respect to parameters come out of the same passes. You never
-/// implement it.
-pub trait Terms<S: Scalar, const N: usize, const M: usize> {
-    /// As [`Model::HAS_DISSIPATION`].
-    const HAS_DISSIPATION: bool;
-    /// As [`Model::HAS_FORCES`].
-    const HAS_FORCES: bool;
-
-    /// As [`Model::eval_lagrangian`].
-    fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D;
-
-    /// As [`Model::eval_dissipation`].
-    fn dissipation<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D;
-
-    /// As [`Model::eval_forces`].
-    fn forces<D: Scalar + DualNum<InnerDual = S>, F: FnMut(D, D)>(
-        &self,
-        x: &Point<D, N, M>,
-        apply: F,
-    );
-
-    /// As [`Model::eval_constraints`].
-    fn constraints<D: Scalar + DualNum<InnerDual = S>, F: FnMut(usize, D)>(
-        &self,
-        level: Level,
-        x: &Point<D, N, M>,
-        apply: F,
-    );
-}
 
 impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> Terms<S, N, M> for T {
     const HAS_DISSIPATION: bool = T::HAS_DISSIPATION;
@@ -463,7 +415,7 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
             model: self,
             parameters: *p,
         };
-        crate::constrained::accelerations_generic_of::<Self, _, S, N, M>(&model, x)
+        Self::Constraints::with(AccelerationsGeneric { terms: &model, x })
     }
 
     /// [`Model::eval_inverse_dynamics_in`] with parameters `p`: M q̈ − bias, in which the
@@ -482,7 +434,7 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
             model: self,
             parameters: *p,
         };
-        let e = crate::eval::equations_generic_in(&model, x);
+        let e = passes::equations_in(&model, x);
         (e.mass * SVector::from(*qdd) - e.bias).into()
     }
 }
@@ -535,5 +487,38 @@ where
     ) {
         let p = self.parameters.map(D::from_re);
         self.model.eval_constraints_with(level, &p, x, apply);
+    }
+}
+
+/// The default of [`Model::eval_accelerations_in`], run with the model's K: its
+/// [`eval_equations_in`](Model::eval_equations_in) solved alone or with the constraints.
+struct AccelerationsIn<'a, T, S, const N: usize, const M: usize> {
+    model: &'a T,
+    x: &'a Point<S, N, M>,
+}
+
+impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> WithCount
+    for AccelerationsIn<'_, T, S, N, M>
+{
+    type Output = Option<SVector<S, N>>;
+    fn run<const K: usize>(self) -> Self::Output {
+        let e = self.model.eval_equations_in(self.x);
+        passes::accelerations_from::<T, S, N, M, K>(self.model, self.x, &e.mass, &e.bias)
+    }
+}
+
+/// The default of [`Parametric::eval_accelerations_with`], run with the model's K: the
+/// generic passes through `terms` (the model with its parameters given).
+struct AccelerationsGeneric<'a, W, S, const N: usize, const M: usize> {
+    terms: &'a W,
+    x: &'a Point<S, N, M>,
+}
+
+impl<W: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize> WithCount
+    for AccelerationsGeneric<'_, W, S, N, M>
+{
+    type Output = Option<SVector<S, N>>;
+    fn run<const K: usize>(self) -> Self::Output {
+        passes::accelerations_in::<W, S, N, M, K>(self.terms, self.x)
     }
 }

@@ -14,12 +14,13 @@
 //! exist when they are cyclic (nothing depends on them), and then where they start does
 //! not matter.
 
-use crate::constrained::velocity_terms_in;
 use crate::error::DynamicsError;
-use crate::eval::{check_state, seed_column, Point};
+use crate::eval::{check_state, seed_column};
 use crate::linalg;
 use crate::linearize::{linearize, Linearization};
+use crate::model::Point;
 use crate::model::{ConstraintCount, ConstraintKinds, Level, Model, Scalar, WithCount};
+use crate::passes::velocity_terms_in;
 use crate::stability::{Spectrum, Stability};
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{SMatrix, SVector};
@@ -59,7 +60,7 @@ impl<const N: usize, const M: usize> SteadyMotion<N, M> {
     /// accelerations vanish at a state that violates their velocity forms when a driving
     /// constraint is solved at rest (its J q̇ + j = −1 at q̇ = 0), and that is no steady
     /// state.
-    pub(crate) fn at<T: Model<N, M>>(
+    pub(crate) fn at<T: Model<N, M> + Dynamics<N, M>>(
         model: &T,
         state: State<N>,
         u: &SVector<f64, M>,
@@ -129,7 +130,7 @@ impl<const N: usize, const M: usize> SteadyMotion<N, M> {
 /// assert_eq!(motion.state.qd[1], omega);
 /// assert_eq!(motion.stability(), Stability::Marginal); // conical motion is stable
 /// ```
-pub fn steady_motion<T: Model<N, M>, const N: usize, const M: usize>(
+pub fn steady_motion<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize>(
     model: &T,
     guess: &State<N>,
     turning: &[(&str, Turning)],
@@ -174,14 +175,16 @@ struct Solve<'a, T, const N: usize, const M: usize> {
     u: &'a SVector<f64, M>,
 }
 
-impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for Solve<'_, T, N, M> {
+impl<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize> WithCount
+    for Solve<'_, T, N, M>
+{
     type Output = Result<State<N>, DynamicsError>;
     fn run<const K: usize>(self) -> Self::Output {
         solve::<T, N, M, K>(&self)
     }
 }
 
-impl<T: Model<N, M>, const N: usize, const M: usize> Solve<'_, T, N, M> {
+impl<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize> Solve<'_, T, N, M> {
     /// The unknowns' starting values: positions of the resting coordinates, rates of
     /// those given by momentum (from the guess's velocities), nothing (zero) for those
     /// given by rate.
@@ -280,7 +283,7 @@ impl<S: Scalar, const N: usize, const K: usize> Residual<S, N, K> {
     }
 }
 
-fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+fn solve<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize, const K: usize>(
     s: &Solve<'_, T, N, M>,
 ) -> Result<State<N>, DynamicsError> {
     let mut z = s.start();

@@ -66,9 +66,8 @@
 //! largest |exact − difference| / allowed it met at the first step.
 
 use super::Rng;
-use lagrange_runtime::eval::{Equations, Gradient, Point};
 use lagrange_runtime::linearize::{linearize, sensitivities};
-use lagrange_runtime::model::{Model, Parametric};
+use lagrange_runtime::model::{Equations, Gradient, Model, Parametric, Point};
 use lagrange_runtime::nalgebra::SVector;
 use lagrange_runtime::num_dual::Dual64;
 use lagrange_runtime::{Dynamics, State};
@@ -149,7 +148,7 @@ pub struct Derivatives<'a, T, const N: usize, const M: usize> {
     margin: (f64, String),
 }
 
-impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M> {
+impl<'a, T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M> {
     /// The checks of `model`, named `name` in failure messages, at no state yet; random
     /// states come from [`order_one`] unless [`sampler`](Self::sampler) says otherwise.
     pub fn new(name: &str, model: &'a T) -> Self {

@@ -5,7 +5,9 @@
 //! holonomic constraints.
 
 use super::{Inputs, StepError};
-use crate::eval::{self, Gradient, Point};
+use crate::eval;
+use crate::model::Gradient;
+use crate::model::Point;
 use crate::model::{Model, Scalar};
 use crate::State;
 use nalgebra::{SMatrix, SVector};

@@ -3,8 +3,9 @@
 use super::discrete::{check_settings, Step, VariationalMemory};
 use super::stepping::fixed_step;
 use super::{Inputs, Integrator, StepError};
-use crate::eval::{self, Point};
+use crate::eval;
 use crate::linalg::Lu;
+use crate::model::Point;
 use crate::model::{ConstraintKinds, Model};
 use crate::State;
 use nalgebra::SVector;
@@ -23,7 +24,7 @@ use nalgebra::SVector;
 /// where Q, the generalized forces of the `force` statements and the dissipation at the
 /// midpoint, enters through the discrete Lagrange–d'Alembert principle. The first equation
 /// is solved for q₁ by Newton's method with its exact Jacobian, computed at the first
-/// iterate of each step (the model's [`Gradient`](crate::eval::Gradient) at the midpoint gives D₁L_d, D₂L_d and
+/// iterate of each step (the model's [`Gradient`](crate::model::Gradient) at the midpoint gives D₁L_d, D₂L_d and
 /// Q; the same evaluation in dual numbers, once per coordinate, their derivatives with
 /// respect to q₁). The velocity reported with each state solves
 /// ∂L/∂q̇(q₁, q̇₁) = p₁.
