@@ -85,7 +85,7 @@ impl Stabilization {
 }
 
 /// The constraints as written: φ(q, t) for holonomic ones, A q̇ + b for nonholonomic ones.
-pub fn residuals<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+pub(crate) fn residuals<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -189,7 +189,7 @@ pub struct Solution<const N: usize, const K: usize> {
 /// The accelerations and the multipliers λ, optionally with Baumgarte stabilization.
 ///
 /// # Errors
-/// As [`eval::accelerations`](crate::eval::accelerations),
+/// As [`Dynamics::accelerations`],
 /// [`DynamicsError::RedundantConstraints`] naming the constraints whose Jacobian rows are
 /// dependent, and [`DynamicsError::InvalidSetting`] for gains that
 /// [`Stabilization::check`] refuses.
@@ -364,24 +364,8 @@ fn redundant<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     }
 }
 
-/// The state nearest to `s` that satisfies the constraints, moving only coordinates not
-/// listed in `hold` (indices into the coordinates).
-///
-/// Positions: Newton steps with the minimum-norm correction Δq = −J_fᵀ (J_f J_fᵀ)⁻¹ φ,
-/// J_f the Jacobian of the holonomic constraints with the held columns removed, until
-/// every |φ_k| ≤ `tolerance` · max_i |∂φ_k/∂q_i| · max_i |q_i|: the tolerance is relative,
-/// the change of φ_k when the coordinates change by that fraction of their size, so that it
-/// means the same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
-/// constraints, holonomic and nonholonomic (exact in one step, the constraints being
-/// affine in q̇).
-///
-/// # Errors
-/// [`DynamicsError::InvalidSetting`] for a tolerance that is not positive and finite or a
-/// held index that is not a coordinate's; [`DynamicsError::ProjectionFailed`] when Newton
-/// does not converge; [`DynamicsError::RedundantConstraints`] when the constraints cannot
-/// be solved for the coordinates that may move; [`DynamicsError::NonFiniteResult`] when
-/// the constraints or the correction overflow.
-pub fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+/// [`ConstraintSolver::project`] with the model's K.
+pub(crate) fn project<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -541,7 +525,7 @@ pub struct Violation {
 }
 
 /// [`Violation`] of the state `s`.
-pub fn violation<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+pub(crate) fn violation<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -571,11 +555,23 @@ pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
         stabilization: Stabilization,
     ) -> Result<SVector<f64, N>, DynamicsError>;
 
-    /// The state nearest to `s` on the constraints, moving only the coordinates not in
-    /// `hold`; see [`project`].
+    /// The state nearest to `s` that satisfies the constraints, moving only coordinates not
+    /// listed in `hold` (indices into the coordinates).
+    ///
+    /// Positions: Newton steps with the minimum-norm correction Δq = −J_fᵀ (J_f J_fᵀ)⁻¹ φ,
+    /// J_f the Jacobian of the holonomic constraints with the held columns removed, until
+    /// every |φ_k| ≤ `tolerance` · max_i |∂φ_k/∂q_i| · max_i |q_i|: the tolerance is relative,
+    /// the change of φ_k when the coordinates change by that fraction of their size, so that it
+    /// means the same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
+    /// constraints, holonomic and nonholonomic (exact in one step, the constraints being
+    /// affine in q̇).
     ///
     /// # Errors
-    /// As [`project`].
+    /// [`DynamicsError::InvalidSetting`] for a tolerance that is not positive and finite or a
+    /// held index that is not a coordinate's; [`DynamicsError::ProjectionFailed`] when Newton
+    /// does not converge; [`DynamicsError::RedundantConstraints`] when the constraints cannot
+    /// be solved for the coordinates that may move; [`DynamicsError::NonFiniteResult`] when
+    /// the constraints or the correction overflow.
     fn project(
         &self,
         s: &State<N>,
@@ -771,7 +767,7 @@ impl<T: ConstraintSolver<N, M>, const N: usize, const M: usize> Dynamics<N, M>
 ///
 /// # Errors
 /// As [`solve`].
-pub fn reaction_forces<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+pub(crate) fn reaction_forces<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,

@@ -254,7 +254,8 @@ impl fmt::Display for ControlError {
 
 impl std::error::Error for ControlError {}
 
-/// The stabilizing solution P of the continuous algebraic Riccati equation
+/// The stabilizing solution P of the **c**ontinuous **a**lgebraic **R**iccati **e**quation
+/// (named as in MATLAB and SciPy, `care` and `solve_continuous_are`)
 /// AᵀP + PA − PBR⁻¹BᵀP + Q = 0, symmetric positive semidefinite, with A − BR⁻¹BᵀP stable.
 ///
 /// A is n × n, B n × m, Q n × n symmetric positive semidefinite, R m × m symmetric positive

@@ -38,7 +38,7 @@ use num_dual::DualSVec;
 use std::array::from_fn;
 
 /// L = T − V.
-pub fn lagrangian<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn lagrangian<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -59,7 +59,7 @@ fn lagrangian_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
 }
 
 /// The generalized momenta p = ∂L/∂q̇.
-pub fn momenta<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn momenta<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -68,7 +68,7 @@ pub fn momenta<T: Model<N, M>, const N: usize, const M: usize>(
 }
 
 /// The energy function (Jacobi integral) h = q̇·∂L/∂q̇ − L; T + V for a natural system.
-pub fn energy<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn energy<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -101,7 +101,7 @@ pub fn equations<T: Model<N, M>, const N: usize, const M: usize>(
 }
 
 /// The mass matrix ∂²L/∂q̇² (symmetric).
-pub fn mass_matrix<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn mass_matrix<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -112,7 +112,7 @@ pub fn mass_matrix<T: Model<N, M>, const N: usize, const M: usize>(
 /// The generalized forces Q = Σ F·∂v/∂q̇ − ∂D/∂q̇ of the applied forces and torques
 /// (v the velocity of the point a force acts on, or the angular velocity of the body a
 /// torque acts on; for a point p, ∂ṗ/∂q̇ = ∂p/∂q) and the dissipation.
-pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -126,7 +126,7 @@ pub fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>(
 /// A non-finite state or input, a singular or indefinite mass matrix (naming the
 /// coordinate whose velocity the kinetic energy lacks, where that is the cause), or a
 /// non-finite intermediate result.
-pub fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -172,7 +172,7 @@ pub fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
 /// M q̈ − ∂L/∂q + ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t − Q. Zero when `qdd` is
 /// [`accelerations`]`(s, u)`. One pass along q̈ ([`Model::eval_inverse_dynamics_in`]),
 /// without the mass matrix.
-pub fn inverse_dynamics<T: Model<N, M>, const N: usize, const M: usize>(
+pub(crate) fn inverse_dynamics<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     qdd: &SVector<f64, N>,

@@ -13,8 +13,10 @@ pub mod control;
 mod dynamics;
 mod error;
 pub mod eval;
+#[doc(hidden)]
 pub mod functions;
 pub mod jacobian;
+#[doc(hidden)]
 pub mod jet;
 mod linalg;
 pub mod linearize;
@@ -45,7 +47,8 @@ pub use units::Units;
 /// Everything a model's user needs: `use lagrange_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        lagrangian, Constrained, Dynamics, DynamicsError, Jacobian, SMatrix, SVector, State,
+        lagrangian, Constrained, ConstraintSolver, Dynamics, DynamicsError, Jacobian, SMatrix,
+        SVector, State,
     };
 }
 
