@@ -28,7 +28,8 @@
 //!   ([`Parametric`]), so that they can be differentiated.
 //! - [`passes`]: the reference implementation by generic dual-number
 //!   passes, the defaults of the methods, which the code `lagrangian!` generates must agree
-//!   with.
+//!   with. `_from`: the same with some of its inputs already computed
+//!   ([`passes::accelerations_from`] takes the mass matrix and the bias).
 //! - Without a prefix or suffix ([`Dynamics::accelerations`](crate::Dynamics::accelerations),
 //!   [`eval::equations`](crate::eval::equations)): `f64` at a [`State`](crate::State),
 //!   checked where they can fail, with errors that say what went wrong.

@@ -17,6 +17,15 @@
 //! [`Projected`], which wraps any integrator and projects onto the constraints after each
 //! step (or simulate a [`Baumgarte`](crate::constrained::Baumgarte)-stabilized model).
 //!
+//! Each integrator asks of the model what its method needs, and no more: [`Rk4`] and
+//! [`DormandPrince`] integrate the ODE q̈ = f(t, q, q̇, u) of any
+//! [`Dynamics`](crate::Dynamics); [`Variational`] and [`Rattle`] discretize the action, so
+//! they need the Lagrangian itself, a [`Model`](crate::model::Model); [`Projected`] needs
+//! the projection of a [`ConstraintSolver`](crate::ConstraintSolver). A
+//! [`Baumgarte`](crate::constrained::Baumgarte) wrapper changes the equations of motion, not
+//! the Lagrangian, so it is a `Dynamics` and not a `Model`: the variational methods, which
+//! would integrate the unstabilized Lagrangian, do not accept it.
+//!
 //! # Example
 //! ```
 //! use lagrange_runtime::prelude::*;
