@@ -217,20 +217,9 @@ fn pendulum_general_state() {
 // ---------------------------------------------------------------------------------------
 // Cart-pole.
 
-lagrangian! {
-    /// Cart (mass M) pushed by a horizontal force f, carrying a uniform pole (mass m,
-    /// length L) on a pivot; theta from the upward vertical (as in examples/cart_pole.rs).
-    pub struct CartPole {
-        parameters: M = 1.0, m = 0.3, L = 1.0, g = 9.81;
-        coordinates: x, theta;
-        inputs: f;
-        let xc = x + L/2 * sin(theta);
-        let yc = L/2 * cos(theta);
-        kinetic = M/2 * dot(x)^2 + m/2 * (dot(xc)^2 + dot(yc)^2) + m*L^2/24 * dot(theta)^2;
-        potential = m * g * yc;
-        force f on x;
-    }
-}
+// The cart-pole of `examples/cart_pole.rs`: cart (mass M) pushed by a horizontal force f,
+// carrying a uniform pole (mass m, length L) on a pivot; theta from the upward vertical.
+include!("common/cart_pole.rs");
 
 lagrangian! {
     /// The textbook cart-pole: the pole is a point mass m at distance l from the pivot.
