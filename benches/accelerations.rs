@@ -1,5 +1,6 @@
 //! `Dynamics::accelerations` of the double pendulum written in the `lagrangian!` DSL
-//! (exactly as in `examples/double_pendulum.rs`) against the textbook closed-form
+//! (`tests/common/double_pendulum.rs`: the model of `examples/double_pendulum.rs` without
+//! its units, which change no number) against the textbook closed-form
 //! equations written by hand in plain `f64`, in one criterion group so that the ratio
 //! is visible. Also `mass_matrix` of the DSL model, and the same accelerations from the
 //! generic dual-number passes (`passes::equations_in`, then Cholesky) that the
@@ -15,21 +16,7 @@ use lagrange_runtime::prelude::*;
 use std::hint::black_box;
 use std::time::Duration;
 
-lagrangian! {
-    /// Planar double pendulum with point masses.
-    pub struct DoublePendulum {
-        parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81;
-        coordinates: theta1, theta2;
-
-        let x1 = l1 * sin(theta1);
-        let y1 = -l1 * cos(theta1);
-        let x2 = x1 + l2 * sin(theta2);
-        let y2 = y1 - l2 * cos(theta2);
-
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = g * (m1*y1 + m2*y2);
-    }
-}
+include!("../tests/common/double_pendulum.rs");
 
 /// The textbook explicit equations of motion of a point-mass double pendulum, angles
 /// measured from the downward vertical (the same convention as the DSL model).

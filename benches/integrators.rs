@@ -1,5 +1,6 @@
 //! Steps per second of each integrator on the double pendulum of
-//! `examples/double_pendulum.rs`, and what the integrators add on top of the model.
+//! `examples/double_pendulum.rs` (without its units: `tests/common/double_pendulum.rs`),
+//! and what the integrators add on top of the model.
 //!
 //! Group `integrators` times one `Integrator::step` call each of `Rk4` (h = 1e-3),
 //! `DormandPrince` (rtol 1e-8, atol 1e-10; an accepted step with an adapted step size,
@@ -30,21 +31,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-lagrangian! {
-    /// Planar double pendulum with point masses.
-    pub struct DoublePendulum {
-        parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81;
-        coordinates: theta1, theta2;
-
-        let x1 = l1 * sin(theta1);
-        let y1 = -l1 * cos(theta1);
-        let x2 = x1 + l2 * sin(theta2);
-        let y2 = y1 - l2 * cos(theta2);
-
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = g * (m1*y1 + m2*y2);
-    }
-}
+include!("../tests/common/double_pendulum.rs");
 
 /// The system allocator, counting allocations, to check that a step allocates nothing.
 struct Counting;

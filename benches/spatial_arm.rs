@@ -2,7 +2,8 @@
 //! against the same arm written with scalars only, the way a user had to before vectors
 //! existed: rotation matrices entry by entry, their product by hand, the body angular
 //! velocity from R₂ᵀ Ṙ₂ component by component. Vectors are lowered to scalar operations
-//! at compile time, so the two should cost the same (target: ratio ≤ 1.05).
+//! at compile time, so the two should cost the same (target: ratio ≤ 1.05). The vector
+//! model is `tests/common/spatial_arm.rs`, the one `tests/spatial_arm.rs` checks.
 //!
 //! Run with `cargo bench --bench spatial_arm`; it prints the ratios at the end.
 
@@ -13,28 +14,7 @@ use lagrange_runtime::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
-lagrangian! {
-    /// Two-link spatial arm: a yaw joint about the vertical, a pitch joint, rigid links.
-    pub struct SpatialArm {
-        parameters: m2 = 0.8, l1 = 0.5, a2 = 0.2, I1z = 0.01,
-                    I2x = 0.01, I2y = 0.015, I2z = 0.015, g = 9.81, c = 0.05;
-        coordinates: yaw, pitch;
-        inputs: tau1, tau2;
-
-        let R1 = rot_z(yaw);                       // link 1 turns about the vertical axis
-        let R2 = R1 * rot_y(-pitch);               // link 2 pitches up from the horizontal
-        let p2 = [0, 0, l1] + R2 * [a2, 0, 0];     // centre of mass of link 2
-        let w1 = body_angular_velocity(R1);
-        let w2 = body_angular_velocity(R2);
-
-        kinetic = I1z/2 * w1.z^2
-                + m2/2 * dot(p2)^2 + inner(w2, diag(I2x, I2y, I2z) * w2) / 2;
-        potential = m2 * g * p2.z;
-        dissipation = c/2 * (dot(yaw)^2 + dot(pitch)^2);
-        force tau1 on yaw;
-        force tau2 on pitch;
-    }
-}
+include!("../tests/common/spatial_arm.rs");
 
 lagrangian! {
     /// The same arm with scalars only.

@@ -24,23 +24,12 @@ use common::{figure, Panel};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Simulation};
 
-lagrangian! {
-    /// A cart pushed by a force f, carrying a uniform pole; theta from the upward vertical.
-    pub struct CartPole {
-        parameters: M = 1.0 [kg], m = 0.3 [kg], L = 1.0 [m], g = 9.81 [m/s^2];
-        coordinates: x [m], theta [rad];
-        inputs: f [N];
-
-        // Centre of mass of the pole.
-        let xc = x + L/2 * sin(theta);
-        let yc = L/2 * cos(theta);
-
-        // Cart, pole's centre of mass, pole's rotation about it (m L²/12).
-        kinetic = M/2 * dot(x)^2 + m/2 * (dot(xc)^2 + dot(yc)^2) + m*L^2/24 * dot(theta)^2;
-        potential = m * g * yc;
-        force f on x;
-    }
-}
+// The model `CartPole`, in `tests/common/cart_pole.rs` (shared with
+// `examples/cart_pole_lqr.rs` and the tests that check it): coordinates x and theta, the
+// force on the cart declared as an input (`inputs: f [N];` and `force f on x;`), which is
+// how the feedback law below enters the simulation; the kinetic energy is the cart's, the
+// translation of the pole's centre of mass and the pole's rotation about it.
+include!("../tests/common/cart_pole.rs");
 
 /// Gains [kθ, kω, kx, kv] placing the four closed-loop poles at s = −p (see the top).
 fn gains(model: &CartPole, p: f64) -> [f64; 4] {

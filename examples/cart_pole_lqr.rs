@@ -27,23 +27,10 @@ use lagrange_runtime::nalgebra::{DMatrix, DVector};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Simulation};
 
-lagrangian! {
-    /// A cart pushed by a force f, carrying a uniform pole; theta from the upward vertical.
-    pub struct CartPole {
-        parameters: M = 1.0 [kg], m = 0.3 [kg], L = 1.0 [m], g = 9.81 [m/s^2];
-        coordinates: x [m], theta [rad];
-        inputs: f [N];
-
-        // Centre of mass of the pole.
-        let xc = x + L/2 * sin(theta);
-        let yc = L/2 * cos(theta);
-
-        // Cart, pole's centre of mass, pole's rotation about it (m L²/12).
-        kinetic = M/2 * dot(x)^2 + m/2 * (dot(xc)^2 + dot(yc)^2) + m*L^2/24 * dot(theta)^2;
-        potential = m * g * yc;
-        force f on x;
-    }
-}
+// The model of `examples/cart_pole.rs`, shared with it and with the tests that check it: a
+// cart (position x) pushed by the input f, carrying a uniform pole, theta from the upward
+// vertical.
+include!("../tests/common/cart_pole.rs");
 
 /// The state vector (q, q̇) of the linearization.
 fn stacked(s: &State<2>) -> SVector<f64, 4> {

@@ -218,19 +218,7 @@ fn time_dependent_rest_position() {
 
 // ---------------------------------------------------------------------------------------
 
-lagrangian! {
-    /// Planar double pendulum with point masses, angles from the downward vertical.
-    pub struct DoublePendulum {
-        parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81;
-        coordinates: theta1, theta2;
-        let x1 = l1 * sin(theta1);
-        let y1 = -l1 * cos(theta1);
-        let x2 = x1 + l2 * sin(theta2);
-        let y2 = y1 - l2 * cos(theta2);
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = g * (m1*y1 + m2*y2);
-    }
-}
+include!("common/double_pendulum.rs");
 
 /// At rest θ̈ = M(θ)⁻¹ f with f = (−(m1+m2) g l1 sin θ1, −m2 g l2 sin θ2): zero exactly
 /// when sin θ1 = sin θ2 = 0. From a guess near each of the four, Newton lands on it

@@ -33,7 +33,7 @@
 #[macro_use]
 mod common;
 
-use common::chain::{hand_terms, irregular_state, Params};
+use common::chain::{hand_terms, hand_written, irregular_state, Params};
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::linearize::{equilibrium, linearize, sensitivities};
 use lagrange_runtime::model::{Gradient, Model, Point};
@@ -54,21 +54,7 @@ include!("common/chain64.rs");
 // Models
 // ---------------------------------------------------------------------------------------
 
-lagrangian! {
-    /// Planar double pendulum with point masses (the model of DSL.md).
-    pub struct DoublePendulum {
-        parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81;
-        coordinates: theta1, theta2;
-
-        let x1 = l1 * sin(theta1);
-        let y1 = -l1 * cos(theta1);
-        let x2 = x1 + l2 * sin(theta2);
-        let y2 = y1 - l2 * cos(theta2);
-
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = g * (m1*y1 + m2*y2);
-    }
-}
+include!("common/double_pendulum.rs");
 
 lagrangian! {
     /// Planar 4-link chain of point masses, positions as lets.
@@ -908,6 +894,41 @@ fn chains_match_the_hand_derived_equations() {
     assert_chain_matches_hand_derivation(&Chain8::new(p.m, p.l, p.g), &p);
     assert_chain_matches_hand_derivation(&Chain16::new(p.m, p.l, p.g), &p);
     assert_chain_matches_hand_derivation(&Chain32::new(p.m, p.l, p.g), &p);
+    assert_chain_linearization_matches_hand_derivation(&Chain8::new(p.m, p.l, p.g), &p);
+    assert_chain_linearization_matches_hand_derivation(&Chain16::new(p.m, p.l, p.g), &p);
+    assert_chain_linearization_matches_hand_derivation(&Chain32::new(p.m, p.l, p.g), &p);
+}
+
+/// `linearize` of the chain at the irregular state (every velocity nonzero, so ∂q̈/∂q̇ is
+/// not zero) against central differences of the hand-derived accelerations
+/// (`common::chain::hand_written`): an independent truth away from rest.
+fn assert_chain_linearization_matches_hand_derivation<T, const N: usize>(model: &T, p: &Params)
+where
+    T: Model<N, 0>,
+{
+    let s = irregular_state::<N>();
+    let lin = linearize(model, &s, &SVector::zeros()).expect("regular");
+    let hand = |s: &State<N>| hand_written(p, s).expect("positive definite");
+    let h = 1e-5;
+    let mut d_q = SMatrix::<f64, N, N>::zeros();
+    let mut d_qd = SMatrix::<f64, N, N>::zeros();
+    for j in 0..N {
+        let (mut plus, mut minus) = (s, s);
+        plus.q[j] += h;
+        minus.q[j] -= h;
+        d_q.set_column(j, &((hand(&plus) - hand(&minus)) / (2.0 * h)));
+        let (mut plus, mut minus) = (s, s);
+        plus.qd[j] += h;
+        minus.qd[j] -= h;
+        d_qd.set_column(j, &((hand(&plus) - hand(&minus)) / (2.0 * h)));
+    }
+    for (what, got, want) in [("∂q̈/∂q", lin.d_q, d_q), ("∂q̈/∂q̇", lin.d_qd, d_qd)] {
+        let error = (got - want).amax() / want.amax();
+        assert!(
+            error < 1e-7,
+            "N = {N}: {what} differs by {error:e} relative"
+        );
+    }
 }
 
 #[test]

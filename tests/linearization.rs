@@ -217,20 +217,9 @@ fn pendulum_general_state() {
 // ---------------------------------------------------------------------------------------
 // Cart-pole.
 
-lagrangian! {
-    /// Cart (mass M) pushed by a horizontal force f, carrying a uniform pole (mass m,
-    /// length L) on a pivot; theta from the upward vertical (as in examples/cart_pole.rs).
-    pub struct CartPole {
-        parameters: M = 1.0, m = 0.3, L = 1.0, g = 9.81;
-        coordinates: x, theta;
-        inputs: f;
-        let xc = x + L/2 * sin(theta);
-        let yc = L/2 * cos(theta);
-        kinetic = M/2 * dot(x)^2 + m/2 * (dot(xc)^2 + dot(yc)^2) + m*L^2/24 * dot(theta)^2;
-        potential = m * g * yc;
-        force f on x;
-    }
-}
+// The cart-pole of `examples/cart_pole.rs`: cart (mass M) pushed by a horizontal force f,
+// carrying a uniform pole (mass m, length L) on a pivot; theta from the upward vertical.
+include!("common/cart_pole.rs");
 
 lagrangian! {
     /// The textbook cart-pole: the pole is a point mass m at distance l from the pivot.
@@ -337,19 +326,7 @@ fn cart_pole_away_from_upright_matches_finite_differences() {
 // ---------------------------------------------------------------------------------------
 // Double pendulum.
 
-lagrangian! {
-    /// Planar double pendulum with point masses, angles from the downward vertical.
-    pub struct DoublePendulum {
-        parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 9.81;
-        coordinates: theta1, theta2;
-        let x1 = l1 * sin(theta1);
-        let y1 = -l1 * cos(theta1);
-        let x2 = x1 + l2 * sin(theta2);
-        let y2 = y1 - l2 * cos(theta2);
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = g * (m1*y1 + m2*y2);
-    }
-}
+include!("common/double_pendulum.rs");
 
 /// Normal modes of the hanging double pendulum. Linearized: M₀ θ̈ + K θ = 0 with
 /// M₀ = [[(m1+m2) l1², m2 l1 l2], [m2 l1 l2, m2 l2²]], K = diag((m1+m2) g l1, m2 g l2).
