@@ -904,7 +904,7 @@ fn chains_match_the_hand_derived_equations() {
 /// (`common::chain::hand_written`): an independent truth away from rest.
 fn assert_chain_linearization_matches_hand_derivation<T, const N: usize>(model: &T, p: &Params)
 where
-    T: Model<N, 0>,
+    T: Model<N, 0> + Dynamics<N, 0>,
 {
     let s = irregular_state::<N>();
     let lin = linearize(model, &s, &SVector::zeros()).expect("regular");
