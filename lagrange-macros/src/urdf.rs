@@ -26,6 +26,7 @@
 //! that names the file and the line.
 
 use crate::ast::{BinOp, Declared, Expr, Index, Model, Number, Parameter, Robot, Statement};
+use crate::func::{Builtin, Func};
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::Ident;
@@ -51,7 +52,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         unreachable!("found above")
     };
     let units = model.statements.iter().any(declares_units);
-    let declared: Vec<String> = model.statements.iter().flat_map(declared_names).collect();
+    let declared: Vec<Ident> = model.statements.iter().flat_map(declared_names).collect();
     let (file, text) = read(&path)?;
     let error = |line: Option<u32>, message: String| {
         let at = line.map_or(String::new(), |l| format!(":{l}"));
@@ -62,9 +63,20 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         span: path.span(),
         units,
     };
+    let names: Vec<String> = declared.iter().map(crate::check::key).collect();
     let (statements, limits) = writer
-        .statements(&robot, floating, !declared.iter().any(|n| n == "g"))
-        .map_err(|(line, m)| error(line, m))?;
+        .statements(&robot, floating, &names)
+        .map_err(|failure| match failure {
+            Failure::File(line, m) => error(line, m),
+            Failure::Declared(k, line, m) => {
+                let mut e = error(line, m);
+                e.combine(syn::Error::new(
+                    declared[k].span(),
+                    format!("`{}` is declared here too", names[k]),
+                ));
+                e
+            }
+        })?;
     model.statements.splice(0..0, statements);
     model.robot = Some(Robot { file, limits });
     Ok(())
@@ -82,14 +94,38 @@ fn declares_units(statement: &Statement) -> bool {
 }
 
 /// The names a statement declares.
-fn declared_names(statement: &Statement) -> Vec<String> {
+fn declared_names(statement: &Statement) -> Vec<Ident> {
     match statement {
-        Statement::Parameters(items) => items.iter().map(|p| p.name.to_string()).collect(),
+        Statement::Parameters(items) => items.iter().map(|p| p.name.clone()).collect(),
         Statement::Coordinates(items) | Statement::Inputs(items) => {
-            items.iter().map(|d| d.name.to_string()).collect()
+            items.iter().map(|d| d.name.clone()).collect()
         }
-        Statement::Let { name, .. } | Statement::Constraint { name, .. } => vec![name.to_string()],
+        Statement::Let { name, .. } | Statement::Constraint { name, .. } => vec![name.clone()],
         _ => Vec::new(),
+    }
+}
+
+/// Why the statements of a parsed file cannot be written: an error in the file (at a line
+/// of it, when there is one), or one of the file's names taken by the model's own
+/// declaration number `k` (reported at both).
+enum Failure {
+    File(Option<u32>, String),
+    Declared(usize, Option<u32>, String),
+}
+
+impl From<FileError> for Failure {
+    fn from((line, message): FileError) -> Self {
+        Failure::File(line, message)
+    }
+}
+
+/// What a name means to the language when it is a built-in name or a function's, which a
+/// URDF's joint cannot be named as.
+fn language_name(id: &str) -> Option<String> {
+    if let Some(builtin) = Builtin::from_name(id) {
+        Some(format!("the built-in name `{id}` ({})", builtin.meaning()))
+    } else {
+        Func::from_name(id).map(|_| format!("the function `{id}`"))
     }
 }
 
@@ -450,6 +486,32 @@ fn identifier(name: &str) -> String {
     s
 }
 
+/// Where the joints of a file in which every link has a parent close a loop: from the
+/// first link, up through the joints whose child it is, to the first link met twice; the
+/// joint into it names the loop, at its line.
+fn loop_error(links: &[Link], joints: &[Joint]) -> FileError {
+    let mut met = vec![false; links.len()];
+    let mut link = 0;
+    loop {
+        met[link] = true;
+        let Some(j) = joints.iter().position(|j| j.child == link) else {
+            unreachable!("every link has a parent when there is no root")
+        };
+        let parent = joints[j].parent;
+        if met[parent] {
+            return (
+                Some(joints[j].line),
+                format!(
+                    "the joints form a loop, closed by joint `{}` (from `{}` to `{}`): no link \
+                     is the root, and a robot is a tree",
+                    joints[j].name, links[parent].name, links[joints[j].child].name
+                ),
+            );
+        }
+        link = parent;
+    }
+}
+
 /// Writes the statements, every token at `span`.
 struct Writer {
     span: Span,
@@ -582,25 +644,21 @@ impl Writer {
         &self,
         robot: &Urdf,
         floating: bool,
-        declare_g: bool,
-    ) -> Result<(Vec<Statement>, Limits), FileError> {
+        declared: &[String],
+    ) -> Result<(Vec<Statement>, Limits), Failure> {
+        let declare_g = !declared.iter().any(|n| n == "g");
         let (links, joints) = (&robot.links, &robot.joints);
         if links.is_empty() {
-            return Err((None, "the robot has no links".into()));
+            return Err(Failure::File(None, "the robot has no links".into()));
         }
         // The root: the one link that is no joint's child.
         let children: Vec<usize> = joints.iter().map(|j| j.child).collect();
         let roots: Vec<usize> = (0..links.len()).filter(|l| !children.contains(l)).collect();
         let root = match roots.as_slice() {
             [root] => *root,
-            [] => {
-                return Err((
-                    None,
-                    "the joints form a loop: every link has a parent".into(),
-                ))
-            }
+            [] => return Err(loop_error(links, joints).into()),
             [a, b, ..] => {
-                return Err((
+                return Err(Failure::File(
                     Some(links[*b].line),
                     format!(
                         "two root links, `{}` and `{}`: a robot is one tree",
@@ -629,7 +687,7 @@ impl Writer {
             }
         }
         if let Some(l) = (0..links.len()).find(|&l| !seen[l]) {
-            return Err((
+            return Err(Failure::File(
                 Some(links[l].line),
                 format!(
                     "link `{}` is on a loop of joints, not below the root",
@@ -637,17 +695,73 @@ impl Writer {
                 ),
             ));
         }
-        // Identifiers, distinct after replacing characters.
-        let mut taken: HashMap<String, (String, u32)> = HashMap::new();
+        // Identifiers, distinct after replacing characters, from each other and from the
+        // names every URDF model declares (and, below, from the model's own declarations).
+        let mut taken: HashMap<String, (String, Option<u32>)> = HashMap::new();
+        let mut generated = vec![
+            (
+                "urdf_kinetic",
+                "the `let` of the kinetic energy every URDF model has",
+            ),
+            (
+                "urdf_potential",
+                "the `let` of the potential energy every URDF model has",
+            ),
+            (
+                "urdf_dissipation",
+                "the `let` of the dissipation every URDF model has",
+            ),
+        ];
+        if declare_g {
+            generated.push((
+                "g",
+                "the parameter of gravity a URDF model declares unless the model does",
+            ));
+        }
+        if floating {
+            generated.extend([
+                ("base_x", "a coordinate of the floating base"),
+                ("base_y", "a coordinate of the floating base"),
+                ("base_z", "a coordinate of the floating base"),
+                ("base_qw", "a coordinate of the floating base"),
+                ("base_qx", "a coordinate of the floating base"),
+                ("base_qy", "a coordinate of the floating base"),
+                ("base_qz", "a coordinate of the floating base"),
+                (
+                    "base_unit",
+                    "the constraint of the floating base's unit quaternion",
+                ),
+            ]);
+        }
+        for (name, what) in generated {
+            taken.insert(name.to_string(), (what.to_string(), None));
+        }
         let mut claim = |id: String, what: String, line: u32| -> Result<String, FileError> {
-            if let Some((other, at)) = taken.get(&id) {
+            if let Some(meaning) = language_name(&id) {
                 return Err((
                     Some(line),
-                    format!("{what} and {other} (line {at}) are both `{id}` as identifiers"),
+                    format!("{what} is `{id}` as an identifier, which is {meaning}: rename it in the file"),
                 ));
             }
-            taken.insert(id.clone(), (what, line));
-            Ok(id)
+            match taken.get(&id) {
+                Some((other, Some(at))) => Err((
+                    Some(line),
+                    format!(
+                        "{what} and {other} (line {at}) are both `{id}` as identifiers: \
+                         rename one of them in the file"
+                    ),
+                )),
+                Some((other, None)) => Err((
+                    Some(line),
+                    format!(
+                        "{what} is `{id}` as an identifier, which is {other}: rename it in the file"
+                    ),
+                )),
+                None => {
+                    taken.insert(id.clone(), (what, Some(line)));
+                    Ok(id)
+                }
+            }
         };
         let mut link_id = vec![String::new(); links.len()];
         for (l, link) in links.iter().enumerate() {
@@ -671,6 +785,34 @@ impl Writer {
                     joint.line,
                 )?;
             }
+        }
+        for &j in &order {
+            let joint = &joints[j];
+            if joint.mimic.is_some() && joint.kind != Kind::Fixed {
+                claim(
+                    format!("mimic_{}", joint_id[j]),
+                    format!("the constraint of mimic joint `{}`", joint.name),
+                    joint.line,
+                )?;
+            }
+        }
+        // The model's own declarations come after the file's names: a clash is reported
+        // at the path, naming the file's joint or link, and at the declaration.
+        for (k, name) in declared.iter().enumerate() {
+            let Some((what, line)) = taken.get(name) else {
+                continue;
+            };
+            let message = match line {
+                Some(_) => format!(
+                    "{what} is `{name}` as an identifier, which the model declares too: \
+                     rename the model's `{name}`"
+                ),
+                None => format!(
+                    "`{name}` is {what}, and the model declares it too: rename the model's \
+                     `{name}`"
+                ),
+            };
+            return Err(Failure::Declared(k, *line, message));
         }
 
         let mut out = Vec::new();
@@ -901,15 +1043,27 @@ impl Writer {
                 continue;
             };
             let Some(o) = joints.iter().position(|k| &k.name == other) else {
-                return Err((
+                return Err(Failure::File(
                     Some(joint.line),
                     format!("joint `{}` mimics no joint `{other}`", joint.name),
                 ));
             };
-            if joint.kind == Kind::Fixed || joints[o].kind == Kind::Fixed {
-                return Err((
+            if joint.kind == Kind::Fixed {
+                return Err(Failure::File(
                     Some(joint.line),
-                    format!("joint `{}` mimics across a fixed joint", joint.name),
+                    format!(
+                        "joint `{}` is fixed, so it has no coordinate to mimic `{other}` with",
+                        joint.name
+                    ),
+                ));
+            }
+            if joints[o].kind == Kind::Fixed {
+                return Err(Failure::File(
+                    Some(joint.line),
+                    format!(
+                        "joint `{}` mimics `{other}`, a fixed joint, which has no coordinate",
+                        joint.name
+                    ),
                 ));
             }
             let unit = (joint.kind == Kind::Prismatic).then_some(Si::Metre);

@@ -256,9 +256,36 @@ fn urdf_is_the_first_statement_and_its_names_are_checked() {
     ));
     let errors = compile_errors(&out);
     assert!(
-        errors
-            .iter()
-            .any(|e| e.contains("`shoulder` is declared twice")),
+        errors[0].ends_with(
+            "arm_order.urdf:12: joint `shoulder` is `shoulder` as an identifier, which the \
+             model declares too: rename the model's `shoulder`"
+        ) && errors[1] == "`shoulder` is declared here too",
         "{errors:?}"
     );
+    // A joint named like the language's time, and one like a floating base's coordinate.
+    for (name, meaning, floating) in [
+        ("t", "the built-in name `t` (time)", quote!()),
+        ("sin", "the function `sin`", quote!()),
+        (
+            "base_z",
+            "a coordinate of the floating base",
+            quote!(floating),
+        ),
+    ] {
+        let path = file(&format!("arm_{name}.urdf"), &ARM.replace("shoulder", name));
+        let out = crate::expand(quote! {
+            struct Named {
+                urdf: #path #floating;
+                kinetic = urdf_kinetic;
+            }
+        });
+        let errors = compile_errors(&out);
+        assert!(
+            errors[0].ends_with(&format!(
+                "joint `{name}` is `{name}` as an identifier, which is {meaning}: rename it in \
+                 the file"
+            )),
+            "{errors:?}"
+        );
+    }
 }
