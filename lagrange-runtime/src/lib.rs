@@ -15,6 +15,7 @@ mod error;
 pub mod eval;
 pub mod functions;
 pub mod jacobian;
+mod jacobian_seed;
 pub mod jet;
 mod linalg;
 pub mod linearize;
