@@ -15,9 +15,10 @@
 mod common;
 
 use common::derivatives::Derivatives;
-use lagrange_runtime::linearize::{equilibrium, linearize};
+use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::stability::Stability;
+use lagrange_runtime::steady::equilibrium;
 use std::f64::consts::PI;
 
 const NO_INPUT: SVector<f64, 0> =
@@ -64,11 +65,11 @@ fn pendulum_with_a_constant_torque() {
         for ratio in [0.0, 0.1, 0.5, -0.73, 0.95] {
             let u = SVector::from([ratio * weight]);
             let stable = ratio.asin();
-            let q = equilibrium(&p, &SVector::from([0.1]), &u, 0.0)
+            let q = equilibrium(&p, &State::at_rest(SVector::from([0.1])), &u)
                 .unwrap()
                 .state
                 .q;
-            let found = equilibrium(&p, &SVector::from([0.1]), &u, 0.0).unwrap();
+            let found = equilibrium(&p, &State::at_rest(SVector::from([0.1])), &u).unwrap();
             assert_eq!(
                 found.stability(),
                 Stability::Marginal,
@@ -81,12 +82,12 @@ fn pendulum_with_a_constant_torque() {
             }
             assert_close(q[0], stable, 1e-12, "stable θ*");
             let unstable = PI - stable;
-            let q = equilibrium(&p, &SVector::from([3.0]), &u, 0.0)
+            let q = equilibrium(&p, &State::at_rest(SVector::from([3.0])), &u)
                 .unwrap()
                 .state
                 .q;
             assert_close(wrap(q[0]), wrap(unstable), 1e-12, "unstable θ*");
-            let found = equilibrium(&p, &SVector::from([3.0]), &u, 0.0).unwrap();
+            let found = equilibrium(&p, &State::at_rest(SVector::from([3.0])), &u).unwrap();
             assert_eq!(
                 found.stability(),
                 Stability::Unstable,
@@ -117,7 +118,11 @@ fn pendulum_torque_too_large() {
     let tau = 1.5 * p.m * p.g * p.l;
     let bound = tau / (p.m * p.l * p.l) - p.g / p.l;
     for guess in [0.0, 0.3, 1.5, -2.0] {
-        match equilibrium(&p, &SVector::from([guess]), &SVector::from([tau]), 0.0) {
+        match equilibrium(
+            &p,
+            &State::at_rest(SVector::from([guess])),
+            &SVector::from([tau]),
+        ) {
             Err(DynamicsError::NoEquilibrium {
                 residual,
                 iterations,
@@ -172,7 +177,7 @@ lagrangian! {
 fn springs_under_gravity() {
     let s = HangingSpring::default();
     for guess in [0.0, -3.0, 100.0] {
-        let q = equilibrium(&s, &SVector::from([guess]), &NO_INPUT, 0.0)
+        let q = equilibrium(&s, &State::at_rest(SVector::from([guess])), &NO_INPUT)
             .unwrap()
             .state
             .q;
@@ -181,7 +186,7 @@ fn springs_under_gravity() {
     let c = SpringChain::default();
     let x1 = (c.m1 + c.m2) * c.g / c.k1;
     let x2 = x1 + c.m2 * c.g / c.k2;
-    let q = equilibrium(&c, &SVector::from([0.3, -0.4]), &NO_INPUT, 0.0)
+    let q = equilibrium(&c, &State::at_rest(SVector::from([0.3, -0.4])), &NO_INPUT)
         .unwrap()
         .state
         .q;
@@ -208,10 +213,14 @@ fn time_dependent_rest_position() {
     for t in [0.0, 0.9, 2.4, 7.7] {
         let cw = (o.w * t).cos();
         let want = o.F0 * cw / (o.k * (1.0 + o.e * cw));
-        let q = equilibrium(&o, &SVector::from([1.0]), &NO_INPUT, t)
-            .unwrap()
-            .state
-            .q;
+        let q = equilibrium(
+            &o,
+            &State::new(t, SVector::from([1.0]), SVector::zeros()),
+            &NO_INPUT,
+        )
+        .unwrap()
+        .state
+        .q;
         assert_close(q[0], want, 1e-13, &format!("x*({t})"));
     }
 }
@@ -231,7 +240,7 @@ fn double_pendulum_equilibria() {
         DoublePendulum::default(),
         DoublePendulum::new(0.7, 1.9, 1.3, 0.55, 9.81),
     ] {
-        let q = equilibrium(&p, &SVector::from([0.1, -0.07]), &NO_INPUT, 0.0)
+        let q = equilibrium(&p, &State::at_rest(SVector::from([0.1, -0.07])), &NO_INPUT)
             .unwrap()
             .state
             .q;
@@ -243,7 +252,7 @@ fn double_pendulum_equilibria() {
             ([-3.0, 0.05], [-PI, 0.0]),
             ([3.1, -0.1], [PI, 0.0]),
         ] {
-            let q = equilibrium(&p, &SVector::from(guess), &NO_INPUT, 0.0)
+            let q = equilibrium(&p, &State::at_rest(SVector::from(guess)), &NO_INPUT)
                 .unwrap()
                 .state
                 .q;
@@ -273,7 +282,7 @@ fn double_pendulum_equilibria() {
 #[test]
 fn double_pendulum_hanging_from_a_moderate_guess() {
     let p = DoublePendulum::new(0.7, 1.9, 1.3, 0.55, 9.81);
-    let q = equilibrium(&p, &SVector::from([0.3, -0.2]), &NO_INPUT, 0.0)
+    let q = equilibrium(&p, &State::at_rest(SVector::from([0.3, -0.2])), &NO_INPUT)
         .unwrap()
         .state
         .q;
@@ -309,13 +318,13 @@ fn cartesian_pendulum_equilibria() {
     ] {
         let l = p.l;
         let zero = SVector::from([0.0]);
-        let q = equilibrium(&p, &SVector::from([0.12, -0.8 * l]), &zero, 0.0)
+        let q = equilibrium(&p, &State::at_rest(SVector::from([0.12, -0.8 * l])), &zero)
             .unwrap()
             .state
             .q;
         assert_close(q[0], 0.0, 1e-12, "bottom x");
         assert_close(q[1], -l, 1e-12, "bottom y");
-        let q = equilibrium(&p, &SVector::from([-0.1, 1.15 * l]), &zero, 0.0)
+        let q = equilibrium(&p, &State::at_rest(SVector::from([-0.1, 1.15 * l])), &zero)
             .unwrap()
             .state
             .q;
@@ -325,7 +334,7 @@ fn cartesian_pendulum_equilibria() {
         for fx in [0.7, -2.3] {
             let th = (fx / (p.m * p.g)).atan();
             let guess = SVector::from([0.0, -1.1 * l]);
-            let q = equilibrium(&p, &guess, &SVector::from([fx]), 0.0)
+            let q = equilibrium(&p, &State::at_rest(guess), &SVector::from([fx]))
                 .unwrap()
                 .state
                 .q;
@@ -356,7 +365,11 @@ lagrangian! {
 fn pushed_cart_has_no_equilibrium() {
     let cart = Cart::default();
     for (guess, f) in [(0.0, 3.0), (5.5, -0.4)] {
-        match equilibrium(&cart, &SVector::from([guess]), &SVector::from([f]), 0.0) {
+        match equilibrium(
+            &cart,
+            &State::at_rest(SVector::from([guess])),
+            &SVector::from([f]),
+        ) {
             Err(DynamicsError::NoEquilibrium { residual, .. }) => {
                 assert_close(residual, (f / cart.m).abs(), 1e-15, "residual = |f/m|");
             }
@@ -370,7 +383,11 @@ fn pushed_cart_has_no_equilibrium() {
 #[test]
 fn no_equilibrium_reports_the_iterations_made() {
     let cart = Cart::default();
-    match equilibrium(&cart, &SVector::from([0.0]), &SVector::from([3.0]), 0.0) {
+    match equilibrium(
+        &cart,
+        &State::at_rest(SVector::from([0.0])),
+        &SVector::from([3.0]),
+    ) {
         Err(DynamicsError::NoEquilibrium { iterations, .. }) => {
             assert!(iterations <= 1, "iterations made: reported {iterations}");
         }
@@ -408,7 +425,7 @@ lagrangian! {
 #[test]
 fn a_neutral_direction_keeps_its_guess() {
     let cp = CartPendulum::default();
-    let found = equilibrium(&cp, &SVector::from([0.4, 0.3]), &NO_INPUT, 0.0)
+    let found = equilibrium(&cp, &State::at_rest(SVector::from([0.4, 0.3])), &NO_INPUT)
         .expect("the pole hangs below the cart wherever the cart is");
     let q = found.state.q;
     assert_eq!(q[0], 0.4, "the neutral cart position gets no step");
@@ -418,7 +435,7 @@ fn a_neutral_direction_keeps_its_guess() {
 
     let free = FreeParticle::default();
     let guess = SVector::from([1.5, -2.0]);
-    match equilibrium(&free, &guess, &NO_INPUT, 0.0) {
+    match equilibrium(&free, &State::at_rest(guess), &NO_INPUT) {
         Ok(found) => {
             let q = found.state.q;
             let qdd = free.accelerations(&State::at_rest(q), &NO_INPUT).unwrap();
@@ -451,7 +468,7 @@ lagrangian! {
 fn constrained_neutral_direction() {
     let p = SliderPendulum::default();
     let guess = SVector::from([0.3, 0.05, 0.45, 0.7]);
-    match equilibrium(&p, &guess, &NO_INPUT, 0.0) {
+    match equilibrium(&p, &State::at_rest(guess), &NO_INPUT) {
         Ok(found) => {
             let q = found.state.q;
             assert_close(q[1], 0.0, 1e-12, "y1");
@@ -472,7 +489,11 @@ fn constrained_neutral_direction() {
 #[test]
 fn non_finite_guess() {
     let p = Pendulum::default();
-    let r = equilibrium(&p, &SVector::from([f64::NAN]), &SVector::from([0.0]), 0.0);
+    let r = equilibrium(
+        &p,
+        &State::at_rest(SVector::from([f64::NAN])),
+        &SVector::from([0.0]),
+    );
     assert!(
         matches!(r, Err(DynamicsError::NonFiniteState { .. })),
         "got {r:?}"
@@ -488,10 +509,10 @@ fn derivatives_match_finite_differences() {
 
     let p = Pendulum::default();
     let tau = SVector::from([0.5 * p.m * p.g * p.l]);
-    let low = equilibrium(&p, &SVector::from([0.1]), &tau, 0.0)
+    let low = equilibrium(&p, &State::at_rest(SVector::from([0.1])), &tau)
         .unwrap()
         .state;
-    let high = equilibrium(&p, &SVector::from([3.0]), &tau, 0.0)
+    let high = equilibrium(&p, &State::at_rest(SVector::from([3.0])), &tau)
         .unwrap()
         .state;
     Derivatives::new("Pendulum", &p)
@@ -510,7 +531,7 @@ fn derivatives_match_finite_differences() {
         )
         .check();
     let c = SpringChain::default();
-    let at = equilibrium(&c, &SVector::from([0.3, -0.4]), &NO_INPUT, 0.0)
+    let at = equilibrium(&c, &State::at_rest(SVector::from([0.3, -0.4])), &NO_INPUT)
         .unwrap()
         .state;
     Derivatives::new("SpringChain", &c)
@@ -519,9 +540,13 @@ fn derivatives_match_finite_differences() {
         .check();
 
     let o = Oscillator::default();
-    let at = equilibrium(&o, &SVector::from([1.0]), &NO_INPUT, 0.9)
-        .unwrap()
-        .state;
+    let at = equilibrium(
+        &o,
+        &State::new(0.9, SVector::from([1.0]), SVector::zeros()),
+        &NO_INPUT,
+    )
+    .unwrap()
+    .state;
     Derivatives::new("Oscillator", &o)
         .standard()
         .state("rest position at t = 0.9", at, NO_INPUT)
@@ -539,10 +564,10 @@ fn derivatives_match_finite_differences() {
     let l = cp.l;
     let zero = SVector::from([0.0]);
     let fx = SVector::from([0.7]);
-    let top = equilibrium(&cp, &SVector::from([-0.1, 1.15 * l]), &zero, 0.0)
+    let top = equilibrium(&cp, &State::at_rest(SVector::from([-0.1, 1.15 * l])), &zero)
         .unwrap()
         .state;
-    let pushed = equilibrium(&cp, &SVector::from([0.0, -1.1 * l]), &fx, 0.0)
+    let pushed = equilibrium(&cp, &State::at_rest(SVector::from([0.0, -1.1 * l])), &fx)
         .unwrap()
         .state;
     Derivatives::new("CartesianPendulum", &cp)
@@ -597,9 +622,8 @@ lagrangian! {
 fn a_driving_constraint_has_no_equilibrium() {
     let error = equilibrium(
         &DrivenSlider::default(),
-        &SVector::from([0.3, 2.0]),
+        &State::new(2.0, SVector::from([0.3, 2.0]), SVector::zeros()),
         &SVector::zeros(),
-        2.0,
     )
     .unwrap_err();
     assert_eq!(
@@ -625,7 +649,7 @@ fn a_huge_guess_is_not_accepted_as_an_equilibrium() {
     for guess in [1e300, 1e100, 1e20] {
         let q = SVector::from([guess]);
         let qdd = p.accelerations(&State::at_rest(q), &u).unwrap()[0];
-        match equilibrium(&p, &q, &u, 0.0) {
+        match equilibrium(&p, &State::at_rest(q), &u) {
             Err(DynamicsError::NoEquilibrium { .. }) => {}
             Ok(found) => {
                 let qdd = p.accelerations(&found.state, &u).unwrap()[0];
@@ -636,7 +660,7 @@ fn a_huge_guess_is_not_accepted_as_an_equilibrium() {
     }
     // A large but resolved angle (many turns) still has its equilibria.
     let turns = 2.0 * PI * 1000.0;
-    let found = equilibrium(&p, &SVector::from([turns + 0.1]), &u, 0.0).unwrap();
+    let found = equilibrium(&p, &State::at_rest(SVector::from([turns + 0.1])), &u).unwrap();
     assert!(
         (found.state.q[0] - turns).abs() < 1e-9,
         "{}",

@@ -35,12 +35,13 @@ mod common;
 
 use common::chain::{hand_terms, hand_written, irregular_state, Params};
 use common::derivatives::{order_one, Derivatives};
-use lagrange_runtime::linearize::{equilibrium, linearize, sensitivities};
+use lagrange_runtime::linearize::{linearize, sensitivities};
 use lagrange_runtime::model::{Gradient, Model, Point};
 use lagrange_runtime::num_dual::Dual64;
 use lagrange_runtime::passes;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::stability::Stability;
+use lagrange_runtime::steady::equilibrium;
 
 chain!(Chain8;
     (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
@@ -993,7 +994,8 @@ fn large_chains_linearize_solve_and_differentiate_in_a_2_mib_stack() {
 
         // The only equilibrium near the hanging chain is the hanging chain.
         let guess = SVector::from_fn(|i, _| 0.1 * (0.7 * i as f64).sin());
-        let found = equilibrium(&chain, &guess, &SVector::zeros(), 0.0).expect("converges");
+        let found =
+            equilibrium(&chain, &State::at_rest(guess), &SVector::zeros()).expect("converges");
         let q = found.state.q;
         assert!(q.amax() < 1e-10, "equilibrium {q}");
         // The hanging chain oscillates: 64 eigenvalues on the imaginary axis.
@@ -1015,8 +1017,12 @@ fn large_chains_linearize_solve_and_differentiate_in_a_2_mib_stack() {
 
         let chain = Chain64::new(m, l, g);
         assert_hanging_chain_linearization(&chain, m, l, g);
-        let found = equilibrium(&chain, &SVector::from_element(0.05), &SVector::zeros(), 0.0)
-            .expect("converges");
+        let found = equilibrium(
+            &chain,
+            &State::at_rest(SVector::from_element(0.05)),
+            &SVector::zeros(),
+        )
+        .expect("converges");
         let q = found.state.q;
         assert!(q.amax() < 1e-10, "equilibrium {q}");
         assert_eq!(found.stability(), Stability::Marginal);

@@ -344,7 +344,8 @@ lagrangian! {
 fn a_hanging_quaternion_pendulum_has_the_swing_frequencies_of_the_textbook() {
     let body = QuaternionPendulum::default();
     let guess = SVector::from([0.95, 0.1, -0.08, 0.3]);
-    let found = lagrange_runtime::linearize::equilibrium(&body, &guess, &none(), 0.0).unwrap();
+    let found =
+        lagrange_runtime::steady::equilibrium(&body, &State::at_rest(guess), &none()).unwrap();
     let n = found.state.q;
     assert!((n.norm() - 1.0).abs() < 1e-12, "on the sphere: {n}");
     let down = rotation(&found.state) * V3::z();
@@ -429,7 +430,7 @@ fn derivatives_match_finite_differences() {
         .check();
     let body = QuaternionPendulum::default();
     let guess = SVector::from([0.95, 0.1, -0.08, 0.3]);
-    let hanging = lagrange_runtime::linearize::equilibrium(&body, &guess, &none(), 0.0)
+    let hanging = lagrange_runtime::steady::equilibrium(&body, &State::at_rest(guess), &none())
         .unwrap()
         .state;
     Derivatives::new("QuaternionPendulum", &body)

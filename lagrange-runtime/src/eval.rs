@@ -215,16 +215,3 @@ pub(crate) fn check_finite<const N: usize, const M: usize>(
         None => Ok(()),
     }
 }
-/// `values` as first-order dual numbers with entry `k` seeded (derivative one) and the
-/// others constant: the input of one forward-mode column of a Jacobian. A `k` past the end
-/// seeds none (the column belongs to another block of unknowns).
-pub(crate) fn seed_column<const N: usize>(values: &[f64; N], k: usize) -> [num_dual::Dual64; N] {
-    from_fn(|i| {
-        let x = num_dual::Dual64::from_re(values[i]);
-        if i == k {
-            x.derivative()
-        } else {
-            x
-        }
-    })
-}

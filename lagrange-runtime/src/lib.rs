@@ -16,6 +16,7 @@ pub mod eval;
 #[doc(hidden)]
 pub mod functions;
 pub mod jacobian;
+mod jacobian_seed;
 #[doc(hidden)]
 pub mod jet;
 mod linalg;

@@ -147,18 +147,20 @@ pub(crate) const STARTING_STEP_FLOOR: f64 = 1e3;
 
 // ----- Equilibria ----------------------------------------------------------------------
 
-/// Newton iterations allowed to [`equilibrium`](crate::linearize::equilibrium): quadratic
+/// Newton iterations allowed to [`steady_motion`](crate::steady::steady_motion) and
+/// [`equilibrium`](crate::steady::equilibrium): quadratic
 /// convergence needs a handful from a fair guess; 50 reports a guess that leads nowhere.
 pub(crate) const EQUILIBRIUM_ITERATIONS: usize = 50;
 
 /// The shortest fraction of a Newton step that the backtracking of
-/// [`equilibrium`](crate::linearize::equilibrium) and
+/// [`equilibrium`](crate::steady::equilibrium) and
 /// [`steady_motion`](crate::steady::steady_motion) tries before taking it anyway: 14
 /// halvings, enough to get past a bend of the residual without stalling far from a root.
 pub(crate) const SHORTEST_STEP: f64 = 1e-4;
 
-/// An equilibrium is found when the static force is at most this fraction of
-/// |∂F/∂q| (1 + |q|): a few hundred ε of the force's own scale.
+/// An equilibrium or a steady motion is found when its residual (the static force
+/// F = M q̈, the constraints, the momenta given) is at most this fraction of the largest
+/// entry of its Jacobian times 1 + |q|: a few hundred ε of the force's own scale.
 pub(crate) const EQUILIBRIUM: f64 = 1e-13;
 
 /// The loosest acceptance of an equilibrium or a steady motion, as a fraction of the

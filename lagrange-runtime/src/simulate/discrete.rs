@@ -6,8 +6,8 @@
 
 use super::{Inputs, StepError};
 use crate::eval;
-use crate::model::Gradient;
-use crate::model::Point;
+use crate::jacobian_seed::forward_jacobian;
+use crate::model::{Gradient, Point};
 use crate::model::{Model, Scalar};
 use crate::State;
 use nalgebra::{SMatrix, SVector};
@@ -131,14 +131,14 @@ impl<T: Model<N, M>, const N: usize, const M: usize> Step<'_, T, N, M> {
     /// holds one model's worth of `Dual64`s whatever N is.
     pub(crate) fn jacobian(&self, q1: &SVector<f64, N>) -> SMatrix<f64, N, N> {
         let half = 0.5 * self.h;
-        let mut jacobian = SMatrix::zeros();
-        for j in 0..N {
-            let seeded = eval::seed_column(&(*q1).into(), j);
-            let g = self.gradient(&seeded);
-            for i in 0..N {
-                jacobian[(i, j)] =
-                    (g.coordinates[i].eps + g.forces[i].eps) * half - g.momenta[i].eps;
-            }
+        let q1: [f64; N] = (*q1).into();
+        let mut jacobian = SMatrix::<f64, N, N>::zeros();
+        let columns = forward_jacobian(&q1, |q1| {
+            let g = self.gradient(q1);
+            (g.coordinates + g.forces).map(|x| x * half) - g.momenta
+        });
+        for (j, column) in columns.enumerate() {
+            jacobian.set_column(j, &column);
         }
         jacobian
     }

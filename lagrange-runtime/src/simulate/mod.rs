@@ -19,7 +19,7 @@
 //!
 //! Each integrator asks of the model what its method needs, and no more: [`Rk4`] and
 //! [`DormandPrince`] integrate the ODE q̈ = f(t, q, q̇, u) of any
-//! [`Dynamics`](crate::Dynamics); [`Variational`] and [`Rattle`] discretize the action, so
+//! [`Dynamics`]; [`Variational`] and [`Rattle`] discretize the action, so
 //! they need the Lagrangian itself, a [`Model`](crate::model::Model); [`Projected`] needs
 //! the projection of a [`ConstraintSolver`](crate::ConstraintSolver). A
 //! [`Baumgarte`](crate::constrained::Baumgarte) wrapper changes the equations of motion, not
