@@ -20,7 +20,6 @@ mod common;
 use common::{figure, Panel};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Projected, Simulation};
-use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
     /// A crank-rocker four-bar linkage of uniform bars, the crank driven at `w` (60 rpm).

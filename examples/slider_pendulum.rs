@@ -24,7 +24,6 @@ mod common;
 use common::{figure, Panel};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Projected, Simulation};
-use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
     /// A slider on a horizontal rail with a pendulum hanging from it, in Cartesian coordinates.

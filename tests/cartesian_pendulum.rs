@@ -17,7 +17,6 @@ mod common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
-use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
     /// Pendulum in Cartesian coordinates of the bob, y up.

@@ -16,7 +16,6 @@ use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::constrained::{Baumgarte, Stabilization};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
-use lagrange_runtime::ConstraintSolver;
 use std::time::Instant;
 
 lagrangian! {

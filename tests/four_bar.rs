@@ -23,7 +23,6 @@ mod common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
-use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
     /// Four-bar linkage whose crank is driven at constant speed w by a driving constraint.

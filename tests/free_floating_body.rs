@@ -20,7 +20,6 @@ use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
-use lagrange_runtime::ConstraintSolver;
 use std::f64::consts::PI;
 
 lagrangian! {

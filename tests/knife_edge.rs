@@ -29,7 +29,6 @@ mod common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
-use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
     /// Knife edge on an inclined plane, x down the slope.

@@ -9,7 +9,6 @@ use common::derivatives::Derivatives;
 use lagrange_runtime::model::{ConstraintCount, Count, Energies, Model, Point, Scalar, WithCount};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{Rattle, Simulation, Variational};
-use lagrange_runtime::ConstraintSolver;
 
 /// A pendulum of length `l` in its angle, written without the macro.
 struct HandPendulum {

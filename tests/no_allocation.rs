@@ -103,7 +103,6 @@ lagrangian! {
 #[test]
 fn the_constrained_solver_does_not_allocate() {
     use lagrange_runtime::constrained::Stabilization;
-    use lagrange_runtime::ConstraintSolver;
     let model = SliderPendulum::default();
     let s = State::new(
         0.0,

@@ -4,7 +4,6 @@ mod common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
-use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
     /// A crank (angle a) driving a slider (position x) through a rod of length l: the

@@ -6,7 +6,6 @@ mod common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Rattle, Simulation, StepError, Variational};
-use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
     /// A pendulum in Cartesian coordinates: a point on a circle of radius l.

@@ -10,7 +10,7 @@ use lagrange_runtime::simulate::{
     DormandPrince, Projected, Rattle, Rk4, Simulation, SimulationError, StepError, Variational,
     DEFAULT_MAX_STEPS,
 };
-use lagrange_runtime::{ConstraintSolver, StatePart};
+use lagrange_runtime::StatePart;
 
 lagrangian! {
     /// x(t) = x₀ cos 2t + (v₀/2) sin 2t, pushed by the input `tau`.

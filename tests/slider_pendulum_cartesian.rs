@@ -31,7 +31,6 @@ mod common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
-use lagrange_runtime::ConstraintSolver;
 
 lagrangian! {
     /// Slider on a rail with a pendulum, Cartesian coordinates, y pointing down.

@@ -357,7 +357,6 @@ fn lqr_in_independent_coordinates_balances_a_constrained_pendulum() {
     use lagrange_runtime::control::{lqr, lqr_gain};
     use lagrange_runtime::nalgebra::DMatrix;
     use lagrange_runtime::simulate::{Projected, Rk4, Simulation};
-    use lagrange_runtime::ConstraintSolver;
 
     let model = CartesianPendulum::default();
     let zero = SVector::from([0.0]);

@@ -673,7 +673,6 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for StateJacobian
 /// use lagrange_runtime::prelude::*;
 /// use lagrange_runtime::constrained::{Baumgarte, Stabilization};
 /// use lagrange_runtime::simulate::{Rk4, Simulation};
-/// use lagrange_runtime::ConstraintSolver;
 ///
 /// lagrangian! {
 ///     struct Pendulum {

@@ -14,7 +14,6 @@ use crate::{ConstraintSolver, State};
 /// ```
 /// use lagrange_runtime::prelude::*;
 /// use lagrange_runtime::simulate::{Projected, Rk4, Simulation};
-/// use lagrange_runtime::ConstraintSolver;
 ///
 /// lagrangian! {
 ///     /// A pendulum in Cartesian coordinates.
