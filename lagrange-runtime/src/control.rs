@@ -15,6 +15,11 @@
 //! whose [`law`](Gain::law) a [`Simulation`](crate::simulate::Simulation) takes as its
 //! inputs; [`lqr`] is the same design on any `a`, `b`.
 //!
+//! For a controller that runs at a fixed sample rate and holds its output between samples,
+//! [`c2d`] discretizes ẋ = A x + B u exactly with a zero-order hold, and [`dlqr`] (with
+//! [`dare`], the discrete algebraic Riccati equation) designs the gain of
+//! u_k = −K x_k on the result.
+//!
 //! # Method
 //!
 //! [`care`] uses the matrix sign function of the 2n × 2n Hamiltonian matrix
@@ -111,6 +116,7 @@
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
 
+use crate::linalg::discrete_riccati;
 use crate::linalg::riccati::{self, RiccatiError, Solution};
 use crate::linalg::{normalized, symmetric_part, times_pow2};
 use crate::linearize::Linearization;
@@ -202,6 +208,9 @@ pub enum ControlError {
         /// `"BR⁻¹Bᵀ"` or `"Q"`.
         matrix: &'static str,
     },
+    /// A setting is invalid (a sample period that is not positive and finite), or a
+    /// result overflows: the message says which.
+    InvalidSetting(&'static str),
 }
 
 impl fmt::Display for ControlError {
@@ -248,6 +257,7 @@ impl fmt::Display for ControlError {
                 "the problem is too badly scaled for double precision: {matrix} is out of \
                  range or unresolved even after scaling"
             ),
+            Self::InvalidSetting(message) => f.write_str(message),
         }
     }
 }
@@ -478,6 +488,172 @@ fn check_tangent<const N: usize, const M: usize>(
     }
 }
 
+/// The exact discretization with a zero-order hold of ẋ = A x + B u sampled every `dt`:
+/// the input held constant over each period gives x_{k+1} = A_d x_k + B_d u_k with
+///
+/// ```text
+/// A_d = e^{A dt},    B_d = ∫₀^dt e^{A s} ds B,
+/// ```
+///
+/// both read off one matrix exponential, exp([A B; 0 0] dt) = [A_d B_d; 0 I] (Van Loan),
+/// computed by nalgebra's scaling and squaring with a Padé approximant. Exact, not an Euler
+/// step: a linearization sampled at any rate keeps its modes (eigenvalues λ of A become
+/// e^{λ dt}).
+///
+/// # Errors
+/// [`ControlError::NotSquare`], [`ControlError::DimensionMismatch`] (B must have A's
+/// rows), [`ControlError::NonFinite`], and [`ControlError::InvalidSetting`] for a `dt` that
+/// is not positive and finite or a result that overflows.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::control::c2d;
+/// use lagrange_runtime::nalgebra::DMatrix;
+///
+/// // The double integrator ẍ = u held over 0.1 s: x moves by v dt + u dt²/2.
+/// let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+/// let b = DMatrix::from_row_slice(2, 1, &[0.0, 1.0]);
+/// let (ad, bd) = c2d(&a, &b, 0.1).unwrap();
+/// assert!((ad - DMatrix::from_row_slice(2, 2, &[1.0, 0.1, 0.0, 1.0])).amax() < 1e-15);
+/// assert!((bd - DMatrix::from_row_slice(2, 1, &[0.005, 0.1])).amax() < 1e-15);
+/// ```
+pub fn c2d(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    dt: f64,
+) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
+    check_system(a, b)?;
+    if !(dt.is_finite() && dt > 0.0) {
+        return Err(ControlError::InvalidSetting(
+            "the sample period dt must be positive and finite",
+        ));
+    }
+    let (n, m) = (a.nrows(), b.ncols());
+    let mut augmented = DMatrix::zeros(n + m, n + m);
+    augmented.view_mut((0, 0), (n, n)).copy_from(&(a * dt));
+    augmented.view_mut((0, n), (n, m)).copy_from(&(b * dt));
+    let e = augmented.exp();
+    if !e.iter().all(|v| v.is_finite()) {
+        return Err(ControlError::InvalidSetting(
+            "e^(A dt) overflows: the sample period is far longer than the fastest growth of A",
+        ));
+    }
+    Ok((
+        e.view((0, 0), (n, n)).into_owned(),
+        e.view((0, n), (n, m)).into_owned(),
+    ))
+}
+
+/// The stabilizing solution P of the discrete algebraic Riccati equation
+/// (**d**iscrete **a**lgebraic **R**iccati **e**quation, as MATLAB and SciPy name it)
+///
+/// ```text
+/// P = AᵀPA − AᵀPB (R + BᵀPB)⁻¹ BᵀPA + Q,
+/// ```
+///
+/// symmetric positive semidefinite, with every eigenvalue of A − BK inside the unit
+/// circle, K = (R + BᵀPB)⁻¹BᵀPA. The requirements are those of [`care`] with "stable"
+/// meaning inside the unit circle: Q symmetric positive semidefinite, R symmetric
+/// positive definite, (A, B) stabilizable, (Q, A) detectable. Solved by the
+/// structure-preserving doubling algorithm (Chu, Fan and Lin, 2005), which converges
+/// quadratically, and checked: the closed loop must be stable and the residual below 10⁻⁸
+/// relative to its terms. Unlike [`care`], the problem is not rescaled first: weights or
+/// matrices whose magnitudes differ by many orders can fail with
+/// [`ControlError::BadlyScaled`] where a rescaled problem would not.
+///
+/// # Errors
+/// As [`care`]: wrongly shaped, non-finite or asymmetric matrices, a Q that is not
+/// positive semidefinite, an R that is not positive definite,
+/// [`ControlError::NoStabilizingSolution`], [`ControlError::NoConvergence`] (an eigenvalue
+/// of the closed loop on the unit circle: an uncontrollable or unobserved mode there) and
+/// [`ControlError::BadlyScaled`].
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::control::dare;
+/// use lagrange_runtime::nalgebra::DMatrix;
+///
+/// // x_{k+1} = x_k + u_k with q = r = 1: p = p − p²/(1 + p) + 1, so p² = p + 1.
+/// let one = DMatrix::from_element(1, 1, 1.0);
+/// let p = dare(&one, &one, &one, &one).unwrap();
+/// assert!((p[(0, 0)] - (1.0 + 5f64.sqrt()) / 2.0).abs() < 1e-14); // the golden ratio
+/// ```
+pub fn dare(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    r: &DMatrix<f64>,
+) -> Result<DMatrix<f64>, ControlError> {
+    discrete(a, b, q, r).map(|(p, _)| p)
+}
+
+/// The discrete-time linear-quadratic regulator: the gain K of u_k = −K x_k minimising
+/// Σ (x_kᵀQx_k + u_kᵀRu_k) for x_{k+1} = A x_k + B u_k, K = (R + BᵀPB)⁻¹BᵀPA with P from
+/// [`dare`]; returns (K, P). For a continuous model sampled with a zero-order hold, A and B
+/// are those of [`c2d`].
+///
+/// # Errors
+/// As [`dare`].
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::control::{c2d, dlqr};
+/// use lagrange_runtime::nalgebra::DMatrix;
+///
+/// // The double integrator sampled at 100 Hz.
+/// let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+/// let b = DMatrix::from_row_slice(2, 1, &[0.0, 1.0]);
+/// let (ad, bd) = c2d(&a, &b, 0.01).unwrap();
+/// let (k, _p) = dlqr(&ad, &bd, &DMatrix::identity(2, 2), &DMatrix::identity(1, 1)).unwrap();
+/// let closed = &ad - &bd * &k;
+/// assert!(closed.complex_eigenvalues().iter().all(|z| z.norm() < 1.0));
+/// ```
+pub fn dlqr(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    r: &DMatrix<f64>,
+) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
+    discrete(a, b, q, r).map(|(p, k)| (k, p))
+}
+
+/// Checks the four matrices and solves the discrete Riccati equation: (P, K).
+fn discrete(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    r: &DMatrix<f64>,
+) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
+    check(a, b, q, r)?;
+    check_semidefinite(q)?;
+    discrete_riccati::solve(a, b, q, r).map_err(reported)
+}
+
+/// A square, finite A and a finite B with as many rows.
+fn check_system(a: &DMatrix<f64>, b: &DMatrix<f64>) -> Result<(), ControlError> {
+    if !a.is_square() {
+        let (rows, columns) = a.shape();
+        return Err(ControlError::NotSquare {
+            matrix: "A",
+            rows,
+            columns,
+        });
+    }
+    if b.nrows() != a.nrows() {
+        return Err(ControlError::DimensionMismatch {
+            matrix: "B",
+            expected: (a.nrows(), b.ncols()),
+            found: b.shape(),
+        });
+    }
+    for (matrix, x) in [("A", a), ("B", b)] {
+        if !x.iter().all(|v| v.is_finite()) {
+            return Err(ControlError::NonFinite { matrix });
+        }
+    }
+    Ok(())
+}
+
 /// Checks the four matrices and solves the Riccati equation (see the module docs for the
 /// scaling and the method).
 fn solve(
@@ -567,6 +743,194 @@ fn check_semidefinite(q: &DMatrix<f64>) -> Result<(), ControlError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// e^(A dt) and the held input's effect against closed forms: the double integrator
+    /// (x moves by v dt + u dt²/2), a first-order lag (e^(−dt/τ), 1 − e^(−dt/τ)) and an
+    /// undamped oscillator (a rotation by ω dt, and ∫₀^dt of it applied to B).
+    #[test]
+    fn c2d_matches_closed_forms() {
+        let (ad, bd) = c2d(&m(2, 2, &[0.0, 1.0, 0.0, 0.0]), &m(2, 1, &[0.0, 1.0]), 0.3).unwrap();
+        assert!((ad - m(2, 2, &[1.0, 0.3, 0.0, 1.0])).amax() < 1e-15);
+        assert!((bd - m(2, 1, &[0.045, 0.3])).amax() < 1e-15);
+
+        let (tau, dt) = (0.7, 0.05);
+        let (ad, bd) = c2d(&m(1, 1, &[-1.0 / tau]), &m(1, 1, &[1.0 / tau]), dt).unwrap();
+        let e = (-dt / tau).exp();
+        assert!((ad[(0, 0)] - e).abs() < 1e-15);
+        assert!((bd[(0, 0)] - (1.0 - e)).abs() < 1e-15);
+
+        let (w, dt) = (3.0, 0.4);
+        let (ad, bd) = c2d(&m(2, 2, &[0.0, w, -w, 0.0]), &m(2, 1, &[0.0, 1.0]), dt).unwrap();
+        let (c, s) = ((w * dt).cos(), (w * dt).sin());
+        assert!((ad - m(2, 2, &[c, s, -s, c])).amax() < 1e-14);
+        assert!((bd - m(2, 1, &[(1.0 - c) / w, s / w])).amax() < 1e-14);
+    }
+
+    /// A step of the sampled system is the continuous motion under the held input: x(dt)
+    /// of ẋ = A x + B u from the closed form x(t) = e^(At) x₀ + A⁻¹(e^(At) − I) B u for an
+    /// invertible A, evaluated by the eigen-decomposition of a symmetric A (another way to
+    /// the exponential than the Padé approximant).
+    #[test]
+    fn c2d_is_the_motion_under_a_held_input() {
+        let a = m(3, 3, &[-2.0, 0.5, 0.1, 0.5, -1.0, 0.3, 0.1, 0.3, -0.5]);
+        let b = m(3, 2, &[1.0, 0.0, 0.2, 1.0, -0.4, 0.5]);
+        let dt = 0.25;
+        let (ad, bd) = c2d(&a, &b, dt).unwrap();
+        let eigen = a.clone().symmetric_eigen();
+        let v = &eigen.eigenvectors;
+        let exp =
+            v * DMatrix::from_diagonal(&eigen.eigenvalues.map(|l| (l * dt).exp())) * v.transpose();
+        let integral = v
+            * DMatrix::from_diagonal(&eigen.eigenvalues.map(|l| ((l * dt).exp() - 1.0) / l))
+            * v.transpose()
+            * &b;
+        assert!((ad - exp).amax() < 1e-14);
+        assert!((bd - integral).amax() < 1e-14);
+    }
+
+    #[test]
+    fn c2d_refuses_bad_settings() {
+        let (a, b) = (m(2, 2, &[0.0, 1.0, 0.0, 0.0]), m(2, 1, &[0.0, 1.0]));
+        for dt in [0.0, -0.1, f64::NAN, f64::INFINITY] {
+            assert!(
+                matches!(c2d(&a, &b, dt), Err(ControlError::InvalidSetting(_))),
+                "{dt}"
+            );
+        }
+        assert!(matches!(
+            c2d(&a, &m(3, 1, &[0.0, 1.0, 0.0]), 0.1),
+            Err(ControlError::DimensionMismatch { matrix: "B", .. })
+        ));
+        assert!(matches!(
+            c2d(&m(1, 2, &[0.0, 1.0]), &b, 0.1),
+            Err(ControlError::NotSquare { matrix: "A", .. })
+        ));
+        assert!(matches!(
+            c2d(&m(1, 1, &[1e3]), &m(1, 1, &[1.0]), 10.0),
+            Err(ControlError::InvalidSetting(_))
+        ));
+    }
+
+    /// The scalar DARE p = a²p − a²b²p²/(r + b²p) + q, that is
+    /// b²p² + (r − a²r − qb²)p − qr = 0, has the stabilizing root
+    /// p = (−c + √(c² + 4b²qr)) / 2b², c = r − a²r − qb² (for an unstable and for a stable a).
+    #[test]
+    fn dare_solves_the_scalar_equation() {
+        for (a, b, q, r) in [
+            (1.2, 0.5, 2.0, 0.3f64),
+            (0.6, 2.0, 0.1, 5.0),
+            (-3.0, 1.0, 1.0, 1e-3),
+        ] {
+            let c = r - a * a * r - q * b * b;
+            let p = (-c + (c * c + 4.0 * b * b * q * r).sqrt()) / (2.0 * b * b);
+            let (k, pd) = dlqr(
+                &m(1, 1, &[a]),
+                &m(1, 1, &[b]),
+                &m(1, 1, &[q]),
+                &m(1, 1, &[r]),
+            )
+            .unwrap();
+            assert!(
+                (pd[(0, 0)] - p).abs() < 1e-13 * p,
+                "{a} {b} {q} {r}: {} vs {p}",
+                pd[(0, 0)]
+            );
+            let gain = a * b * p / (r + b * b * p);
+            assert!(
+                (k[(0, 0)] - gain).abs() < 1e-13 * gain.abs(),
+                "{}",
+                k[(0, 0)]
+            );
+            assert!((a - b * k[(0, 0)]).abs() < 1.0);
+        }
+    }
+
+    /// A 4-state, 2-input system with an unstable mode: P satisfies the DARE to rounding,
+    /// is symmetric positive definite, and A − BK is stable.
+    #[test]
+    fn dlqr_stabilizes_and_solves_the_riccati_equation() {
+        let a = m(
+            4,
+            4,
+            &[
+                1.1, 0.2, 0.0, 0.05, //
+                0.0, 0.9, 0.3, 0.0, //
+                0.1, 0.0, 1.02, 0.2, //
+                0.0, 0.05, 0.0, 0.7,
+            ],
+        );
+        let b = m(4, 2, &[0.0, 0.1, 1.0, 0.0, 0.0, 0.5, 0.3, 0.0]);
+        let q = m(
+            4,
+            4,
+            &[
+                2.0, 0.1, 0.0, 0.0, //
+                0.1, 1.0, 0.0, 0.0, //
+                0.0, 0.0, 0.5, 0.0, //
+                0.0, 0.0, 0.0, 0.1,
+            ],
+        );
+        let r = m(2, 2, &[1.0, 0.2, 0.2, 0.5]);
+        let (k, p) = dlqr(&a, &b, &q, &r).unwrap();
+        assert!(discrete_riccati::relative_residual(&a, &b, &q, &r, &p) < 1e-13);
+        assert!((&p - p.transpose()).amax() < 1e-13 * p.amax());
+        assert!(p.clone().cholesky().is_some());
+        let gain = (&r + b.transpose() * &p * &b)
+            .lu()
+            .solve(&(b.transpose() * &p * &a))
+            .unwrap();
+        assert!((&k - gain).amax() < 1e-12 * k.amax());
+        let closed = &a - &b * &k;
+        assert!(closed.complex_eigenvalues().iter().all(|z| z.norm() < 1.0));
+        assert!(dare(&a, &b, &q, &r).unwrap() == p);
+    }
+
+    /// Sampled ever faster, with the weights of the sum scaled by dt, the discrete design
+    /// tends to the continuous one: K_d → K of `lqr` with an error of order dt.
+    #[test]
+    fn dlqr_of_a_fast_sampling_tends_to_lqr() {
+        let a = m(2, 2, &[0.0, 1.0, 9.81, 0.0]);
+        let b = m(2, 1, &[0.0, 1.0]);
+        let (q, r) = (DMatrix::identity(2, 2), m(1, 1, &[0.5]));
+        let (continuous, _) = lqr(&a, &b, &q, &r).unwrap();
+        let mut last = f64::INFINITY;
+        for dt in [1e-2, 1e-3, 1e-4] {
+            let (ad, bd) = c2d(&a, &b, dt).unwrap();
+            let (k, _) = dlqr(&ad, &bd, &(&q * dt), &(&r * dt)).unwrap();
+            let error = (&k - &continuous).amax() / continuous.amax();
+            assert!(error < 10.0 * dt, "dt {dt}: {error}");
+            assert!(error < last / 5.0, "dt {dt}: {error} after {last}");
+            last = error;
+        }
+    }
+
+    /// Without a stabilizing solution: an unstable mode the input cannot move; a mode on
+    /// the unit circle the input cannot move and the cost does not see (P = 0 stays, but the
+    /// closed loop is not stable); one the cost sees (its cost grows with the horizon).
+    #[test]
+    fn dare_reports_problems_without_a_stabilizing_solution() {
+        let (zero, one) = (m(1, 1, &[0.0]), m(1, 1, &[1.0]));
+        assert_eq!(
+            dare(&m(1, 1, &[2.0]), &zero, &one, &one),
+            Err(ControlError::NoStabilizingSolution)
+        );
+        assert_eq!(
+            dare(&one, &zero, &zero, &one),
+            Err(ControlError::NoStabilizingSolution)
+        );
+        assert!(matches!(
+            dare(&one, &zero, &one, &one),
+            Err(ControlError::NoConvergence { .. })
+        ));
+        assert_eq!(
+            dare(&one, &one, &one, &zero),
+            Err(ControlError::RNotPositiveDefinite)
+        );
+        assert!(matches!(
+            dare(&one, &one, &m(1, 1, &[-1.0]), &one),
+            Err(ControlError::QNotPositiveSemidefinite { .. })
+        ));
+    }
 
     fn m(rows: usize, columns: usize, entries: &[f64]) -> DMatrix<f64> {
         DMatrix::from_row_slice(rows, columns, entries)

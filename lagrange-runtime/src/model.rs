@@ -136,6 +136,13 @@ pub(crate) const fn names<const K: usize>(names: &'static [&'static str]) -> [&'
 /// [`Constrained`](crate::Constrained) and [`ConstraintSolver`](crate::ConstraintSolver)
 /// call them. A model written by hand implements `Model` and gets all of them.
 ///
+/// Generic code that calls the `f64` API (`accelerations`, `mass_matrix`, …) bounds on
+/// [`Dynamics<N, M>`](crate::Dynamics) (add `Model<N, M>` too when it also needs the terms):
+/// the blanket impls are for models whose `Constraints` is a `Count<K>`, which a bound
+/// `T: Model<N, M>` alone does not tell the compiler (it reports a type mismatch resolving
+/// `<T as Model<N, M>>::Constraints == Count<_>`). Where both traits are bounds, name the
+/// trait of a constant: `<T as Model<N, M>>::COORDINATES`.
+///
 /// # Example
 /// A harmonic oscillator written without the macro:
 /// ```

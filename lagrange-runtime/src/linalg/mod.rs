@@ -23,8 +23,10 @@
 //! - [`sign`]: the matrix sign function by the scaled Newton iteration;
 //! - [`lyapunov`]: the continuous Lyapunov equation AᵀX + XA + C = 0;
 //! - [`riccati`]: the stabilizing solution of the continuous algebraic Riccati equation,
-//!   the numerical core of [`control`](crate::control).
+//!   the numerical core of [`control`](crate::control);
+//! - [`discrete_riccati`]: that of the discrete algebraic Riccati equation, by doubling.
 
+pub(crate) mod discrete_riccati;
 mod eigenvalues;
 mod gram;
 mod ldlt;
