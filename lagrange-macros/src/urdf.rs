@@ -23,7 +23,7 @@
 //! the joints, m/s² for `g`) and every number of the file is a quantity in SI units, so
 //! the whole model is dimension-checked; otherwise nothing carries a unit. Every spliced
 //! token is spanned at the path literal, and every error about the file is an error there
-//! that names the file and the line.
+//! that names the file and, where the cause is at a line of it, the line.
 
 use crate::ast::{BinOp, Declared, Expr, Index, Model, Number, Parameter, Robot, Statement};
 use crate::func::{Builtin, Func};

@@ -34,55 +34,22 @@
 //!
 //! These functions take the number of constraints `K` as a const parameter. The blanket
 //! impls of [`Dynamics`], [`Constrained`](crate::Constrained) and [`ConstraintSolver`]
-//! call them with the model's own K, which [`ConstraintCount::with`] hands over (see
-//! [`model`](crate::model)); a model with no constraints takes the unconstrained solve.
+//! call them with the model's own K, read from `Constraints = Count<K>` in their where
+//! clause; code generic over `T: Model<N, M>` reaches K through
+//! [`ConstraintCount::with`] (see [`model`](crate::model)). A model with no constraints
+//! takes the unconstrained solve.
 
+use crate::dynamics::{ConstraintSolver, Dynamics};
+pub use crate::dynamics::{Stabilization, Violation};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
 use crate::linalg::{self, factor_mass};
-use crate::model::{
-    ConstraintCount, ConstraintKinds, Count, Equations, Level, Model, Point, WithCount,
-};
+use crate::model::{ConstraintCount, ConstraintKinds, Equations, Level, Model, Point, WithCount};
 use crate::passes::{complete, gamma, velocity_terms_in};
-use crate::{tolerances, Dynamics, State};
+use crate::{tolerances, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::DualSVec;
 use std::array::from_fn;
-
-/// Baumgarte stabilization: the acceleration-level constraints are replaced by
-/// `v̇ + 2α v + β² φ = 0`, which pulls drifting velocities and positions back to the
-/// constraint manifold with the dynamics of a critically damped oscillator when α = β.
-/// Gains of the order of the inverse of the time scale of interest (α = β = 1/Δt for a
-/// step Δt is the usual starting point) damp drift without making the equations stiff.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Stabilization {
-    /// Damping of the velocity-level violation.
-    pub alpha: f64,
-    /// Stiffness of the position-level violation.
-    pub beta: f64,
-}
-
-impl Stabilization {
-    /// Whether the gains are usable: finite, α ≥ 0 (a negative α makes the velocity-level
-    /// violation grow instead of decay) and β ≥ 0 (β enters squared; its sign means
-    /// nothing).
-    ///
-    /// # Errors
-    /// [`DynamicsError::InvalidSetting`] saying which gain is wrong.
-    pub fn check(&self) -> Result<(), DynamicsError> {
-        if !(self.alpha.is_finite() && self.beta.is_finite()) {
-            Err(DynamicsError::InvalidSetting(
-                "the Baumgarte gains must be finite",
-            ))
-        } else if self.alpha < 0.0 || self.beta < 0.0 {
-            Err(DynamicsError::InvalidSetting(
-                "the Baumgarte gains must not be negative: a negative alpha makes the constraint violation grow",
-            ))
-        } else {
-            Ok(())
-        }
-    }
-}
 
 /// The constraints as written: φ(q, t) for holonomic ones, A q̇ + b for nonholonomic ones.
 pub(crate) fn residuals<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
@@ -247,7 +214,7 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
 }
 
 /// The factorization of the mass matrix, completed by the constraints when it is only
-/// semidefinite (with the weight ρ it took, see [`completion`]), or why the equations of
+/// semidefinite (with the weight ρ it took, see [`completion`](crate::passes::completion)), or why the equations of
 /// motion cannot be solved: which velocities neither the kinetic energy nor the
 /// constraints determine, which constraints are redundant, or an indefinite mass matrix.
 pub(crate) fn factor_completed<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
@@ -515,15 +482,6 @@ fn finite<const R: usize, const C: usize>(
     }
 }
 
-/// How far a state is from satisfying the constraints.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Violation {
-    /// The largest |φ| of the holonomic constraints.
-    pub position: f64,
-    /// The largest |J q̇ + j| over all constraints.
-    pub velocity: f64,
-}
-
 /// [`Violation`] of the state `s`.
 pub(crate) fn violation<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
@@ -535,98 +493,6 @@ pub(crate) fn violation<T: Model<N, M>, const N: usize, const M: usize, const K:
     Violation {
         position: phi.amax(),
         velocity: v.amax(),
-    }
-}
-
-/// The interface of a constrained model that does not mention the number of constraints,
-/// so that integrators and wrappers work with any: implemented for every [`Model`]
-/// (with no constraints, the projection returns the state unchanged, the violation and the
-/// reaction forces are zero, and the stabilized accelerations are the accelerations).
-pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
-    /// The accelerations with Baumgarte stabilization of the constraints.
-    ///
-    /// # Errors
-    /// As [`Dynamics::accelerations`], and [`DynamicsError::InvalidSetting`] for gains
-    /// that [`Stabilization::check`] refuses.
-    fn stabilized_accelerations(
-        &self,
-        s: &State<N>,
-        u: &SVector<f64, M>,
-        stabilization: Stabilization,
-    ) -> Result<SVector<f64, N>, DynamicsError>;
-
-    /// The state nearest to `s` that satisfies the constraints, moving only coordinates not
-    /// listed in `hold` (indices into the coordinates).
-    ///
-    /// Positions: Newton steps with the minimum-norm correction Δq = −J_fᵀ (J_f J_fᵀ)⁻¹ φ,
-    /// J_f the Jacobian of the holonomic constraints with the held columns removed, until
-    /// every |φ_k| ≤ `tolerance` · max_i |∂φ_k/∂q_i| · max_i |q_i|: the tolerance is relative,
-    /// the change of φ_k when the coordinates change by that fraction of their size, so that it
-    /// means the same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
-    /// constraints, holonomic and nonholonomic (exact in one step, the constraints being
-    /// affine in q̇).
-    ///
-    /// # Errors
-    /// [`DynamicsError::InvalidSetting`] for a tolerance that is not positive and finite or a
-    /// held index that is not a coordinate's; [`DynamicsError::ProjectionFailed`] when Newton
-    /// does not converge; [`DynamicsError::RedundantConstraints`] when the constraints cannot
-    /// be solved for the coordinates that may move; [`DynamicsError::NonFiniteResult`] when
-    /// the constraints or the correction overflow.
-    fn project(
-        &self,
-        s: &State<N>,
-        u: &SVector<f64, M>,
-        hold: &[usize],
-        tolerance: f64,
-    ) -> Result<State<N>, DynamicsError>;
-
-    /// How far `s` is from satisfying the constraints.
-    fn violation(&self, s: &State<N>, u: &SVector<f64, M>) -> Violation;
-
-    /// The generalized constraint forces −Jᵀλ acting on the coordinates.
-    ///
-    /// # Errors
-    /// As [`Dynamics::accelerations`].
-    fn reaction_forces(
-        &self,
-        s: &State<N>,
-        u: &SVector<f64, M>,
-    ) -> Result<SVector<f64, N>, DynamicsError>;
-}
-
-impl<T, const N: usize, const M: usize, const K: usize> ConstraintSolver<N, M> for T
-where
-    T: Model<N, M, Constraints = Count<K>>,
-{
-    fn stabilized_accelerations(
-        &self,
-        s: &State<N>,
-        u: &SVector<f64, M>,
-        stabilization: Stabilization,
-    ) -> Result<SVector<f64, N>, DynamicsError> {
-        accelerations::<T, N, M, K>(self, s, u, Some(stabilization))
-    }
-
-    fn project(
-        &self,
-        s: &State<N>,
-        u: &SVector<f64, M>,
-        hold: &[usize],
-        tolerance: f64,
-    ) -> Result<State<N>, DynamicsError> {
-        project::<T, N, M, K>(self, s, u, hold, tolerance)
-    }
-
-    fn violation(&self, s: &State<N>, u: &SVector<f64, M>) -> Violation {
-        violation::<T, N, M, K>(self, s, u)
-    }
-
-    fn reaction_forces(
-        &self,
-        s: &State<N>,
-        u: &SVector<f64, M>,
-    ) -> Result<SVector<f64, N>, DynamicsError> {
-        reaction_forces::<T, N, M, K>(self, s, u)
     }
 }
 
@@ -650,7 +516,7 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize, cons
     }
 }
 
-// The computations above, each run with the model's number of constraints K.
+// The state Jacobian with the model's number of constraints K, for code generic over Model.
 
 struct StateJacobian<'a, T, const N: usize, const M: usize> {
     model: &'a T,

@@ -1,16 +1,25 @@
-//! The traits a model's user programs against, implemented for every
-//! [`Model`](crate::model::Model) by the blanket impls at the end of this file.
+//! The traits a model's user programs against ([`Dynamics`], [`Constrained`],
+//! [`ConstraintSolver`]) and the settings and results their methods speak of
+//! ([`Stabilization`], [`Violation`]). Every [`Model`](crate::model::Model) implements them
+//! through the blanket impls of `impls.rs`; this file imports no model code, so that the
+//! solvers can implement these traits for their wrappers ([`Baumgarte`](crate::constrained::Baumgarte)).
 
-use crate::eval;
-use crate::model::{Count, Model, Point};
-use crate::{constrained, DynamicsError, State};
+use crate::{DynamicsError, State};
 use nalgebra::{SMatrix, SVector};
 
 /// The Euler–Lagrange dynamics of a model with `N` generalized coordinates and `M` inputs.
 ///
-/// Every [`Model`] implements it (so every struct `lagrangian!` generates), with
-/// [`eval`] and, for a model with constraints, [`constrained::solve`]. Code written once over
+/// Every [`Model`](crate::model::Model) implements it (so every struct `lagrangian!`
+/// generates), through [`eval`](crate::eval) and, for a model with constraints,
+/// [`constrained::solve`](crate::constrained::solve). Code written once over
 /// `D: Dynamics<N, M>` (a controller, an integrator, an estimator) works for every model.
+///
+/// Generic code over models bounds on `Dynamics<N, M>`, not on `Model<N, M>`: the blanket
+/// impl is for models whose `Constraints` is a `Count<K>`, which `T: Model<N, M>` alone does
+/// not tell the compiler (a method call then fails with E0599, "the method exists but its
+/// trait bounds were not satisfied"). Code that needs both the terms and these methods
+/// bounds on `T: Model<N, M, Constraints = Count<K>>` with a `const K: usize`: that brings
+/// `Dynamics`, [`Constrained<N, M, K>`](Constrained) and [`ConstraintSolver`], and K itself.
 ///
 /// # Example
 /// ```
@@ -112,7 +121,7 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
     ///
     /// # Errors
     /// [`DynamicsError::OffConstraints`] naming the violated constraints and their
-    /// residuals ([`ConstraintSolver::project`](crate::ConstraintSolver::project) gives the
+    /// residuals ([`ConstraintSolver::project`] gives the
     /// nearest state on them), [`DynamicsError::NonFiniteState`], or
     /// [`DynamicsError::InvalidSetting`] for a setting of the model (which a simulation
     /// reports as [`StepError::InvalidSettings`](crate::simulate::StepError::InvalidSettings)).
@@ -126,7 +135,8 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
 /// kind: M q̈ + Φ_qᵀ λ = (the rest), so the constraint force on the coordinates is
 /// −Φ_qᵀ λ.
 ///
-/// Every [`Model`] whose [`Constraints`](Model::Constraints) is `Count<K>` implements it
+/// Every [`Model`](crate::model::Model) whose
+/// [`Constraints`](crate::model::Model::Constraints) is `Count<K>` implements it
 /// (with K = 0 for a model without constraints).
 pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<N, M> {
     /// Names of the constraints, in order.
@@ -147,77 +157,102 @@ pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<
     ) -> Result<SVector<f64, K>, DynamicsError>;
 }
 
-impl<T, const N: usize, const M: usize, const K: usize> Dynamics<N, M> for T
-where
-    T: Model<N, M, Constraints = Count<K>>,
-{
-    const COORDINATES: [&'static str; N] = T::COORDINATES;
-    const INPUTS: [&'static str; M] = T::INPUTS;
-    const UNITS: Option<crate::Units<N, M>> = T::UNITS;
+/// The interface of a constrained model that does not mention the number of constraints,
+/// so that integrators and wrappers work with any: implemented for every [`Model`](crate::model::Model)
+/// (with no constraints, the projection returns the state unchanged, the violation and the
+/// reaction forces are zero, and the stabilized accelerations are the accelerations).
+pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
+    /// The accelerations with Baumgarte stabilization of the constraints.
+    ///
+    /// # Errors
+    /// As [`Dynamics::accelerations`], and [`DynamicsError::InvalidSetting`] for gains
+    /// that [`Stabilization::check`] refuses.
+    fn stabilized_accelerations(
+        &self,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+        stabilization: Stabilization,
+    ) -> Result<SVector<f64, N>, DynamicsError>;
 
-    fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
-        eval::lagrangian(self, s, u)
-    }
-    fn kinetic_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
-        self.eval_energies(&Point::new(s, u)).kinetic
-    }
-    fn potential_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
-        self.eval_energies(&Point::new(s, u)).potential
-    }
-    fn dissipation(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
-        self.eval_dissipation(&Point::new(s, u))
-    }
-    fn energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
-        eval::energy(self, s, u)
-    }
-    fn momenta(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N> {
-        eval::momenta(self, s, u)
-    }
-    fn mass_matrix(&self, s: &State<N>, u: &SVector<f64, M>) -> SMatrix<f64, N, N> {
-        eval::mass_matrix(self, s, u)
-    }
-    fn generalized_forces(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N> {
-        eval::generalized_forces(self, s, u)
-    }
-    fn accelerations(
+    /// The state nearest to `s` that satisfies the constraints, moving only coordinates not
+    /// listed in `hold` (indices into the coordinates).
+    ///
+    /// Positions: Newton steps with the minimum-norm correction Δq = −J_fᵀ (J_f J_fᵀ)⁻¹ φ,
+    /// J_f the Jacobian of the holonomic constraints with the held columns removed, until
+    /// every |φ_k| ≤ `tolerance` · max_i |∂φ_k/∂q_i| · max_i |q_i|: the tolerance is relative,
+    /// the change of φ_k when the coordinates change by that fraction of their size, so that it
+    /// means the same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
+    /// constraints, holonomic and nonholonomic (exact in one step, the constraints being
+    /// affine in q̇).
+    ///
+    /// # Errors
+    /// [`DynamicsError::InvalidSetting`] for a tolerance that is not positive and finite or a
+    /// held index that is not a coordinate's; [`DynamicsError::ProjectionFailed`] when Newton
+    /// does not converge; [`DynamicsError::RedundantConstraints`] when the constraints cannot
+    /// be solved for the coordinates that may move; [`DynamicsError::NonFiniteResult`] when
+    /// the constraints or the correction overflow.
+    fn project(
         &self,
         s: &State<N>,
         u: &SVector<f64, M>,
-    ) -> Result<SVector<f64, N>, DynamicsError> {
-        constrained::accelerations::<T, N, M, K>(self, s, u, None)
-    }
-    fn inverse_dynamics(
+        hold: &[usize],
+        tolerance: f64,
+    ) -> Result<State<N>, DynamicsError>;
+
+    /// How far `s` is from satisfying the constraints.
+    fn violation(&self, s: &State<N>, u: &SVector<f64, M>) -> Violation;
+
+    /// The generalized constraint forces −Jᵀλ acting on the coordinates.
+    ///
+    /// # Errors
+    /// As [`Dynamics::accelerations`].
+    fn reaction_forces(
         &self,
         s: &State<N>,
-        qdd: &SVector<f64, N>,
         u: &SVector<f64, M>,
-    ) -> SVector<f64, N> {
-        eval::inverse_dynamics(self, s, qdd, u)
-    }
-    fn check_start(&self, s: &State<N>, u: &SVector<f64, M>) -> Result<(), DynamicsError> {
-        if K == 0 {
-            Ok(())
+    ) -> Result<SVector<f64, N>, DynamicsError>;
+}
+
+/// Baumgarte stabilization: the acceleration-level constraints are replaced by
+/// `v̇ + 2α v + β² φ = 0`, which pulls drifting velocities and positions back to the
+/// constraint manifold with the dynamics of a critically damped oscillator when α = β.
+/// Gains of the order of the inverse of the time scale of interest (α = β = 1/Δt for a
+/// step Δt is the usual starting point) damp drift without making the equations stiff.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stabilization {
+    /// Damping of the velocity-level violation.
+    pub alpha: f64,
+    /// Stiffness of the position-level violation.
+    pub beta: f64,
+}
+
+impl Stabilization {
+    /// Whether the gains are usable: finite, α ≥ 0 (a negative α makes the velocity-level
+    /// violation grow instead of decay) and β ≥ 0 (β enters squared; its sign means
+    /// nothing).
+    ///
+    /// # Errors
+    /// [`DynamicsError::InvalidSetting`] saying which gain is wrong.
+    pub fn check(&self) -> Result<(), DynamicsError> {
+        if !(self.alpha.is_finite() && self.beta.is_finite()) {
+            Err(DynamicsError::InvalidSetting(
+                "the Baumgarte gains must be finite",
+            ))
+        } else if self.alpha < 0.0 || self.beta < 0.0 {
+            Err(DynamicsError::InvalidSetting(
+                "the Baumgarte gains must not be negative: a negative alpha makes the constraint violation grow",
+            ))
         } else {
-            constrained::check_on_constraints::<T, N, M, K>(self, s, u)
+            Ok(())
         }
     }
 }
 
-impl<T, const N: usize, const M: usize, const K: usize> Constrained<N, M, K> for T
-where
-    T: Model<N, M, Constraints = Count<K>>,
-{
-    const CONSTRAINTS: [&'static str; K] = crate::model::names(T::CONSTRAINT_NAMES);
-
-    fn constraint_residuals(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, K> {
-        constrained::residuals::<T, N, M, K>(self, s, u)
-    }
-
-    fn multipliers(
-        &self,
-        s: &State<N>,
-        u: &SVector<f64, M>,
-    ) -> Result<SVector<f64, K>, DynamicsError> {
-        constrained::solve::<T, N, M, K>(self, s, u, None).map(|r| r.multipliers)
-    }
+/// How far a state is from satisfying the constraints.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Violation {
+    /// The largest |φ| of the holonomic constraints.
+    pub position: f64,
+    /// The largest |J q̇ + j| over all constraints.
+    pub velocity: f64,
 }

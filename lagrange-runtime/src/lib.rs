@@ -15,6 +15,7 @@ mod error;
 pub mod eval;
 #[doc(hidden)]
 pub mod functions;
+mod impls;
 pub mod jacobian;
 mod jacobian_seed;
 #[doc(hidden)]
@@ -34,8 +35,7 @@ mod terms;
 mod tolerances;
 mod units;
 
-pub use constrained::ConstraintSolver;
-pub use dynamics::{Constrained, Dynamics};
+pub use dynamics::{Constrained, ConstraintSolver, Dynamics};
 pub use error::{DynamicsError, StatePart};
 pub use jacobian::Jacobian;
 pub use lagrange_macros::lagrangian;

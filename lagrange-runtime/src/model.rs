@@ -131,17 +131,19 @@ pub(crate) const fn names<const K: usize>(names: &'static [&'static str]) -> [&'
 /// the constraints of a model with `N` coordinates and `M` inputs, each evaluable at a
 /// [`Point`] in any [`Scalar`].
 ///
-/// `lagrangian!` implements this trait; the functions of [`eval`](crate::eval) turn it into
+/// `lagrangian!` implements this trait; the generic [`passes`] turn it into
 /// exact derivatives, and the blanket impls of [`Dynamics`](crate::Dynamics),
 /// [`Constrained`](crate::Constrained) and [`ConstraintSolver`](crate::ConstraintSolver)
 /// call them. A model written by hand implements `Model` and gets all of them.
 ///
 /// Generic code that calls the `f64` API (`accelerations`, `mass_matrix`, …) bounds on
-/// [`Dynamics<N, M>`](crate::Dynamics) (add `Model<N, M>` too when it also needs the terms):
-/// the blanket impls are for models whose `Constraints` is a `Count<K>`, which a bound
-/// `T: Model<N, M>` alone does not tell the compiler (it reports a type mismatch resolving
-/// `<T as Model<N, M>>::Constraints == Count<_>`). Where both traits are bounds, name the
-/// trait of a constant: `<T as Model<N, M>>::COORDINATES`.
+/// [`Dynamics<N, M>`](crate::Dynamics), or, when it needs the terms too, on
+/// `T: Model<N, M, Constraints = Count<K>>` with a `const K: usize`, which brings
+/// `Dynamics`, `Constrained<N, M, K>` and `ConstraintSolver` along with K: the blanket impls
+/// are for models whose `Constraints` is a `Count<K>`, which `T: Model<N, M>` alone does not
+/// tell the compiler (a method call then fails with E0599, "the method exists but its trait
+/// bounds were not satisfied"). Where `Model` and `Dynamics` are both in scope for `T`,
+/// name the trait of a constant: `<T as Model<N, M>>::COORDINATES`.
 ///
 /// # Example
 /// A harmonic oscillator written without the macro:

@@ -217,6 +217,11 @@ pub(crate) fn gamma<
 /// any scalar: the mass matrix by LU, with constraints the KKT system through the Schur
 /// complement; no diagnostics (`None` when singular). With dual numbers it differentiates
 /// the accelerations exactly, multipliers eliminated.
+///
+/// `K` must be the model's own count (`<T as Model<N, M>>::Constraints::K`): constraints
+/// past it are left out. [`Model::eval_accelerations_in`](crate::model::Model::eval_accelerations_in)
+/// and [`Parametric::eval_accelerations_with`](crate::model::Parametric::eval_accelerations_with)
+/// pass it for you.
 pub fn accelerations_in<
     T: Terms<S, N, M>,
     S: Scalar,

@@ -18,7 +18,7 @@
 //! steps of the optimal control problem). Wₖ is nonsingular for G, H positive
 //! semidefinite. The result is checked: A − BK (K = (R + BᵀPB)⁻¹BᵀPA) must have every
 //! eigenvalue inside the unit circle, and the residual must be below
-//! [`RICCATI_RESIDUAL`](crate::tolerances::RICCATI_RESIDUAL) relative to its terms.
+//! [`RICCATI_RESIDUAL`] relative to its terms.
 //!
 //! Reference: E. K.-W. Chu, H.-Y. Fan, W.-W. Lin, "A structure-preserving doubling
 //! algorithm for discrete-time algebraic Riccati equations", Linear Algebra Appl. 396

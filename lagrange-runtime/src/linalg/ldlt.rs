@@ -18,7 +18,7 @@ pub(crate) fn cholesky_solve<const N: usize>(
 /// the small matrices of mechanical models several times cheaper than nalgebra's
 /// decomposition, and it accepts nothing [`factor_mass`](super::factor_mass) would reject.
 pub(crate) struct Ldlt<const N: usize> {
-    /// l[i][j] (i > j) of the unit lower factor.
+    /// `l[i][j]` (i > j) of the unit lower factor.
     l: [[f64; N]; N],
     /// 1 / dⱼ.
     inv: [f64; N],
@@ -32,7 +32,7 @@ impl<const N: usize> Ldlt<N> {
 
     /// `None` where a pivot is at most `threshold` times its diagonal entry (or is NaN), or
     /// a diagonal entry is negligible against the largest (see
-    /// [`clear_pivot`](super::mass::clear_pivot)).
+    /// [`clear_pivot`]).
     pub(crate) fn factor_above(mass: &SMatrix<f64, N, N>, threshold: f64) -> Option<Self> {
         // w[i][j] = l[i][j] dⱼ.
         let mut l = [[0.0f64; N]; N];

@@ -1,4 +1,4 @@
-//! LU with partial pivoting, in any [`Scalar`](crate::model::Scalar): the general
+//! LU with partial pivoting, in any [`Scalar`]: the general
 //! (non-symmetric) solve.
 //!
 //! nalgebra's LU needs type-level dimension bounds (`DimMin`, typenum) that a `const N:

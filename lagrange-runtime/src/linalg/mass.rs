@@ -31,7 +31,7 @@ pub(crate) fn largest_diagonal<const N: usize>(mass: &SMatrix<f64, N, N>) -> f64
     })
 }
 
-/// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`] first, the cheap path), or says
+/// Solves `mass · x = rhs` by Cholesky ([`cholesky_solve`](super::cholesky_solve) first, the cheap path), or says
 /// why the mass matrix does not allow it, naming the `coordinates` of its rows.
 pub(crate) fn solve_mass<const N: usize>(
     mass: &SMatrix<f64, N, N>,

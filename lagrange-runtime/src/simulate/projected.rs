@@ -39,7 +39,7 @@ pub struct Projected<I> {
     /// The integrator whose steps are projected.
     pub inner: I,
     /// The largest |φ_k| left after projecting, relative to max|∂φ_k/∂q| max|q| (see
-    /// [`ConstraintSolver::project`](crate::ConstraintSolver::project)).
+    /// [`ConstraintSolver::project`]).
     pub tolerance: f64,
     /// Coordinates (by index) the projection must not move.
     pub hold: Vec<usize>,

@@ -218,7 +218,7 @@ impl Variational {
     /// The velocity whose momentum is `p`: Newton on ∂L/∂q̇(q, q̇) = p with the mass matrix.
     /// When L is quadratic in q̇ ([`Model::QUADRATIC_IN_VELOCITIES`]) the momenta are affine
     /// in q̇ and the first update is the solution. Otherwise, after each update the momenta
-    /// are checked from the [`Gradient`] alone, and the mass matrix is evaluated again only
+    /// are checked from the [`Gradient`](crate::model::Gradient) alone, and the mass matrix is evaluated again only
     /// if another update is needed.
     fn velocity<T: Model<N, M>, const N: usize, const M: usize>(
         &self,
