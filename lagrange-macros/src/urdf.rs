@@ -68,13 +68,20 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         .statements(&robot, floating, &names)
         .map_err(|failure| match failure {
             Failure::File(line, m) => error(line, m),
-            Failure::Declared(k, line, m) => {
-                let mut e = error(line, m);
-                e.combine(syn::Error::new(
-                    declared[k].span(),
-                    format!("`{}` is declared here too", names[k]),
-                ));
-                e
+            Failure::Declared(clashes) => {
+                let mut all: Option<syn::Error> = None;
+                for (k, line, m) in clashes {
+                    let mut e = error(line, m);
+                    e.combine(syn::Error::new(
+                        declared[k].span(),
+                        format!("`{}` is declared here too", names[k]),
+                    ));
+                    match &mut all {
+                        Some(all) => all.combine(e),
+                        None => all = Some(e),
+                    }
+                }
+                all.expect("at least one clash")
             }
         })?;
     model.statements.splice(0..0, statements);
@@ -106,11 +113,11 @@ fn declared_names(statement: &Statement) -> Vec<Ident> {
 }
 
 /// Why the statements of a parsed file cannot be written: an error in the file (at a line
-/// of it, when there is one), or one of the file's names taken by the model's own
-/// declaration number `k` (reported at both).
+/// of it, when there is one), or file's names taken by the model's own declarations, each
+/// with the index of the declaration (reported at both, all of them).
 enum Failure {
     File(Option<u32>, String),
-    Declared(usize, Option<u32>, String),
+    Declared(Vec<(usize, Option<u32>, String)>),
 }
 
 impl From<FileError> for Failure {
@@ -798,11 +805,18 @@ impl Writer {
         }
         // The model's own declarations come after the file's names: a clash is reported
         // at the path, naming the file's joint or link, and at the declaration.
+        let mut clashes = Vec::new();
         for (k, name) in declared.iter().enumerate() {
             let Some((what, line)) = taken.get(name) else {
                 continue;
             };
             let message = match line {
+                // The model's `g` stands for the import's own, which the file's name would
+                // then take: the file's name is the one to change.
+                Some(_) if name == "g" => format!(
+                    "{what} is `g` as an identifier, the name of gravity, which the model \
+                     declares: rename it in the file"
+                ),
                 Some(_) => format!(
                     "{what} is `{name}` as an identifier, which the model declares too: \
                      rename the model's `{name}`"
@@ -812,7 +826,10 @@ impl Writer {
                      `{name}`"
                 ),
             };
-            return Err(Failure::Declared(k, *line, message));
+            clashes.push((k, *line, message));
+        }
+        if !clashes.is_empty() {
+            return Err(Failure::Declared(clashes));
         }
 
         let mut out = Vec::new();
