@@ -310,6 +310,59 @@ fn cart_pole_upright_matches_closed_form() {
     }
 }
 
+/// An LQR gain's closed-loop spectrum against the nonlinear closed loop it predicts: the
+/// cart-pole balanced upright, started 1e-6 along the slowest closed-loop mode, decays at
+/// that mode's rate. Measured from the simulated motion between two times a whole number
+/// of half periods apart (where an oscillating mode is at the same phase).
+#[test]
+fn lqr_closed_loop_decays_as_its_spectrum_says() {
+    use lagrange_runtime::control::lqr_gain;
+    use lagrange_runtime::simulate::{DormandPrince, Simulation};
+    use lagrange_runtime::stability::Stability;
+
+    let model = CartPole::default();
+    let upright = State::at_rest(SVector::zeros());
+    let lin = linearize(&model, &upright, &SVector::zeros()).unwrap();
+    let (gain, _) = lqr_gain(&lin, &DMatrix::identity(4, 4), &SMatrix::identity()).unwrap();
+    let closed = gain.closed_loop_spectrum(&lin).unwrap();
+    assert_eq!(closed.stability(), Stability::AsymptoticallyStable);
+    assert_eq!(lin.spectrum().unwrap().stability(), Stability::Unstable);
+    let slowest = closed.eigenvalues[0];
+    let mode = closed.mode(0).unwrap();
+    let eps = 1e-6;
+    let start = State::new(
+        0.0,
+        mode.positions.map(|z| z.re * eps),
+        mode.velocities.map(|z| z.re * eps),
+    );
+    let t1 = 1.0 / slowest.re.abs();
+    let dt = if slowest.im == 0.0 {
+        t1
+    } else {
+        let half = std::f64::consts::PI / slowest.im.abs();
+        half * (t1 / half).ceil()
+    };
+    let run = Simulation::new(&model, start)
+        .inputs(gain.law())
+        .run_at(&DormandPrince::new(1e-12, 1e-20), &[0.0, t1, t1 + dt])
+        .unwrap();
+    let size = |s: &State<2>| (s.q.norm_squared() + s.qd.norm_squared()).sqrt();
+    let states = run.states();
+    let rate = (size(&states[2]) / size(&states[1])).ln() / dt;
+    assert!(
+        (rate - slowest.re).abs() < 1e-4 * slowest.re.abs(),
+        "simulated decay rate {rate}, closed-loop eigenvalue {slowest}"
+    );
+    // The closed loop is the open loop minus B K.
+    let k = gain.matrix();
+    assert_matrix_close(
+        &gain.closed_loop(&lin),
+        &(lin.a() - lin.b() * k),
+        0.0,
+        "A − B K",
+    );
+}
+
 #[test]
 fn cart_pole_away_from_upright_matches_finite_differences() {
     let cp = CartPole::default();

@@ -13,7 +13,8 @@
 //! model around an equilibrium: [`lqr_gain`] takes the linearization (in independent
 //! coordinates when the model has constraints) and returns a [`Gain`] in fixed-size blocks
 //! whose [`law`](Gain::law) a [`Simulation`](crate::simulate::Simulation) takes as its
-//! inputs; [`lqr`] is the same design on any `a`, `b`.
+//! inputs; [`lqr`] is the same design on any `a`, `b`. [`Gain::closed_loop_spectrum`]
+//! gives the eigenvalues, modes and stability of the closed loop the gain makes.
 //!
 //! For a controller that runs at a fixed sample rate and holds its output between samples,
 //! [`c2d`] discretizes ẋ = A x + B u exactly with a zero-order hold, and [`dlqr`] (with
@@ -120,8 +121,9 @@ use crate::linalg::discrete_riccati;
 use crate::linalg::riccati::{self, RiccatiError, Solution};
 use crate::linalg::{normalized, symmetric_part, times_pow2};
 use crate::linearize::Linearization;
+use crate::stability::Spectrum;
 use crate::tolerances::{self, SEMIDEFINITE};
-use crate::State;
+use crate::{DynamicsError, State};
 use nalgebra::{Complex, DMatrix, SMatrix, SVector};
 use std::fmt;
 
@@ -407,6 +409,68 @@ impl<const N: usize, const M: usize> Gain<N, M> {
     /// The law as a closure for [`Simulation::inputs`](crate::simulate::Simulation::inputs).
     pub fn law(self) -> impl FnMut(f64, &State<N>) -> SVector<f64, M> {
         move |_, s| self.inputs_at(s)
+    }
+
+    /// The gain as one M × 2N matrix K = [K_q K_q̇], columns (q, q̇).
+    pub fn matrix(&self) -> DMatrix<f64> {
+        let mut k = DMatrix::zeros(M, 2 * N);
+        k.view_mut((0, 0), (M, N)).copy_from(&self.positions);
+        k.view_mut((0, N), (M, N)).copy_from(&self.velocities);
+        k
+    }
+
+    /// The closed loop ẋ = (A − B K) x of this gain on the linearization `lin`, x = (q, q̇),
+    /// 2N × 2N.
+    pub fn closed_loop(&self, lin: &Linearization<N, M>) -> DMatrix<f64> {
+        lin.a() - lin.b() * self.matrix()
+    }
+
+    /// The eigenvalues, modes and stability of the closed loop on `lin`, in the independent
+    /// coordinates of the constraint manifold (Vᵀ (A − B K) V, V = `lin.tangent`), as
+    /// [`Linearization::spectrum`] gives them for the open loop: whether the gain
+    /// stabilizes the operating point, and how fast each mode decays.
+    ///
+    /// # Errors
+    /// As [`Linearization::spectrum`].
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// use lagrange_runtime::control::lqr_gain;
+    /// use lagrange_runtime::linearize::linearize;
+    /// use lagrange_runtime::nalgebra::DMatrix;
+    /// use lagrange_runtime::stability::Stability;
+    ///
+    /// lagrangian! {
+    ///     /// A unit mass pushed along a line: the double integrator.
+    ///     struct Mass {
+    ///         parameters: m = 1.0;
+    ///         coordinates: x;
+    ///         inputs: f;
+    ///         kinetic = m/2 * dot(x)^2;
+    ///         force f on x;
+    ///     }
+    /// }
+    ///
+    /// let lin = linearize(&Mass::default(), &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+    /// let (gain, _) = lqr_gain(&lin, &DMatrix::identity(2, 2), &SMatrix::identity()).unwrap();
+    /// let closed = gain.closed_loop_spectrum(&lin).unwrap();
+    /// // K = [1, √3]: s² + √3 s + 1 = 0, s = (−√3 ± i)/2.
+    /// assert_eq!(closed.stability(), Stability::AsymptoticallyStable);
+    /// assert!((closed.eigenvalues[0].re - -3f64.sqrt() / 2.0).abs() < 1e-12);
+    /// assert!((closed.eigenvalues[0].im.abs() - 0.5).abs() < 1e-12);
+    /// ```
+    pub fn closed_loop_spectrum(
+        &self,
+        lin: &Linearization<N, M>,
+    ) -> Result<Spectrum<N>, DynamicsError> {
+        if lin.tangent_mismatch().is_some() {
+            return Err(DynamicsError::InvalidSetting(
+                "the tangent basis of a Linearization must have 2N rows and at most 2N columns",
+            ));
+        }
+        let reduced = lin.tangent.transpose() * self.closed_loop(lin) * &lin.tangent;
+        crate::stability::spectrum(&reduced, &lin.tangent)
     }
 }
 
