@@ -519,6 +519,18 @@ fn loop_error(links: &[Link], joints: &[Joint]) -> FileError {
     }
 }
 
+/// The coordinates of a floating base with their units: the root's position and unit
+/// quaternion, declared first and claimed before the file's names.
+const FLOATING_BASE: [(&str, &str); 7] = [
+    ("base_x", "m"),
+    ("base_y", "m"),
+    ("base_z", "m"),
+    ("base_qw", "1"),
+    ("base_qx", "1"),
+    ("base_qy", "1"),
+    ("base_qz", "1"),
+];
+
 /// Writes the statements, every token at `span`.
 struct Writer {
     span: Span,
@@ -726,19 +738,12 @@ impl Writer {
             ));
         }
         if floating {
-            generated.extend([
-                ("base_x", "a coordinate of the floating base"),
-                ("base_y", "a coordinate of the floating base"),
-                ("base_z", "a coordinate of the floating base"),
-                ("base_qw", "a coordinate of the floating base"),
-                ("base_qx", "a coordinate of the floating base"),
-                ("base_qy", "a coordinate of the floating base"),
-                ("base_qz", "a coordinate of the floating base"),
-                (
-                    "base_unit",
-                    "the constraint of the floating base's unit quaternion",
-                ),
-            ]);
+            generated
+                .extend(FLOATING_BASE.map(|(name, _)| (name, "a coordinate of the floating base")));
+            generated.push((
+                "base_unit",
+                "the constraint of the floating base's unit quaternion",
+            ));
         }
         for (name, what) in generated {
             taken.insert(name.to_string(), (what.to_string(), None));
@@ -835,15 +840,7 @@ impl Writer {
         let mut out = Vec::new();
         let mut coordinates = Vec::new();
         if floating {
-            for (n, unit) in [
-                ("base_x", "m"),
-                ("base_y", "m"),
-                ("base_z", "m"),
-                ("base_qw", "1"),
-                ("base_qx", "1"),
-                ("base_qy", "1"),
-                ("base_qz", "1"),
-            ] {
+            for (n, unit) in FLOATING_BASE {
                 coordinates.push(self.declared(n, unit));
             }
         }
