@@ -464,13 +464,7 @@ impl<const N: usize, const M: usize> Gain<N, M> {
         &self,
         lin: &Linearization<N, M>,
     ) -> Result<Spectrum<N>, DynamicsError> {
-        if lin.tangent_mismatch().is_some() {
-            return Err(DynamicsError::InvalidSetting(
-                "the tangent basis of a Linearization must have 2N rows and at most 2N columns",
-            ));
-        }
-        let reduced = lin.tangent.transpose() * self.closed_loop(lin) * &lin.tangent;
-        crate::stability::spectrum(&reduced, &lin.tangent)
+        lin.spectrum_of(&self.closed_loop(lin))
     }
 }
 

@@ -88,12 +88,19 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
     /// [`DynamicsError::InvalidSetting`] if [`tangent`](Self::tangent) (a public field) has
     /// not 2N rows and at most 2N columns.
     pub fn spectrum(&self) -> Result<Spectrum<N>, DynamicsError> {
+        self.spectrum_of(&self.a())
+    }
+
+    /// The eigenvalues and modes of `Vᵀ a V` for a 2N × 2N matrix `a` in the state (q, q̇)
+    /// (A itself, or a closed loop A − B K), V = [`tangent`](Self::tangent), checked first.
+    pub(crate) fn spectrum_of(&self, a: &DMatrix<f64>) -> Result<Spectrum<N>, DynamicsError> {
         if self.tangent_mismatch().is_some() {
             return Err(DynamicsError::InvalidSetting(
                 "the tangent basis of a Linearization must have 2N rows and at most 2N columns",
             ));
         }
-        crate::stability::spectrum(&self.reduced_a(), &self.tangent)
+        let reduced = self.tangent.transpose() * a * &self.tangent;
+        crate::stability::spectrum(&reduced, &self.tangent)
     }
 
     /// If [`tangent`](Self::tangent) has a shape that does not fit, the shape it should
