@@ -43,9 +43,9 @@ use crate::dynamics::{ConstraintSolver, Dynamics};
 pub use crate::dynamics::{Stabilization, Violation};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
-use crate::linalg::{self, factor_mass};
+use crate::linalg::{self, factor_mass, kkt::Unsolvable};
 use crate::model::{ConstraintCount, ConstraintKinds, Equations, Level, Model, Point, WithCount};
-use crate::passes::{complete, gamma, velocity_terms_in};
+use crate::passes::{gamma, velocity_terms_in};
 use crate::{tolerances, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::DualSVec;
@@ -191,20 +191,9 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     finite(&rhs, "forces of the equations of motion")?;
     finite(&j, "constraint Jacobian")?;
     finite(&gamma, "constraints differentiated to acceleration level")?;
-    let (factor, rho) = factor_completed::<T, N, M, K>(&mass, &j)
+    let (qdd, lambda) = linalg::kkt::solve(&mass, &rhs, &j, &gamma)
+        .map_err(|e| why_unsolvable::<T, N, M, K>(&mass, &j, e))
         .map_err(|e| here_or_everywhere::<T, N, M, K>(model, s, u, e))?;
-    let rhs = match rho {
-        None => rhs,
-        Some(rho) => complete(&mass, &rhs, &j, &gamma, rho).1,
-    };
-    let free = factor.solve(&rhs);
-    let y = factor.solve_columns(&j.transpose());
-    let schur = j * y;
-    finite(&schur, "constraint Schur complement J M⁻¹ Jᵀ")?;
-    let lambda = crate::linalg::solve(schur, j * free - gamma).ok_or_else(|| {
-        here_or_everywhere::<T, N, M, K>(model, s, u, redundant::<T, N, M, K>(&schur))
-    })?;
-    let qdd = free - y * lambda;
     finite(&qdd, "accelerations")?;
     finite(&lambda, "constraint multipliers")?;
     Ok(Solution {
@@ -214,31 +203,35 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
 }
 
 /// The factorization of the mass matrix, completed by the constraints when it is only
-/// semidefinite (with the weight ρ it took, see [`completion`](crate::passes::completion)), or why the equations of
-/// motion cannot be solved: which velocities neither the kinetic energy nor the
-/// constraints determine, which constraints are redundant, or an indefinite mass matrix.
+/// semidefinite (with the weight ρ it took, see [`linalg::kkt::factor_completed`]), or why
+/// the equations of motion cannot be solved: which velocities neither the kinetic energy
+/// nor the constraints determine, which constraints are redundant, or an indefinite mass
+/// matrix.
 pub(crate) fn factor_completed<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     mass: &SMatrix<f64, N, N>,
     j: &SMatrix<f64, K, N>,
-) -> Result<(linalg::Ldlt<N>, Option<f64>), DynamicsError> {
-    let plain = if K == 0 {
-        tolerances::SINGULAR_MASS
-    } else {
-        tolerances::PLAIN_MASS
-    };
-    if let Some(ldlt) = linalg::Ldlt::factor_above(mass, plain) {
-        return Ok((ldlt, None));
-    }
-    if K == 0 {
-        return Err(factor_mass(mass, &T::COORDINATES)
+) -> Result<(linalg::Ldlt<f64, N>, Option<f64>), DynamicsError> {
+    linalg::kkt::factor_completed(mass, j).map_err(|e| why_unsolvable::<T, N, M, K>(mass, j, e))
+}
+
+/// The diagnosis of the one constrained solve ([`linalg::kkt`]) in `f64`: why it found no
+/// solution, in the words of a [`DynamicsError`] (which coordinate's velocity is missing,
+/// which constraints are redundant, an indefinite or a non-finite matrix).
+fn why_unsolvable<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    mass: &SMatrix<f64, N, N>,
+    j: &SMatrix<f64, K, N>,
+    unsolvable: Unsolvable<f64, K>,
+) -> DynamicsError {
+    match unsolvable {
+        Unsolvable::Mass => factor_mass(mass, &T::COORDINATES)
             .err()
-            .unwrap_or(DynamicsError::SingularMassMatrix));
-    }
-    let rho = linalg::weight(mass, j);
-    let completed = mass + j.transpose() * j * rho;
-    match linalg::Ldlt::factor(&completed) {
-        Some(ldlt) if rho.is_finite() => Ok((ldlt, Some(rho))),
-        _ => Err(ill_posed::<T, N, M, K>(mass, j, &completed)),
+            .unwrap_or(DynamicsError::SingularMassMatrix),
+        Unsolvable::Completed { rho } => {
+            ill_posed::<T, N, M, K>(mass, j, &(mass + j.transpose() * j * rho))
+        }
+        Unsolvable::Schur(schur) => finite(&schur, "constraint Schur complement J M⁻¹ Jᵀ")
+            .err()
+            .unwrap_or_else(|| redundant::<T, N, M, K>(&schur)),
     }
 }
 

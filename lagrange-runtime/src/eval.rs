@@ -88,7 +88,7 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
     (e.mass, e.momenta, e.lagrangian)
 }
 
-/// The [`Equations`] at a state: the model's [`eval_equations`](Model::eval_equations),
+/// The [`Equations`] at a state: the model's (hidden) `Model::eval_equations`,
 /// which is code specialised to the model for every model `lagrangian!` generates and
 /// [`passes::equations_in`] otherwise.
 #[inline]

@@ -145,6 +145,20 @@ pub(crate) const fn names<const K: usize>(names: &'static [&'static str]) -> [&'
 /// bounds were not satisfied"). Where `Model` and `Dynamics` are both in scope for `T`,
 /// name the trait of a constant: `<T as Model<N, M>>::COORDINATES`.
 ///
+/// # What `lagrangian!` overrides
+///
+/// A model written by hand gives the names, [`Constraints`](Model::Constraints) and
+/// [`eval_energies`](Model::eval_energies), and where it has them the dissipation, the
+/// forces and the constraints: that describes it completely. The other methods have
+/// defaults, the generic [`passes`], which `lagrangian!` overrides with code specialised to
+/// the model (and must agree with to rounding): [`eval_equations_in`](Model::eval_equations_in),
+/// [`eval_gradient_in`](Model::eval_gradient_in) and
+/// [`eval_inverse_dynamics_in`](Model::eval_inverse_dynamics_in), the differentiable
+/// evaluations a user may call in any scalar, and two hidden `f64` specialisations
+/// (`eval_equations`, `eval_mass_matrix`) that are reached through
+/// [`eval::equations`](crate::eval::equations) and
+/// [`Dynamics::mass_matrix`](crate::Dynamics::mass_matrix).
+///
 /// # Example
 /// A harmonic oscillator written without the macro:
 /// ```
@@ -240,6 +254,9 @@ pub trait Model<const N: usize, const M: usize> {
         let _ = (level, x, apply);
     }
 
+    // Hidden: the `f64` API's specialisations, whose public faces are `eval::equations` and
+    // `Dynamics::mass_matrix` (see "What `lagrangian!` overrides" above).
+    #[doc(hidden)]
     /// The [`Equations`] (mass matrix, momenta, right-hand side, L) at a point in `f64`:
     /// [`passes::equations_in`] unless overridden
     /// with code specialised to the model.
@@ -255,6 +272,7 @@ pub trait Model<const N: usize, const M: usize> {
         passes::equations_in(self, x)
     }
 
+    #[doc(hidden)]
     /// The mass matrix ∂²L/∂q̇² at a point in `f64`: that of
     /// [`eval_equations`](Model::eval_equations) unless overridden. `lagrangian!`
     /// overrides it where the mass matrix alone costs less than the equations: for a model

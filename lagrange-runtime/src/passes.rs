@@ -19,8 +19,8 @@ use num_dual::{Derivative, Dual, Dual2Vec, DualVec, HyperDualVec};
 use std::array::from_fn;
 
 /// The [`Equations`] at a [`Point`] in any scalar: mass matrix, momenta and L from one
-/// second-order pass over q̇, the bias from [`bias_in`]. The default of
-/// [`Model::eval_equations`](crate::model::Model::eval_equations) and
+/// second-order pass over q̇, the bias from [`bias_in`]. The default of the (hidden)
+/// `Model::eval_equations` and of
 /// [`Model::eval_equations_in`](crate::model::Model::eval_equations_in).
 pub fn equations_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
@@ -214,9 +214,11 @@ pub(crate) fn gamma<
 }
 
 /// The accelerations of a model with `K` constraints (none, for K = 0) at a [`Point`] in
-/// any scalar: the mass matrix by LU, with constraints the KKT system through the Schur
-/// complement; no diagnostics (`None` when singular). With dual numbers it differentiates
-/// the accelerations exactly, multipliers eliminated.
+/// any scalar: the one constrained solve of the runtime (the mass matrix by L D Lᵀ, completed
+/// by the constraints when only semidefinite, the multipliers through the Schur complement;
+/// see [the constrained module](crate::constrained)), without its diagnosis: `None` where
+/// `f64` accelerations would return an error. With dual numbers it differentiates the
+/// accelerations exactly, multipliers eliminated.
 ///
 /// `K` must be the model's own count (`<T as Model<N, M>>::Constraints::K`): constraints
 /// past it are left out. [`Model::eval_accelerations_in`](crate::model::Model::eval_accelerations_in)
@@ -252,48 +254,13 @@ pub fn accelerations_from<
     bias: &SVector<S, N>,
 ) -> Option<SVector<S, N>> {
     if K == 0 {
-        return linalg::solve(*mass, *bias);
+        return linalg::kkt::solve(mass, bias, &SMatrix::<S, 0, N>::zeros(), &SVector::zeros())
+            .ok()
+            .map(|(qdd, _)| qdd);
     }
     let (_, j) = velocity_terms_in::<T, S, N, M, K>(model, x);
     let gamma = gamma::<T, S, N, M, K>(model, x);
-    let (mass, bias) = match completion(&mass.map(|m| m.re()), &j.map(|j| j.re())) {
-        None => (*mass, *bias),
-        Some(rho) => complete(mass, bias, &j, &gamma, rho),
-    };
-    let lu = linalg::Lu::factor(mass)?;
-    let free = lu.solve(&bias);
-    let y = lu.solve_columns(&j.transpose());
-    let lambda = linalg::solve(j * y, j * free - gamma)?;
-    Some(free - y * lambda)
-}
-
-/// Whether the mass matrix needs completing by the constraints, and with which weight:
-/// `None` when its factorization L D Lᵀ succeeds with every pivot above
-/// [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS) and no negligible diagonal entry (the plain,
-/// fast path), else `Some(ρ)`,
-/// the weight of `M + ρ JᵀJ` (see [the constrained module](crate::constrained#semidefinite-mass-matrices)).
-/// The decision every constrained solve in dual numbers takes; `constrained::factor_completed` takes
-/// the same one in `f64`.
-pub(crate) fn completion<const N: usize, const K: usize>(
-    mass: &SMatrix<f64, N, N>,
-    j: &SMatrix<f64, K, N>,
-) -> Option<f64> {
-    if K == 0 || linalg::Ldlt::factor_above(mass, crate::tolerances::PLAIN_MASS).is_some() {
-        None
-    } else {
-        Some(linalg::weight(mass, j))
-    }
-}
-
-/// The completed system `(M + ρ JᵀJ, rest + ρ Jᵀγ)` (see [`completion`]).
-pub(crate) fn complete<S: Scalar, const N: usize, const K: usize>(
-    mass: &SMatrix<S, N, N>,
-    rest: &SVector<S, N>,
-    j: &SMatrix<S, K, N>,
-    gamma: &SVector<S, K>,
-    rho: f64,
-) -> (SMatrix<S, N, N>, SVector<S, N>) {
-    let rho = S::from(rho);
-    let jt = j.transpose() * rho;
-    (mass + jt * j, rest + jt * gamma)
+    linalg::kkt::solve(mass, bias, &j, &gamma)
+        .ok()
+        .map(|(qdd, _)| qdd)
 }

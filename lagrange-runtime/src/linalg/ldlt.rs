@@ -1,6 +1,7 @@
-//! The square-root-free Cholesky factorization of a mass matrix, in `f64`.
+//! The square-root-free Cholesky factorization of a mass matrix, in any [`Scalar`].
 
 use super::mass::{clear_pivot, largest_diagonal};
+use crate::model::Scalar;
 use nalgebra::{SMatrix, SVector};
 
 /// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ,
@@ -17,34 +18,39 @@ pub(crate) fn cholesky_solve<const N: usize>(
 /// Plain loops over stack arrays with one division per coordinate and no square root: for
 /// the small matrices of mechanical models several times cheaper than nalgebra's
 /// decomposition, and it accepts nothing [`factor_mass`](super::factor_mass) would reject.
-pub(crate) struct Ldlt<const N: usize> {
+///
+/// In any [`Scalar`]: the pivot tests read the real parts, and nothing else branches, so
+/// with dual numbers the solution is differentiated exactly wherever it is accepted (there
+/// is no pivoting whose choice could change within a derivative).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ldlt<S, const N: usize> {
     /// `l[i][j]` (i > j) of the unit lower factor.
-    l: [[f64; N]; N],
+    l: [[S; N]; N],
     /// 1 / dⱼ.
-    inv: [f64; N],
+    inv: [S; N],
 }
 
-impl<const N: usize> Ldlt<N> {
+impl<S: Scalar, const N: usize> Ldlt<S, N> {
     /// `None` where a pivot fails the test of [`factor_mass`](super::factor_mass) (or is NaN).
-    pub(crate) fn factor(mass: &SMatrix<f64, N, N>) -> Option<Self> {
+    pub(crate) fn factor(mass: &SMatrix<S, N, N>) -> Option<Self> {
         Self::factor_above(mass, crate::tolerances::SINGULAR_MASS)
     }
 
     /// `None` where a pivot is at most `threshold` times its diagonal entry (or is NaN), or
     /// a diagonal entry is negligible against the largest (see
     /// [`clear_pivot`]).
-    pub(crate) fn factor_above(mass: &SMatrix<f64, N, N>, threshold: f64) -> Option<Self> {
+    pub(crate) fn factor_above(mass: &SMatrix<S, N, N>, threshold: f64) -> Option<Self> {
         // w[i][j] = l[i][j] dⱼ.
-        let mut l = [[0.0f64; N]; N];
-        let mut w = [[0.0f64; N]; N];
-        let mut inv = [0.0f64; N];
+        let mut l = [[S::zero(); N]; N];
+        let mut w = [[S::zero(); N]; N];
+        let mut inv = [S::zero(); N];
         let largest = largest_diagonal(mass);
         for j in 0..N {
             let mut d = mass[(j, j)];
             for k in 0..j {
                 d -= l[j][k] * w[j][k];
             }
-            if !clear_pivot(d, mass[(j, j)], threshold, largest) {
+            if !clear_pivot(d.re(), mass[(j, j)].re(), threshold, largest) {
                 return None;
             }
             inv[j] = d.recip();
@@ -61,11 +67,8 @@ impl<const N: usize> Ldlt<N> {
     }
 
     /// Solves `mass · X = rhs` for every column of `rhs`.
-    pub(crate) fn solve_columns<const K: usize>(
-        &self,
-        rhs: &SMatrix<f64, N, K>,
-    ) -> SMatrix<f64, N, K> {
-        let mut x = SMatrix::<f64, N, K>::zeros();
+    pub(crate) fn solve_columns<const K: usize>(&self, rhs: &SMatrix<S, N, K>) -> SMatrix<S, N, K> {
+        let mut x = SMatrix::<S, N, K>::zeros();
         for k in 0..K {
             x.set_column(k, &self.solve(&rhs.column(k).into_owned()));
         }
@@ -73,9 +76,9 @@ impl<const N: usize> Ldlt<N> {
     }
 
     /// Solves `mass · x = rhs`.
-    pub(crate) fn solve(&self, rhs: &SVector<f64, N>) -> SVector<f64, N> {
+    pub(crate) fn solve(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
         let (l, inv) = (&self.l, &self.inv);
-        let mut y = [0.0f64; N];
+        let mut y = [S::zero(); N];
         for i in 0..N {
             let mut x = rhs[i];
             for k in 0..i {

@@ -3,6 +3,7 @@
 
 use super::Ldlt;
 use crate::error::DynamicsError;
+use crate::model::Scalar;
 use nalgebra::{Cholesky, Const, SMatrix, SVector};
 
 /// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
@@ -20,9 +21,9 @@ pub(crate) fn clear_pivot(d: f64, diagonal: f64, threshold: f64, largest: f64) -
 
 /// The largest diagonal entry of a mass matrix (its largest entry when it is positive
 /// definite), the scale of [`clear_pivot`]; NaN for a NaN entry.
-pub(crate) fn largest_diagonal<const N: usize>(mass: &SMatrix<f64, N, N>) -> f64 {
+pub(crate) fn largest_diagonal<S: Scalar, const N: usize>(mass: &SMatrix<S, N, N>) -> f64 {
     (0..N).fold(0.0, |m: f64, j| {
-        let d = mass[(j, j)];
+        let d = mass[(j, j)].re();
         if d.is_nan() || m.is_nan() {
             f64::NAN
         } else {

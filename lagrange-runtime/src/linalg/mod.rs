@@ -9,6 +9,9 @@
 //!   integrators' Newton iterations and equilibria;
 //! - [`ldlt`]: the square-root-free Cholesky factorization L D Lᵀ of a mass matrix, the
 //!   fast path of every acceleration;
+//! - [`kkt`]: the equations of motion with constraints (the KKT system), in any scalar:
+//!   the mass matrix completed by the constraints when only semidefinite, the multipliers
+//!   through the Schur complement;
 //! - [`mass`]: the solve with a mass matrix that says why it fails (a velocity missing from
 //!   the kinetic energy, a singular or an indefinite matrix);
 //! - [`gram`]: the Gram matrix J Jᵀ of a constraint Jacobian with its zero rows made
@@ -29,6 +32,7 @@
 pub(crate) mod discrete_riccati;
 mod eigenvalues;
 mod gram;
+pub(crate) mod kkt;
 mod ldlt;
 mod lu;
 mod lyapunov;

@@ -140,7 +140,7 @@ fn rattle_step<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     // A mass matrix that is only semidefinite (quaternions) makes the Newton Jacobians
     // singular too: complete them by the constraints, as the accelerations do.
     let mass = crate::eval::mass_matrix(model, s, u);
-    let complete = linalg::Ldlt::factor_above(&mass, crate::tolerances::PLAIN_MASS).is_none();
+    let complete = linalg::kkt::needs_completion(&mass);
     let (q1, p1) = shake::<T, N, M, K>(settings, &step, p0, s.q + s.qd * h, t_next, complete)?;
     let (qd1, p1) = rattle_velocity::<T, N, M, K>(settings, model, t_next, &q1, &p1, u, s.qd)?;
     Ok((State::new(t_next, q1, qd1), p1))

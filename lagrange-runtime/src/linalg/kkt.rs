@@ -1,0 +1,98 @@
+//! The equations of motion with constraints, a KKT (Karush–Kuhn–Tucker) system
+//!
+//! ```text
+//! M q̈ + Jᵀ λ = f
+//! J q̈       = γ
+//! ```
+//!
+//! solved in any [`Scalar`] through the Schur complement J M⁻¹ Jᵀ, with the L D Lᵀ of the
+//! mass matrix completed by the constraints when it is only semidefinite (see
+//! [the constrained module](crate::constrained#semidefinite-mass-matrices)). With K = 0 it
+//! is the solve with M alone. One algorithm for every scalar: in `f64` the runtime's
+//! diagnosing wrapper (`constrained::solve`) turns an [`Unsolvable`] into the error that
+//! names its cause; in dual numbers the solution is differentiated exactly, the multipliers
+//! eliminated.
+
+use super::{gram, lu, Ldlt};
+use crate::model::Scalar;
+use crate::tolerances;
+use nalgebra::{SMatrix, SVector};
+
+/// Why [`solve`] or [`factor_completed`] found no solution, with what the diagnosis reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Unsolvable<S, const K: usize> {
+    /// No constraints (K = 0) and M has no L D Lᵀ with clear pivots.
+    Mass,
+    /// M + ρ JᵀJ has no L D Lᵀ with clear pivots either (or ρ is not finite): M is
+    /// indefinite, J is rank deficient, or some velocity is fixed by neither.
+    Completed {
+        /// The weight that was tried.
+        rho: f64,
+    },
+    /// The Schur complement J M⁻¹ Jᵀ, which LU found singular: dependent constraint rows.
+    Schur(SMatrix<S, K, K>),
+}
+
+/// Whether M alone is too close to singular for a constrained solve's plain path (its
+/// L D Lᵀ has a pivot at most [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS) times its
+/// diagonal entry), so that [`factor_completed`] factors M + ρ JᵀJ instead. The
+/// variational integrators complete their Newton Jacobians by the same test.
+pub(crate) fn needs_completion<S: Scalar, const N: usize>(mass: &SMatrix<S, N, N>) -> bool {
+    Ldlt::factor_above(mass, tolerances::PLAIN_MASS).is_none()
+}
+
+/// The factorization of M, or of M + ρ JᵀJ when M alone is too close to singular (with
+/// the weight ρ it took). Without constraints the pivot test is
+/// [`SINGULAR_MASS`](crate::tolerances::SINGULAR_MASS); with them, the plain path needs
+/// [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS) and the completed matrix the former.
+pub(crate) fn factor_completed<S: Scalar, const N: usize, const K: usize>(
+    mass: &SMatrix<S, N, N>,
+    j: &SMatrix<S, K, N>,
+) -> Result<(Ldlt<S, N>, Option<f64>), Unsolvable<S, K>> {
+    let plain = if K == 0 {
+        tolerances::SINGULAR_MASS
+    } else {
+        tolerances::PLAIN_MASS
+    };
+    if let Some(ldlt) = Ldlt::factor_above(mass, plain) {
+        return Ok((ldlt, None));
+    }
+    if K == 0 {
+        return Err(Unsolvable::Mass);
+    }
+    let rho = gram::weight(&mass.map(|m| m.re()), &j.map(|j| j.re()));
+    if !rho.is_finite() {
+        return Err(Unsolvable::Completed { rho });
+    }
+    let completed = mass + j.transpose() * j * S::from(rho);
+    match Ldlt::factor(&completed) {
+        Some(ldlt) => Ok((ldlt, Some(rho))),
+        None => Err(Unsolvable::Completed { rho }),
+    }
+}
+
+/// q̈ and λ of `M q̈ + Jᵀ λ = f, J q̈ = γ` (for K = 0, q̈ = M⁻¹ f): the factorization of
+/// [`factor_completed`] (its completion adds ρ Jᵀ γ to f, which J q̈ = γ cancels), then λ
+/// from the Schur complement J M⁻¹ Jᵀ by LU.
+pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
+    mass: &SMatrix<S, N, N>,
+    f: &SVector<S, N>,
+    j: &SMatrix<S, K, N>,
+    gamma: &SVector<S, K>,
+) -> Result<(SVector<S, N>, SVector<S, K>), Unsolvable<S, K>> {
+    let (factor, rho) = factor_completed(mass, j)?;
+    let f = match rho {
+        None => *f,
+        Some(rho) => f + j.transpose() * gamma * S::from(rho),
+    };
+    let free = factor.solve(&f);
+    if K == 0 {
+        return Ok((free, SVector::zeros()));
+    }
+    let y = factor.solve_columns(&j.transpose());
+    let schur = j * y;
+    match lu::solve(schur, j * free - gamma) {
+        Some(lambda) => Ok((free - y * lambda, lambda)),
+        None => Err(Unsolvable::Schur(schur)),
+    }
+}
