@@ -49,6 +49,13 @@ use nalgebra::{SMatrix, SVector};
 /// ```
 pub trait Dynamics<const N: usize, const M: usize = 0> {
     /// Names of the coordinates, in the order of the state vectors.
+    ///
+    /// For every model, [`Model::COORDINATES`](crate::model::Model::COORDINATES) (what the
+    /// model declares) copied by the blanket impl, so that code generic over `Dynamics`
+    /// reads the names without the model's trait; likewise `INPUTS`, `UNITS`, and
+    /// [`Constrained::CONSTRAINTS`] from `Model::CONSTRAINT_NAMES`. Two names for one
+    /// fact, kept because the contract of `Dynamics` fixes these constants and a model
+    /// written by hand declares its own on `Model`.
     const COORDINATES: [&'static str; N];
     /// Names of the inputs, in the order of the input vector.
     const INPUTS: [&'static str; M];

@@ -19,6 +19,23 @@ pub enum StatePart {
 ///
 /// Evaluating a model never panics: whatever the state, the result is a value or one
 /// of these errors.
+///
+/// # One error for every call
+///
+/// The variants fall into groups: the evaluation of the equations of motion (a mass
+/// matrix or constraint system that cannot be solved, a non-finite state or result),
+/// the constraints when a state is put on them or a motion started
+/// ([`ProjectionFailed`](Self::ProjectionFailed), [`OffConstraints`](Self::OffConstraints)),
+/// the searches for equilibria and steady motions
+/// ([`NoEquilibrium`](Self::NoEquilibrium),
+/// [`ConstraintsForbidSteadyState`](Self::ConstraintsForbidSteadyState)), and the
+/// settings of a call ([`InvalidSetting`](Self::InvalidSetting)). They share one type on
+/// purpose: every call that projects, searches or linearizes evaluates the model on the
+/// way and can meet every evaluation error, so one type lets `?` carry any of them to the
+/// caller unchanged, and the enum is `#[non_exhaustive]`, so a match ends in `_`. A
+/// simulation wraps it in a [`StepError`](crate::simulate::StepError) inside the
+/// [`SimulationError`](crate::simulate::SimulationError) that says when it happened and
+/// keeps the trajectory until then.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum DynamicsError {
