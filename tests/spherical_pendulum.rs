@@ -234,8 +234,8 @@ fn near_the_pole_the_azimuth_has_no_inertia() {
         let s = State::new(0.0, SVector::from([theta, 0.3]), SVector::from([0.2, 1.0]));
         named(model.accelerations(&s, &u), theta);
         // The differentiable solve is the same solve (linalg/kkt.rs), without the
-        // diagnosis: it refuses the same states instead of differentiating a pivot of
-        // rounding noise.
+        // diagnosis: it refuses the same states instead of differentiating accelerations
+        // computed from a negligible inertia.
         let x = lagrange_runtime::model::Point::new(&s, &u)
             .map(lagrange_runtime::num_dual::Dual64::from);
         let dual: Option<SVector<lagrange_runtime::num_dual::Dual64, 2>> =

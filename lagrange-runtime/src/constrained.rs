@@ -191,8 +191,7 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     finite(&rhs, "forces of the equations of motion")?;
     finite(&j, "constraint Jacobian")?;
     finite(&gamma, "constraints differentiated to acceleration level")?;
-    let (qdd, lambda) = linalg::kkt::solve(&mass, &rhs, &j, &gamma)
-        .map_err(|e| why_unsolvable::<T, N, M, K>(&mass, &j, e))
+    let (qdd, lambda) = solve_diagnosed::<T, N, M, K>(&mass, &rhs, &j, &gamma)
         .map_err(|e| here_or_everywhere::<T, N, M, K>(model, s, u, e))?;
     finite(&qdd, "accelerations")?;
     finite(&lambda, "constraint multipliers")?;
@@ -202,16 +201,16 @@ pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     })
 }
 
-/// The factorization of the mass matrix, completed by the constraints when it is only
-/// semidefinite (with the weight ρ it took, see [`linalg::kkt::factor_completed`]), or why
-/// the equations of motion cannot be solved: which velocities neither the kinetic energy
-/// nor the constraints determine, which constraints are redundant, or an indefinite mass
-/// matrix.
-pub(crate) fn factor_completed<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+/// [`linalg::kkt::solve`] in `f64`, or why it has no solution: which velocities neither
+/// the kinetic energy nor the constraints determine, which constraints are redundant, an
+/// indefinite mass matrix, or a non-finite Schur complement.
+pub(crate) fn solve_diagnosed<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     mass: &SMatrix<f64, N, N>,
+    f: &SVector<f64, N>,
     j: &SMatrix<f64, K, N>,
-) -> Result<(linalg::Ldlt<f64, N>, Option<f64>), DynamicsError> {
-    linalg::kkt::factor_completed(mass, j).map_err(|e| why_unsolvable::<T, N, M, K>(mass, j, e))
+    gamma: &SVector<f64, K>,
+) -> Result<(SVector<f64, N>, SVector<f64, K>), DynamicsError> {
+    linalg::kkt::solve(mass, f, j, gamma).map_err(|e| why_unsolvable::<T, N, M, K>(mass, j, e))
 }
 
 /// The diagnosis of the one constrained solve ([`linalg::kkt`]) in `f64`: why it found no

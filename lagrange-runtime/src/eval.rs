@@ -15,7 +15,7 @@
 //!
 //! In plain `f64` at a [`State`], what an acceleration, a mass matrix or an
 //! inverse-dynamics evaluation needs is the [`Equations`], and [`equations`] takes them
-//! from [`Model::eval_equations`]: the generic [`passes`] by default, and for every model
+//! from the model's (hidden) `Model::eval_equations`: the generic [`passes`] by default, and for every model
 //! `lagrangian!` generates the same second-order forward-mode AD, unrolled at compile time
 //! into straight-line `f64` code that computes only the derivative components that are not
 //! structurally zero, shares every intermediate (the trigonometry of a coordinate is

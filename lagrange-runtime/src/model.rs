@@ -323,10 +323,11 @@ pub trait Model<const N: usize, const M: usize> {
         (e.mass * SVector::from(*qdd) - e.bias).into()
     }
 
-    /// The accelerations at a point in any scalar, `None` where the mass matrix (or the
-    /// constraint system) is singular: the unconstrained solve of
-    /// [`eval_equations_in`](Model::eval_equations_in), or with constraints the
-    /// constrained one ([`passes::accelerations_from`]).
+    /// The accelerations at a point in any scalar: the equations of
+    /// [`eval_equations_in`](Model::eval_equations_in) solved by the one solve of the
+    /// runtime, with the model's constraints if it has any ([`passes::accelerations_from`]);
+    /// `None` where that solve fails (a singular, indefinite or ill-conditioned mass matrix
+    /// or constraint system, the states where `accelerations` returns the error naming it).
     /// With dual numbers it gives exact derivatives of q̈
     /// ([`linearize`](crate::linearize::linearize)).
     fn eval_accelerations_in<S: Scalar>(&self, x: &Point<S, N, M>) -> Option<SVector<S, N>>
@@ -430,7 +431,8 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
     }
 
     /// [`Model::eval_accelerations_in`] with parameters `p`: both in the scalar `S`
-    /// (`None` where singular); constrained models solve their constrained system.
+    /// (`None` where the solve fails, as there); constrained models solve their constrained
+    /// system.
     fn eval_accelerations_with<S: Scalar>(
         &self,
         p: &[S; P],

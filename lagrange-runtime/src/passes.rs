@@ -217,7 +217,9 @@ pub(crate) fn gamma<
 /// any scalar: the one constrained solve of the runtime (the mass matrix by L D Lᵀ, completed
 /// by the constraints when only semidefinite, the multipliers through the Schur complement;
 /// see [the constrained module](crate::constrained)), without its diagnosis: `None` where
-/// `f64` accelerations would return an error. With dual numbers it differentiates the
+/// that solve fails (a singular, indefinite or ill-conditioned mass matrix or constraint
+/// system: the tests the `f64` accelerations diagnose); non-finite terms give non-finite
+/// accelerations. With dual numbers it differentiates the
 /// accelerations exactly, multipliers eliminated.
 ///
 /// `K` must be the model's own count (`<T as Model<N, M>>::Constraints::K`): constraints

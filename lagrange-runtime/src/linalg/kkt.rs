@@ -8,10 +8,12 @@
 //! solved in any [`Scalar`] through the Schur complement J M⁻¹ Jᵀ, with the L D Lᵀ of the
 //! mass matrix completed by the constraints when it is only semidefinite (see
 //! [the constrained module](crate::constrained#semidefinite-mass-matrices)). With K = 0 it
-//! is the solve with M alone. One algorithm for every scalar: in `f64` the runtime's
-//! diagnosing wrapper (`constrained::solve`) turns an [`Unsolvable`] into the error that
+//! is the solve with M alone. One algorithm for every scalar, behind every acceleration
+//! (and RATTLE's velocity step, the same system): in `f64` the runtime's diagnosing
+//! wrapper (`constrained::solve_diagnosed`) turns an [`Unsolvable`] into the error that
 //! names its cause; in dual numbers the solution is differentiated exactly, the multipliers
-//! eliminated.
+//! eliminated. (The constrained parameter sensitivities still factor the whole KKT matrix
+//! by LU, in `linearize.rs`.)
 
 use super::{gram, lu, Ldlt};
 use crate::model::Scalar;
@@ -29,14 +31,16 @@ pub(crate) enum Unsolvable<S, const K: usize> {
         /// The weight that was tried.
         rho: f64,
     },
-    /// The Schur complement J M⁻¹ Jᵀ, which LU found singular: dependent constraint rows.
+    /// The Schur complement J M⁻¹ Jᵀ, not finite (an overflow inside M⁻¹ Jᵀ) or found
+    /// singular by LU: dependent constraint rows.
     Schur(SMatrix<S, K, K>),
 }
 
-/// Whether M alone is too close to singular for a constrained solve's plain path (its
-/// L D Lᵀ has a pivot at most [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS) times its
-/// diagonal entry), so that [`factor_completed`] factors M + ρ JᵀJ instead. The
-/// variational integrators complete their Newton Jacobians by the same test.
+/// Whether M alone is too close to singular for the plain path of a solve with
+/// constraints (its L D Lᵀ has a pivot at most [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS)
+/// times its diagonal entry, or a negligible diagonal entry), so that, for K > 0,
+/// [`factor_completed`] factors M + ρ JᵀJ instead. RATTLE (`simulate/rattle.rs`) completes
+/// its SHAKE Newton Jacobians by the same test.
 pub(crate) fn needs_completion<S: Scalar, const N: usize>(mass: &SMatrix<S, N, N>) -> bool {
     Ldlt::factor_above(mass, tolerances::PLAIN_MASS).is_none()
 }
@@ -83,7 +87,7 @@ pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
     let (factor, rho) = factor_completed(mass, j)?;
     let f = match rho {
         None => *f,
-        Some(rho) => f + j.transpose() * gamma * S::from(rho),
+        Some(rho) => f + j.transpose() * S::from(rho) * gamma,
     };
     let free = factor.solve(&f);
     if K == 0 {
@@ -91,6 +95,9 @@ pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
     }
     let y = factor.solve_columns(&j.transpose());
     let schur = j * y;
+    if schur.iter().any(|x| !x.re().is_finite()) {
+        return Err(Unsolvable::Schur(schur));
+    }
     match lu::solve(schur, j * free - gamma) {
         Some(lambda) => Ok((free - y * lambda, lambda)),
         None => Err(Unsolvable::Schur(schur)),

@@ -3,7 +3,7 @@
 use super::discrete::{check_settings, Step, VariationalMemory};
 use super::stepping::fixed_step;
 use super::{Inputs, Integrator, StepError};
-use crate::constrained::{factor_completed, position_terms, velocity_terms};
+use crate::constrained::{position_terms, solve_diagnosed, velocity_terms};
 use crate::eval::mass_and_momenta;
 use crate::linalg;
 use crate::model::{ConstraintCount, Model, WithCount};
@@ -202,7 +202,8 @@ fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
 }
 
 /// The velocity q̇₁ and momentum p₁ = p₁⁻ − h Φ_qᵀ μ with Φ_q q̇₁ + Φ_t = 0: Newton with the
-/// mass matrix, the constraint rows eliminated through the Schur complement.
+/// mass matrix, the constraint rows eliminated through the Schur complement (the solve of
+/// the accelerations, `linalg::kkt`).
 fn rattle_velocity<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     settings: &Rattle,
     model: &T,
@@ -224,14 +225,10 @@ fn rattle_velocity<T: Model<N, M>, const N: usize, const M: usize, const K: usiz
         {
             return Ok((qd, target - jt_mu));
         }
-        let (factor, rho) = factor_completed::<T, N, M, K>(&mass, &j)?;
-        let y = factor.solve_columns(&j.transpose());
-        // Completed: M + ρ JᵀJ, with ρ Jᵀ v added to match (see `constrained`).
-        let x = factor.solve(&(g1 + j.transpose() * v * rho.unwrap_or(0.0)));
-        let Some(dmu) = linalg::solve(j * y, v - j * x) else {
-            return Err(StepError::Dynamics(redundant::<T, N, M>()));
-        };
-        let dqd = -x - y * dmu;
+        // The Newton step solves M Δq̇ + Jᵀ Δμ = −g₁, J Δq̇ = −v: the system of the
+        // accelerations, with q̈ = −Δq̇ and λ = −Δμ.
+        let (step, minus_dmu) = solve_diagnosed::<T, N, M, K>(&mass, &g1, &j, &v)?;
+        let (dqd, dmu) = (-step, -minus_dmu);
         qd += dqd;
         jt_mu += j.transpose() * dmu;
         if dqd.amax() <= 4.0 * f64::EPSILON * (1.0 + qd.amax()) {
