@@ -16,7 +16,7 @@
 //! by LU, in `linearize.rs`.)
 
 use super::{gram, lu, Ldlt};
-use crate::model::Scalar;
+use crate::terms::Scalar;
 use crate::tolerances;
 use nalgebra::{SMatrix, SVector};
 

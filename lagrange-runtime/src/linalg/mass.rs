@@ -3,7 +3,7 @@
 
 use super::Ldlt;
 use crate::error::DynamicsError;
-use crate::model::Scalar;
+use crate::terms::Scalar;
 use nalgebra::{Cholesky, Const, SMatrix, SVector};
 
 /// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the
