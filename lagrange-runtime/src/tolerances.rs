@@ -190,6 +190,13 @@ pub(crate) fn equilibrium_acceptance(relative: f64, size: f64, jacobian: f64) ->
 /// (a time constant ten thousand times the model's) count as marginal.
 pub(crate) const MARGINAL: f64 = 1e-4;
 
+/// The default margin of [`DiscreteSpectrum::stability`](crate::control::DiscreteSpectrum::stability):
+/// a multiplier z of a sampled closed loop with |z| within this distance of 1 counts as on
+/// the unit circle. It is [`MARGINAL`] at the scale the unit circle sets: |z| = e^(Re λ Ts),
+/// so a growth rate Re λ that small per sample is not told apart from a Jordan block split
+/// by rounding.
+pub(crate) const MARGINAL_MULTIPLIER: f64 = MARGINAL;
+
 /// QR iterations allowed to a real Schur form (of a reduced Jacobian, and in the Riccati
 /// solve of the Hamiltonian, of A and of the closed loop): a few per eigenvalue converge;
 /// 10000 only stops a pathological matrix.
