@@ -24,6 +24,12 @@
 //! [`Gain::sampled_closed_loop_spectrum`] gives the multipliers of the sampled closed loop
 //! (a [`DiscreteSpectrum`]: stable when every |z| < 1).
 //!
+//! Integral action: [`lqi`] and [`dlqi`] design on the state augmented with the integral
+//! of the error of chosen outputs y = C x, so that a constant reference is held without
+//! steady error. Observers: [`lqe`] and [`dlqe`] give the steady-state Kalman gain from
+//! measured outputs and the covariances of the process and measurement noise, by the dual
+//! Riccati equations.
+//!
 //! # Method
 //!
 //! [`care`] uses the matrix sign function of the 2n × 2n Hamiltonian matrix
@@ -119,6 +125,12 @@
 //!
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
+
+mod estimation;
+mod integral;
+
+pub use estimation::{dlqe, lqe};
+pub use integral::{dlqi, lqi};
 
 use crate::linalg::discrete_riccati;
 use crate::linalg::riccati::{self, RiccatiError, Solution};
@@ -219,6 +231,28 @@ pub enum ControlError {
     /// The QR iteration of the eigenvalues of a closed loop did not converge (a
     /// pathological matrix).
     EigenvaluesDidNotConverge,
+    /// A covariance that must be positive semidefinite is not (the process noise W of
+    /// [`lqe`] and [`dlqe`]; the weight Q of a regulator has
+    /// [`QNotPositiveSemidefinite`](Self::QNotPositiveSemidefinite)). The tolerance is
+    /// that of Q.
+    NotPositiveSemidefinite {
+        /// Which one: `"W"`.
+        matrix: &'static str,
+        /// The smallest eigenvalue of (the symmetric part of) the matrix.
+        min_eigenvalue: f64,
+    },
+    /// A covariance that must be positive definite is not (the measurement noise V of
+    /// [`lqe`] and [`dlqe`]: some combination of the measurements would be exact, and the
+    /// gain infinite; R of a regulator has [`RNotPositiveDefinite`](Self::RNotPositiveDefinite)).
+    NotPositiveDefinite {
+        /// Which one: `"V"`.
+        matrix: &'static str,
+    },
+    /// An estimator's Riccati equation ([`lqe`], [`dlqe`]) has no stabilizing solution:
+    /// a mode of A that is unstable, or on the stability boundary, is seen by no
+    /// measurement ((A, C) is not detectable), or one on the boundary is not excited by
+    /// the process noise W.
+    NotDetectable,
 }
 
 impl fmt::Display for ControlError {
@@ -269,6 +303,22 @@ impl fmt::Display for ControlError {
             Self::EigenvaluesDidNotConverge => write!(
                 f,
                 "the QR iteration of the closed loop's eigenvalues did not converge"
+            ),
+            Self::NotPositiveSemidefinite {
+                matrix,
+                min_eigenvalue,
+            } => write!(
+                f,
+                "{matrix} must be positive semidefinite, but it has the eigenvalue {min_eigenvalue:e}"
+            ),
+            Self::NotPositiveDefinite { matrix } => {
+                write!(f, "{matrix} must be positive definite")
+            }
+            Self::NotDetectable => write!(
+                f,
+                "the estimator's Riccati equation has no stabilizing solution: (A, C) is not \
+                 detectable (an unstable mode that no measurement sees), or a mode on the \
+                 stability boundary is unseen by C or unexcited by W"
             ),
         }
     }
@@ -1033,20 +1083,25 @@ fn check(
 /// eigenvalues of the symmetric part of Q = 2^eq Q₀ scaled to Q₀ of size about 1, which
 /// neither overflow nor underflow.
 fn check_semidefinite(q: &DMatrix<f64>) -> Result<(), ControlError> {
+    match indefinite(q) {
+        Some(min_eigenvalue) => Err(ControlError::QNotPositiveSemidefinite { min_eigenvalue }),
+        None => Ok(()),
+    }
+}
+
+/// The smallest eigenvalue of a finite symmetric `q` when it is clearly negative (below
+/// −[`SEMIDEFINITE`] n ε ‖q‖₂), computed on q = 2^e q₀ scaled to q₀ of size about 1, which
+/// neither overflows nor underflows; `None` for a positive semidefinite `q`.
+fn indefinite(q: &DMatrix<f64>) -> Option<f64> {
     let (q0, eq) = normalized(q);
     let n = q0.nrows();
     if n == 0 {
-        return Ok(());
+        return None;
     }
     let eigenvalues = symmetric_part(&q0).symmetric_eigenvalues();
     let smallest = eigenvalues.min();
     let norm = eigenvalues.amax();
-    if smallest < -SEMIDEFINITE * n as f64 * f64::EPSILON * norm {
-        return Err(ControlError::QNotPositiveSemidefinite {
-            min_eigenvalue: times_pow2(smallest, eq),
-        });
-    }
-    Ok(())
+    (smallest < -SEMIDEFINITE * n as f64 * f64::EPSILON * norm).then(|| times_pow2(smallest, eq))
 }
 
 #[cfg(test)]

@@ -219,6 +219,12 @@ pub(crate) const SYMMETRY: f64 = 1e-10;
 /// floating point (CᵀC, say) and those computed by the eigensolver err by a few n ε ‖Q‖₂.
 pub(crate) const SEMIDEFINITE: f64 = 100.0;
 
+/// The singular values of [A B; C 0] (rows of C and columns of B of unit length) below
+/// this many (n + m) ε times the largest count as zero when [`lqi`](crate::control::lqi)
+/// decides whether the outputs can be held at a reference: a rank decided at rounding
+/// level would take the rounding of an exactly singular matrix for rank.
+pub(crate) const TRACKABLE_RANK: f64 = 1e3;
+
 /// How many binary orders of magnitude g q must exceed ‖A‖² before a failure is put down
 /// to the scaling (checked by solving the problem with a smaller Q).
 pub(crate) const RICCATI_TAMING: i32 = 20;
