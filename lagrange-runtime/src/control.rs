@@ -19,7 +19,16 @@
 //! For a controller that runs at a fixed sample rate and holds its output between samples,
 //! [`c2d`] discretizes ẋ = A x + B u exactly with a zero-order hold, and [`dlqr`] (with
 //! [`dare`], the discrete algebraic Riccati equation) designs the gain of
-//! u_k = −K x_k on the result.
+//! u_k = −K x_k on the result; [`dlqr_gain`] is that design around a linearization, whose
+//! law a [`Sampled`](crate::simulate::Sampled) controller runs, and
+//! [`Gain::sampled_closed_loop_spectrum`] gives the multipliers of the sampled closed loop
+//! (a [`DiscreteSpectrum`]: stable when every |z| < 1).
+//!
+//! Integral action: [`lqi`] and [`dlqi`] design on the state augmented with the integral
+//! of the error of chosen outputs y = C x, so that a constant reference is held without
+//! steady error. Observers: [`lqe`] and [`dlqe`] give the steady-state Kalman gain from
+//! measured outputs and the covariances of the process and measurement noise, by the dual
+//! Riccati equations.
 //!
 //! # Method
 //!
@@ -117,11 +126,17 @@
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
 
+mod estimation;
+mod integral;
+
+pub use estimation::{dlqe, lqe};
+pub use integral::{dlqi, lqi};
+
 use crate::linalg::discrete_riccati;
 use crate::linalg::riccati::{self, RiccatiError, Solution};
 use crate::linalg::{normalized, symmetric_part, times_pow2};
 use crate::linearize::Linearization;
-use crate::stability::Spectrum;
+use crate::stability::{Spectrum, Stability};
 use crate::tolerances::{self, SEMIDEFINITE};
 use crate::{DynamicsError, State};
 use nalgebra::{Complex, DMatrix, SMatrix, SVector};
@@ -213,6 +228,31 @@ pub enum ControlError {
     /// A setting is invalid (a sample period that is not positive and finite), or a
     /// result overflows: the message says which.
     InvalidSetting(&'static str),
+    /// The QR iteration of the eigenvalues of a closed loop did not converge (a
+    /// pathological matrix).
+    EigenvaluesDidNotConverge,
+    /// A covariance that must be positive semidefinite is not (the process noise W of
+    /// [`lqe`] and [`dlqe`]; the weight Q of a regulator has
+    /// [`QNotPositiveSemidefinite`](Self::QNotPositiveSemidefinite)). The tolerance is
+    /// that of Q.
+    NotPositiveSemidefinite {
+        /// Which one: `"W"`.
+        matrix: &'static str,
+        /// The smallest eigenvalue of (the symmetric part of) the matrix.
+        min_eigenvalue: f64,
+    },
+    /// A covariance that must be positive definite is not (the measurement noise V of
+    /// [`lqe`] and [`dlqe`]: some combination of the measurements would be exact, and the
+    /// gain infinite; R of a regulator has [`RNotPositiveDefinite`](Self::RNotPositiveDefinite)).
+    NotPositiveDefinite {
+        /// Which one: `"V"`.
+        matrix: &'static str,
+    },
+    /// An estimator's Riccati equation ([`lqe`], [`dlqe`]) has no stabilizing solution:
+    /// a mode of A that is unstable, or on the stability boundary, is seen by no
+    /// measurement ((A, C) is not detectable), or one on the boundary is not excited by
+    /// the process noise W.
+    NotDetectable,
 }
 
 impl fmt::Display for ControlError {
@@ -260,6 +300,26 @@ impl fmt::Display for ControlError {
                  range or unresolved even after scaling"
             ),
             Self::InvalidSetting(message) => f.write_str(message),
+            Self::EigenvaluesDidNotConverge => write!(
+                f,
+                "the QR iteration of the closed loop's eigenvalues did not converge"
+            ),
+            Self::NotPositiveSemidefinite {
+                matrix,
+                min_eigenvalue,
+            } => write!(
+                f,
+                "{matrix} must be positive semidefinite, but it has the eigenvalue {min_eigenvalue:e}"
+            ),
+            Self::NotPositiveDefinite { matrix } => {
+                write!(f, "{matrix} must be positive definite")
+            }
+            Self::NotDetectable => write!(
+                f,
+                "the estimator's Riccati equation has no stabilizing solution: (A, C) is not \
+                 detectable (an unstable mode that no measurement sees), or a mode on the \
+                 stability boundary is unseen by C or unexcited by W"
+            ),
         }
     }
 }
@@ -466,6 +526,183 @@ impl<const N: usize, const M: usize> Gain<N, M> {
     ) -> Result<Spectrum<N>, DynamicsError> {
         lin.spectrum_of(&self.closed_loop(lin))
     }
+
+    /// The closed loop x_{k+1} = (A_d − B_d K) x_k of this gain applied by a controller
+    /// sampled every `period` with a zero-order hold (a
+    /// [`SampledController`](crate::simulate::SampledController)) on the linearization
+    /// `lin`, x = (q, q̇) at the samples, 2N × 2N; (A_d, B_d) is [`c2d`] of `lin.a()`,
+    /// `lin.b()`.
+    ///
+    /// # Errors
+    /// As [`c2d`]: a `period` that is not positive and finite, or an overflow.
+    pub fn sampled_closed_loop(
+        &self,
+        lin: &Linearization<N, M>,
+        period: f64,
+    ) -> Result<DMatrix<f64>, ControlError> {
+        let (ad, bd) = c2d(&lin.a(), &lin.b(), period)?;
+        Ok(ad - bd * self.matrix())
+    }
+
+    /// The eigenvalues (multipliers per sample) and stability of the closed loop of this
+    /// gain sampled every `period` with a zero-order hold on `lin`, in the independent
+    /// coordinates of the constraint manifold as in
+    /// [`closed_loop_spectrum`](Self::closed_loop_spectrum): the eigenvalues of
+    /// A_d − B_d K V with (A_d, B_d) = [`c2d`] of (Vᵀ A V, Vᵀ B), V = `lin.tangent`. The
+    /// loop is stable when every |z| < 1; [`DiscreteSpectrum::continuous_eigenvalues`]
+    /// gives the decay rates per second.
+    ///
+    /// # Errors
+    /// As [`c2d`], [`ControlError::DimensionMismatch`] for a `lin.tangent` that does not
+    /// fit, and [`ControlError::EigenvaluesDidNotConverge`].
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// use lagrange_runtime::control::dlqr_gain;
+    /// use lagrange_runtime::linearize::linearize;
+    /// use lagrange_runtime::nalgebra::DMatrix;
+    /// use lagrange_runtime::stability::Stability;
+    ///
+    /// lagrangian! {
+    ///     /// A pendulum with a torque at its pivot, balanced upside down.
+    ///     struct Pendulum {
+    ///         parameters: m = 1.0, l = 1.0, g = 9.81;
+    ///         coordinates: theta;
+    ///         inputs: tau;
+    ///         kinetic = m/2 * l^2 * dot(theta)^2;
+    ///         potential = m * g * l * cos(theta);
+    ///         force tau on theta;
+    ///     }
+    /// }
+    ///
+    /// let lin = linearize(&Pendulum::default(), &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+    /// let (gain, _p) = dlqr_gain(&lin, 0.02, &DMatrix::identity(2, 2), &SMatrix::identity()).unwrap();
+    /// let closed = gain.sampled_closed_loop_spectrum(&lin, 0.02).unwrap();
+    /// assert_eq!(closed.stability(), Stability::AsymptoticallyStable);
+    /// assert!(closed.spectral_radius() < 1.0);
+    /// // Far too slow a sampling for the same gain: the loop is unstable.
+    /// let slow = gain.sampled_closed_loop_spectrum(&lin, 1.0).unwrap();
+    /// assert_eq!(slow.stability(), Stability::Unstable);
+    /// ```
+    pub fn sampled_closed_loop_spectrum(
+        &self,
+        lin: &Linearization<N, M>,
+        period: f64,
+    ) -> Result<DiscreteSpectrum, ControlError> {
+        check_tangent(lin)?;
+        let (ad, bd) = c2d(&lin.reduced_a(), &lin.reduced_b(), period)?;
+        let closed = ad - bd * self.matrix() * &lin.tangent;
+        DiscreteSpectrum::new(&closed, period)
+    }
+}
+
+/// The eigenvalues z of a sampled closed loop x_{k+1} = Φ x_k (its multipliers per
+/// sample), sorted by decreasing magnitude, and the sample period: the loop is stable when
+/// every |z| < 1. A mode decays by |z| per sample, at the rate −ln|z| / Ts per second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiscreteSpectrum {
+    /// The eigenvalues z of Φ, counted with multiplicity, sorted by decreasing |z| (then
+    /// decreasing imaginary part).
+    pub eigenvalues: Vec<Complex<f64>>,
+    /// The sample period Ts.
+    pub period: f64,
+}
+
+impl DiscreteSpectrum {
+    /// The spectrum of the square matrix `phi` (A_d − B_d K, say) of a loop sampled every
+    /// `period`.
+    ///
+    /// # Errors
+    /// [`ControlError::NotSquare`] and [`ControlError::NonFinite`] (naming `"Φ"`),
+    /// [`ControlError::InvalidSetting`] for a period that is not positive and finite,
+    /// [`ControlError::EigenvaluesDidNotConverge`].
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::control::{c2d, dlqr, DiscreteSpectrum};
+    /// use lagrange_runtime::nalgebra::DMatrix;
+    ///
+    /// // The double integrator at 100 Hz under its discrete LQR gain.
+    /// let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+    /// let b = DMatrix::from_row_slice(2, 1, &[0.0, 1.0]);
+    /// let (ad, bd) = c2d(&a, &b, 0.01).unwrap();
+    /// let (k, _) = dlqr(&ad, &bd, &DMatrix::identity(2, 2), &DMatrix::identity(1, 1)).unwrap();
+    /// let spectrum = DiscreteSpectrum::new(&(&ad - &bd * &k), 0.01).unwrap();
+    /// assert!(spectrum.spectral_radius() < 1.0);
+    /// // Nearly the continuous design's poles (−√3 ± i)/2 at this rate.
+    /// let s = spectrum.continuous_eigenvalues();
+    /// assert!((s[0].re + 3f64.sqrt() / 2.0).abs() < 0.05 && (s[0].im.abs() - 0.5).abs() < 0.05);
+    /// ```
+    pub fn new(phi: &DMatrix<f64>, period: f64) -> Result<Self, ControlError> {
+        if !phi.is_square() {
+            let (rows, columns) = phi.shape();
+            return Err(ControlError::NotSquare {
+                matrix: "Φ",
+                rows,
+                columns,
+            });
+        }
+        if !phi.iter().all(|v| v.is_finite()) {
+            return Err(ControlError::NonFinite { matrix: "Φ" });
+        }
+        check_period(period)?;
+        let mut eigenvalues =
+            crate::linalg::eigenvalues(phi).ok_or(ControlError::EigenvaluesDidNotConverge)?;
+        eigenvalues.sort_by(|a, b| b.norm().total_cmp(&a.norm()).then(b.im.total_cmp(&a.im)));
+        Ok(DiscreteSpectrum {
+            eigenvalues,
+            period,
+        })
+    }
+
+    /// The largest |z|: the factor by which the slowest decaying (or fastest growing) mode
+    /// changes per sample; 0 without states.
+    pub fn spectral_radius(&self) -> f64 {
+        self.eigenvalues.first().map_or(0.0, |z| z.norm())
+    }
+
+    /// The classification with the default margin: a multiplier within 10⁻⁴ of the unit
+    /// circle counts as on it (see [`classify`](Self::classify)).
+    pub fn stability(&self) -> Stability {
+        self.classify(tolerances::MARGINAL_MULTIPLIER)
+    }
+
+    /// Asymptotically stable when every |z| < 1 − `margin`, unstable when some
+    /// |z| > 1 + `margin`, marginal otherwise. A margin that is NaN or negative counts as 0.
+    pub fn classify(&self, margin: f64) -> Stability {
+        let margin = if margin > 0.0 { margin } else { 0.0 };
+        if self.eigenvalues.iter().any(|z| z.norm() > 1.0 + margin) {
+            Stability::Unstable
+        } else if self.eigenvalues.iter().all(|z| z.norm() < 1.0 - margin) {
+            Stability::AsymptoticallyStable
+        } else {
+            Stability::Marginal
+        }
+    }
+
+    /// The eigenvalues s = ln(z) / Ts of a continuous-time system whose motion at the
+    /// samples is the same (principal logarithm, |Im s| ≤ π/Ts), in the order of
+    /// [`eigenvalues`](Self::eigenvalues): Re s is the decay rate per second to compare
+    /// with a simulation, Im s the frequency (aliased beyond π/Ts). A multiplier z = 0
+    /// (a mode gone in one sample) gives Re s = −∞.
+    pub fn continuous_eigenvalues(&self) -> Vec<Complex<f64>> {
+        self.eigenvalues
+            .iter()
+            .map(|z| z.ln() / self.period)
+            .collect()
+    }
+}
+
+/// `Ok` for a sample period that is positive and finite.
+fn check_period(period: f64) -> Result<(), ControlError> {
+    if period.is_finite() && period > 0.0 {
+        Ok(())
+    } else {
+        Err(ControlError::InvalidSetting(
+            "the sample period dt must be positive and finite",
+        ))
+    }
 }
 
 /// The LQR design around the operating point of a linearization: the gain minimising
@@ -532,6 +769,74 @@ pub fn lqr_gain<const N: usize, const M: usize>(
     Ok((Gain::from_matrix(&k, lin)?, p))
 }
 
+/// The discrete-time LQR design around the operating point of a linearization, for a
+/// controller sampled every `period` with a zero-order hold: [`dlqr`] on [`c2d`] of the
+/// linearization, minimising Σ (δx_kᵀ Q δx_k + δu_kᵀ R δu_k) over the samples, with
+/// δx = x − x*, δu = u − u*, x = (q, q̇); returns the gain and the solution P of [`dare`].
+/// The sum weighs samples, not seconds: Q and R of a continuous design scaled by the
+/// period give nearly its gain at a fast rate.
+///
+/// A constrained model is designed in the independent coordinates of the constraint
+/// manifold, as [`lqr_gain`] does (P is then d × d). The gain's [`law`](Gain::law),
+/// sampled by [`Sampled`](crate::simulate::Sampled) at the same period, is the controller
+/// the design assumes; [`Gain::sampled_closed_loop_spectrum`] gives its closed loop.
+///
+/// # Errors
+/// As [`c2d`] and [`dlqr`]; Q must be 2N × 2N, and `lin.tangent` 2N × d with d ≤ 2N
+/// ([`ControlError::DimensionMismatch`] naming `"tangent"`).
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::control::dlqr_gain;
+/// use lagrange_runtime::linearize::linearize;
+/// use lagrange_runtime::nalgebra::DMatrix;
+/// use lagrange_runtime::simulate::{Rk4, Sampled, Simulation};
+///
+/// lagrangian! {
+///     /// A pendulum with a torque at its pivot, balanced upside down.
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: theta;
+///         inputs: tau;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = m * g * l * cos(theta);
+///         force tau on theta;
+///     }
+/// }
+///
+/// let model = Pendulum::default();
+/// let lin = linearize(&model, &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+/// // A 50 Hz controller.
+/// let (gain, _p) = dlqr_gain(&lin, 0.02, &DMatrix::identity(2, 2), &SMatrix::identity()).unwrap();
+/// let run = Simulation::new(&model, State::at_rest(SVector::from([0.2])))
+///     .controller(Sampled::new(0.02, gain.law()))
+///     .run(&Rk4::new(1e-3), 10.0)
+///     .unwrap();
+/// assert!(run.last().q[0].abs() < 1e-6); // back upright
+/// ```
+pub fn dlqr_gain<const N: usize, const M: usize>(
+    lin: &Linearization<N, M>,
+    period: f64,
+    q: &DMatrix<f64>,
+    r: &SMatrix<f64, M, M>,
+) -> Result<(Gain<N, M>, DMatrix<f64>), ControlError> {
+    if q.shape() != (2 * N, 2 * N) {
+        return Err(ControlError::DimensionMismatch {
+            matrix: "Q",
+            expected: (2 * N, 2 * N),
+            found: q.shape(),
+        });
+    }
+    check_tangent(lin)?;
+    let v = &lin.tangent;
+    let weights = v.transpose() * q * v;
+    let r = DMatrix::from_fn(M, M, |i, j| r[(i, j)]);
+    let (ad, bd) = c2d(&lin.reduced_a(), &lin.reduced_b(), period)?;
+    let (k, p) = dlqr(&ad, &bd, &weights, &r)?;
+    Ok((Gain::from_matrix(&k, lin)?, p))
+}
+
 /// `Ok` if the tangent basis of `lin` (a public field) has a shape that fits.
 fn check_tangent<const N: usize, const M: usize>(
     lin: &Linearization<N, M>,
@@ -581,11 +886,7 @@ pub fn c2d(
     dt: f64,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
     check_system(a, b)?;
-    if !(dt.is_finite() && dt > 0.0) {
-        return Err(ControlError::InvalidSetting(
-            "the sample period dt must be positive and finite",
-        ));
-    }
+    check_period(dt)?;
     let (n, m) = (a.nrows(), b.ncols());
     let mut augmented = DMatrix::zeros(n + m, n + m);
     augmented.view_mut((0, 0), (n, n)).copy_from(&(a * dt));
@@ -782,20 +1083,25 @@ fn check(
 /// eigenvalues of the symmetric part of Q = 2^eq Q₀ scaled to Q₀ of size about 1, which
 /// neither overflow nor underflow.
 fn check_semidefinite(q: &DMatrix<f64>) -> Result<(), ControlError> {
+    match indefinite(q) {
+        Some(min_eigenvalue) => Err(ControlError::QNotPositiveSemidefinite { min_eigenvalue }),
+        None => Ok(()),
+    }
+}
+
+/// The smallest eigenvalue of a finite symmetric `q` when it is clearly negative (below
+/// −[`SEMIDEFINITE`] n ε ‖q‖₂), computed on q = 2^e q₀ scaled to q₀ of size about 1, which
+/// neither overflows nor underflows; `None` for a positive semidefinite `q`.
+fn indefinite(q: &DMatrix<f64>) -> Option<f64> {
     let (q0, eq) = normalized(q);
     let n = q0.nrows();
     if n == 0 {
-        return Ok(());
+        return None;
     }
     let eigenvalues = symmetric_part(&q0).symmetric_eigenvalues();
     let smallest = eigenvalues.min();
     let norm = eigenvalues.amax();
-    if smallest < -SEMIDEFINITE * n as f64 * f64::EPSILON * norm {
-        return Err(ControlError::QNotPositiveSemidefinite {
-            min_eigenvalue: times_pow2(smallest, eq),
-        });
-    }
-    Ok(())
+    (smallest < -SEMIDEFINITE * n as f64 * f64::EPSILON * norm).then(|| times_pow2(smallest, eq))
 }
 
 #[cfg(test)]

@@ -190,6 +190,13 @@ pub(crate) fn equilibrium_acceptance(relative: f64, size: f64, jacobian: f64) ->
 /// (a time constant ten thousand times the model's) count as marginal.
 pub(crate) const MARGINAL: f64 = 1e-4;
 
+/// The default margin of [`DiscreteSpectrum::stability`](crate::control::DiscreteSpectrum::stability):
+/// a multiplier z of a sampled closed loop with |z| within this distance of 1 counts as on
+/// the unit circle. It is [`MARGINAL`] at the scale the unit circle sets: |z| = e^(Re λ Ts),
+/// so a growth rate Re λ that small per sample is not told apart from a Jordan block split
+/// by rounding.
+pub(crate) const MARGINAL_MULTIPLIER: f64 = MARGINAL;
+
 /// QR iterations allowed to a real Schur form (of a reduced Jacobian, and in the Riccati
 /// solve of the Hamiltonian, of A and of the closed loop): a few per eigenvalue converge;
 /// 10000 only stops a pathological matrix.
@@ -211,6 +218,12 @@ pub(crate) const SYMMETRY: f64 = 1e-10;
 /// still count as positive semidefinite: the eigenvalues of a semidefinite Q formed in
 /// floating point (CᵀC, say) and those computed by the eigensolver err by a few n ε ‖Q‖₂.
 pub(crate) const SEMIDEFINITE: f64 = 100.0;
+
+/// The singular values of [A B; C 0] (rows of C and columns of B of unit length) below
+/// this many (n + m) ε times the largest count as zero when [`lqi`](crate::control::lqi)
+/// decides whether the outputs can be held at a reference: a rank decided at rounding
+/// level would take the rounding of an exactly singular matrix for rank.
+pub(crate) const TRACKABLE_RANK: f64 = 1e3;
 
 /// How many binary orders of magnitude g q must exceed ‖A‖² before a failure is put down
 /// to the scaling (checked by solving the problem with a smaller Q).

@@ -307,4 +307,9 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Integrator<T, N, M> for 
             memory.h = h * factor.clamp(STEP_CHANGE.0, 1.0);
         }
     }
+    /// The slope kept for the next step (first same as last) was evaluated with the old
+    /// inputs; the step size stays.
+    fn inputs_changed(&self, memory: &mut DormandPrinceMemory<N>) {
+        memory.k1 = None;
+    }
 }

@@ -26,6 +26,12 @@
 //! the Lagrangian, so it is a `Dynamics` and not a `Model`: the variational methods, which
 //! would integrate the unstabilized Lagrangian, do not accept it.
 //!
+//! A run's inputs come from a continuous law u(t, state) ([`Simulation::inputs`]), or
+//! from a digital controller with its own state, sampled every Ts and held in between
+//! ([`Simulation::controller`], a [`SampledController`] or a [`Sampled`] closure): every
+//! integrator ends a step on each sample time, and the trajectory records the controller's
+//! state.
+//!
 //! # Example
 //! ```
 //! use lagrange_runtime::prelude::*;
@@ -54,6 +60,7 @@ mod events;
 mod projected;
 mod rattle;
 mod rk4;
+mod sampled;
 mod stepping;
 mod trajectory;
 mod variational;
@@ -64,12 +71,14 @@ pub use events::{Crossing, Direction, Event};
 pub use projected::Projected;
 pub use rattle::Rattle;
 pub use rk4::Rk4;
+pub use sampled::{Sampled, SampledController};
 pub use trajectory::Trajectory;
 pub use variational::Variational;
 
 use crate::eval::check_finite;
 use crate::{Dynamics, DynamicsError, State};
 use nalgebra::SVector;
+use sampled::Sampler;
 use std::fmt;
 use std::ops::ControlFlow;
 
@@ -108,6 +117,14 @@ pub trait Integrator<T, const N: usize, const M: usize> {
         inputs: &mut Inputs<'_, N, M>,
         t_max: f64,
     ) -> Result<State<N>, StepError>;
+
+    /// The inputs jump at the state the last step ended at (a [`SampledController`] has
+    /// taken a sample there): forget what `memory` holds that was evaluated with the old
+    /// ones, such as the slope a first-same-as-last method reuses. By default nothing: a
+    /// method whose memory holds no evaluation of the inputs keeps it.
+    fn inputs_changed(&self, memory: &mut Self::Memory) {
+        let _ = memory;
+    }
 }
 
 /// Why an integration step failed.
@@ -266,8 +283,9 @@ impl Progress {
 /// [`run`](Simulation::run) records one sample per step).
 pub const DEFAULT_MAX_STEPS: usize = 1_000_000;
 
-/// A simulation of one model from one initial state: set the control law, the progress
-/// hook and the step budget, then [`run`](Simulation::run) it with an integrator.
+/// A simulation of one model from one initial state: set the control law (continuous, or
+/// a sampled controller), the events, the progress hook and the step budget, then
+/// [`run`](Simulation::run) it with an integrator.
 ///
 /// The initial state must be finite. A run takes at most [`DEFAULT_MAX_STEPS`] steps unless
 /// [`max_steps`](Simulation::max_steps) says otherwise, so that a step size too small for
@@ -275,10 +293,41 @@ pub const DEFAULT_MAX_STEPS: usize = 1_000_000;
 pub struct Simulation<'a, T, const N: usize, const M: usize> {
     model: &'a T,
     initial: State<N>,
-    inputs: Box<Inputs<'a, N, M>>,
+    law: Law<'a, N, M>,
+    /// Whether [`inputs`](Simulation::inputs) was called (it may not be with a controller).
+    continuous: bool,
+    sampler: Option<Sampler<'a, N, M>>,
     progress: Option<Box<dyn FnMut(Progress) -> ControlFlow<()> + 'a>>,
     max_steps: usize,
     events: Vec<Event<'a, N>>,
+}
+
+/// The inputs the dynamics see during a run: a continuous law, or the output a sampled
+/// controller holds between its samples.
+enum Law<'a, const N: usize, const M: usize> {
+    Continuous(Box<Inputs<'a, N, M>>),
+    Held(SVector<f64, M>),
+}
+
+impl<const N: usize, const M: usize> Law<'_, N, M> {
+    /// The inputs at `s`.
+    fn at(&mut self, s: &State<N>) -> SVector<f64, M> {
+        match self {
+            Law::Continuous(law) => law(s.t, s),
+            Law::Held(u) => *u,
+        }
+    }
+
+    /// `f` of the law as the integrators take it.
+    fn with<R>(&mut self, f: impl FnOnce(&mut Inputs<'_, N, M>) -> R) -> R {
+        match self {
+            Law::Continuous(law) => f(law),
+            Law::Held(u) => {
+                let u = *u;
+                f(&mut move |_, _| u)
+            }
+        }
+    }
 }
 
 /// What a progress hook returns: `()` to go on, or a [`ControlFlow`] whose `Break` cancels
@@ -306,7 +355,9 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         Simulation {
             model,
             initial,
-            inputs: Box::new(|_, _| SVector::zeros()),
+            law: Law::Continuous(Box::new(|_, _| SVector::zeros())),
+            continuous: false,
+            sampler: None,
             progress: None,
             max_steps: DEFAULT_MAX_STEPS,
             events: Vec::new(),
@@ -351,9 +402,57 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
 
     /// Sets the control law u(t, state). The integrators call it wherever they evaluate the
     /// dynamics (each stage of a Runge–Kutta method); the variational integrator evaluates
-    /// it once per step, at the predicted midpoint, and holds it over the step.
+    /// it once per step, at the predicted midpoint, and holds it over the step. A run with
+    /// both this and a [`controller`](Self::controller) fails with
+    /// [`StepError::InvalidSettings`].
     pub fn inputs(mut self, law: impl FnMut(f64, &State<N>) -> SVector<f64, M> + 'a) -> Self {
-        self.inputs = Box::new(law);
+        self.law = Law::Continuous(Box::new(law));
+        self.continuous = true;
+        self
+    }
+
+    /// Drives the model with a digital controller instead of a continuous law: it is called
+    /// at the sample times t_k = t₀ + k·Ts (t₀ the initial time, Ts its
+    /// [`period`](SampledController::period)) with the state there, and its output is held
+    /// until the next sample (a zero-order hold).
+    ///
+    /// - Every sample time ends a step: fixed-step integrators shorten the step before it,
+    ///   adaptive ones clip to it, as they do for output times; so the controller sees the
+    ///   state at exactly t_k, and no step straddles a jump of the inputs.
+    /// - The controller runs at every sample time the run reaches, t₀ and the end time
+    ///   included, and where a stopping [`Event`] ends the run exactly at a sample time
+    ///   (an event's crossing is located with the output held over the step, and a
+    ///   crossing at a sample time is recorded as well as the sample taken).
+    /// - The trajectory records, with each state, the inputs in effect from then on (at a
+    ///   sample time, the new output) and the controller's state after its last update, in
+    ///   the columns of its [`state_names`](SampledController::state_names).
+    ///
+    /// A run with both a controller and a continuous [`inputs`](Self::inputs) law fails with
+    /// [`StepError::InvalidSettings`], as does one with a period that is not positive and
+    /// finite, state names that do not fit the trajectory, or a state that does not have
+    /// one value per name.
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// use lagrange_runtime::simulate::{DormandPrince, Sampled, Simulation};
+    ///
+    /// lagrangian! {
+    ///     struct Mass { parameters: m = 1.0; coordinates: x; inputs: f; kinetic = m/2 * dot(x)^2; force f on x; }
+    /// }
+    ///
+    /// // A constant force sampled every 0.25 s: the adaptive steps end on each sample.
+    /// let run = Simulation::new(&Mass::default(), State::at_rest(SVector::zeros()))
+    ///     .controller(Sampled::new(0.25, |_t, _s: &State<1>| SVector::from([2.0])))
+    ///     .run(&DormandPrince::default(), 1.0)
+    ///     .unwrap();
+    /// for k in 0..=4 {
+    ///     assert!(run.times().any(|t| t == 0.25 * f64::from(k)));
+    /// }
+    /// assert!((run.last().q[0] - 1.0).abs() < 1e-12); // x = f t²/2
+    /// ```
+    pub fn controller(mut self, controller: impl SampledController<N, M> + 'a) -> Self {
+        self.sampler = Some(Sampler::new(Box::new(controller)));
         self
     }
 
@@ -428,7 +527,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             trajectory = trajectory.with_units(units);
         }
         let result = self
-            .check(times)
+            .check(times, &mut trajectory)
             .and_then(|()| self.steps(integrator, times, every_step, &mut s, &mut trajectory));
         match result {
             Ok(()) => Ok(trajectory),
@@ -448,8 +547,9 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     }
 
     /// The start must be finite (a NaN time would stop no loop, an infinite one would never
-    /// advance), the output times usable and the budget positive.
-    fn check(&self, times: &[f64]) -> Result<(), StepError> {
+    /// advance), the output times usable, the budget positive and a sampled controller's
+    /// settings valid (its columns are added to `trajectory`).
+    fn check(&mut self, times: &[f64], trajectory: &mut Trajectory<N, M>) -> Result<(), StepError> {
         let s = &self.initial;
         check_finite(s, &SVector::zeros(), &T::COORDINATES, &T::INPUTS)?;
         let ordered = times.windows(2).all(|w| w[0] <= w[1]);
@@ -463,7 +563,29 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 "the step budget (`Simulation::max_steps`) must be at least 1",
             ));
         }
+        if let Some(sampler) = self.sampler.as_mut() {
+            if self.continuous {
+                return Err(StepError::InvalidSettings(
+                    "a simulation takes a continuous control law (`inputs`) or a sampled controller (`controller`), not both",
+                ));
+            }
+            sampler.start(s.t, &trajectory.column_names())?;
+            trajectory.set_controller(sampler.controller.state_names());
+        }
         Ok(())
+    }
+
+    /// Takes a sample of the controller if `s` is at its next sample time, holding its
+    /// output from here on. Returns whether it sampled.
+    fn sample(&mut self, s: &State<N>) -> Result<bool, StepError> {
+        let Some(sampler) = self.sampler.as_mut() else {
+            return Ok(false);
+        };
+        if !sampler.sample(s, &T::COORDINATES, &T::INPUTS)? {
+            return Ok(false);
+        }
+        self.law = Law::Held(sampler.held);
+        Ok(true)
     }
 
     /// The run itself, from `s` (left at the last state reached) through `times`.
@@ -475,14 +597,17 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         s: &mut State<N>,
         trajectory: &mut Trajectory<N, M>,
     ) -> Result<(), StepError> {
-        // Invalid settings of the integrator leave the trajectory empty; any other failure
-        // of its start, the initial state alone (see `drive`).
-        let mut memory = integrator.start(self.model, s, &mut self.inputs)?;
+        // A sampled controller's first sample, at the start: its output drives the first
+        // step. Invalid settings of the integrator leave the trajectory empty; any other
+        // failure of its start, the initial state alone (see `drive`).
+        self.sample(s)?;
+        let model = self.model;
+        let mut memory = self.law.with(|inputs| integrator.start(model, s, inputs))?;
         // Every method starts with the model's own settings valid (Baumgarte gains), on its
         // constraints, and where it has accelerations (the variational methods would
         // otherwise invent a motion for undetermined ones, or fail in Newton's method
         // without saying why).
-        let u = (self.inputs)(s.t, s);
+        let u = self.law.at(s);
         check_finite(s, &u, &T::COORDINATES, &T::INPUTS)?;
         self.model.check_start(s, &u).map_err(|e| match e {
             DynamicsError::InvalidSetting(why) => StepError::InvalidSettings(why),
@@ -511,18 +636,24 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                         steps: self.max_steps,
                     });
                 }
-                let mut next =
-                    integrator.step(self.model, &mut memory, s, &mut self.inputs, t_out)?;
+                // Steps end on the sample times too.
+                let t_max = self.sampler.as_ref().map_or(t_out, |c| c.next.min(t_out));
+                let mut next = self
+                    .law
+                    .with(|inputs| integrator.step(model, &mut memory, s, inputs, t_max))?;
                 if !is_finite(&next) {
                     return Err(StepError::NonFiniteState);
                 }
-                if !(next.t > s.t && next.t <= t_out) {
+                if !(next.t > s.t && next.t <= t_max) {
                     return Err(StepError::InvalidSettings(
-                        "an integrator's step must end after its start and not past the output time",
+                        "an integrator's step must end after its start and not past the output time (or sample time) it is given",
                     ));
                 }
                 let stop = self.events_in_step(s, &mut next, &mut signs, trajectory)?;
                 *s = next;
+                if self.sample(s)? {
+                    integrator.inputs_changed(&mut memory);
+                }
                 if let Some(crossing) = stop {
                     self.record(trajectory, s)?;
                     trajectory.stop_at(crossing);
@@ -580,15 +711,18 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 continue;
             }
             if dense.is_none() {
-                let acc = |inputs: &mut Box<Inputs<'a, N, M>>, s: &State<N>| {
-                    let u = inputs(s.t, s);
-                    self.model.accelerations(s, &u)
+                // The inputs over the step: a sampled controller's output is held, and
+                // the step ends at a sample time at the latest.
+                let model = self.model;
+                let mut acc = |s: &State<N>| {
+                    let u = self.law.at(s);
+                    model.accelerations(s, &u)
                 };
                 dense = Some(events::Dense {
                     a: *a,
-                    acc_a: acc(&mut self.inputs, a)?,
+                    acc_a: acc(a)?,
                     b: *b,
-                    acc_b: acc(&mut self.inputs, b)?,
+                    acc_b: acc(b)?,
                 });
             }
             let dense = dense.as_ref().expect("just built");
@@ -645,11 +779,19 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         Ok(())
     }
 
-    /// Records `s` with the control law's inputs there, which must be finite.
+    /// Records `s` with the control law's inputs there, which must be finite, and a sampled
+    /// controller's state.
     fn record(&mut self, trajectory: &mut Trajectory<N, M>, s: &State<N>) -> Result<(), StepError> {
-        let u = (self.inputs)(s.t, s);
+        let u = self.law.at(s);
         check_finite(s, &u, &T::COORDINATES, &T::INPUTS)?;
-        trajectory.push(*s, u, self.model.energy(s, &u));
+        let energy = self.model.energy(s, &u);
+        match &self.sampler {
+            Some(sampler) => {
+                sampler.check_state()?;
+                trajectory.push_sampled(*s, u, energy, sampler.controller.state());
+            }
+            None => trajectory.push(*s, u, energy),
+        }
         Ok(())
     }
 }

@@ -85,4 +85,8 @@ where
         let u = inputs(next.t, &next);
         Ok(model.project(&next, &u, &self.hold, self.tolerance)?)
     }
+
+    fn inputs_changed(&self, memory: &mut I::Memory) {
+        self.inner.inputs_changed(memory);
+    }
 }

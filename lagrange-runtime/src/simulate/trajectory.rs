@@ -6,7 +6,8 @@ use nalgebra::SVector;
 use std::io::{self, Write};
 
 /// The states of a simulated motion, in time order, with the inputs the control law gave
-/// and the energy function h at each.
+/// and the energy function h at each, and the state of a sampled controller
+/// ([`SampledController`](super::SampledController)) when one drove the run.
 ///
 /// With the feature `serde` it serializes; deserializing checks that the names and the
 /// samples fit the model's sizes `N` and `M` and each other. The units of a model that
@@ -28,6 +29,11 @@ pub struct Trajectory<const N: usize, const M: usize = 0> {
     stopped_by: Option<Crossing<N>>,
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     units: Option<ColumnUnits>,
+    /// The names of a sampled controller's state, and its values, sample after sample.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    controller_names: Vec<String>,
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    controller: Vec<f64>,
 }
 
 /// The units of a trajectory's columns, owned (a deserialized trajectory has no `'static`
@@ -55,7 +61,20 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             crossings: Vec::new(),
             stopped_by: None,
             units: None,
+            controller_names: Vec::new(),
+            controller: Vec::new(),
         }
+    }
+
+    /// Gives an empty trajectory the columns of a sampled controller's state.
+    pub(crate) fn set_controller(&mut self, names: &[&str]) {
+        debug_assert!(self.is_empty());
+        self.controller_names = names.iter().map(|&n| n.to_owned()).collect();
+    }
+
+    /// The names of every column, in CSV order, without units.
+    pub(crate) fn column_names(&self) -> Vec<String> {
+        self.columns().into_iter().map(|(name, _)| name).collect()
     }
 
     /// The trajectory with the units of its columns: [`column_unit`](Self::column_unit)
@@ -99,6 +118,8 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         let inputs = self.input_names.iter().enumerate();
         columns.extend(inputs.map(|(j, u)| (u.clone(), Column::Input(j))));
         columns.push(("energy".to_owned(), Column::Energy));
+        let controller = self.controller_names.iter().enumerate();
+        columns.extend(controller.map(|(i, c)| (c.clone(), Column::Controller(i))));
         columns
     }
 
@@ -111,12 +132,14 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             Column::Velocity(i) => &units.velocities[i],
             Column::Input(j) => &units.inputs[j],
             Column::Energy => "J",
+            Column::Controller(_) => return None,
         })
     }
 
     /// The unit of a column (named as in [`column`](Self::column): `t`, `x`, `dot(x)`, an
     /// input or `energy`) when the model declares units: `s`, `m`, `m/s`, `N`, `J`. `None`
-    /// without units or for another name.
+    /// without units, for a sampled controller's state (whose units the controller does not
+    /// declare) or for another name.
     pub fn column_unit(&self, name: &str) -> Option<&str> {
         self.unit_of(self.resolve(name)?)
     }
@@ -156,11 +179,46 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         self.stopped_by = Some(crossing);
     }
 
-    /// Appends a sample: the state, the inputs there and the energy function.
+    /// Appends a sample: the state, the inputs there and the energy function. In a
+    /// trajectory with a sampled controller's columns, the controller's state of a sample
+    /// pushed by hand is NaN.
     pub fn push(&mut self, state: State<N>, u: SVector<f64, M>, energy: f64) {
         self.states.push(state);
         self.inputs.push(u);
         self.energies.push(energy);
+        let width = self.controller_names.len();
+        self.controller.extend(std::iter::repeat_n(f64::NAN, width));
+    }
+
+    /// Appends a sample with the sampled controller's state, one value per name of
+    /// [`controller_names`](Self::controller_names).
+    pub(crate) fn push_sampled(
+        &mut self,
+        state: State<N>,
+        u: SVector<f64, M>,
+        energy: f64,
+        controller: &[f64],
+    ) {
+        debug_assert_eq!(controller.len(), self.controller_names.len());
+        self.states.push(state);
+        self.inputs.push(u);
+        self.energies.push(energy);
+        self.controller.extend_from_slice(controller);
+    }
+
+    /// The names of the state of the sampled controller that drove the run
+    /// ([`SampledController::state_names`](super::SampledController::state_names)); empty
+    /// without one.
+    pub fn controller_names(&self) -> &[String] {
+        &self.controller_names
+    }
+
+    /// The sampled controller's state at each sample, one value per name of
+    /// [`controller_names`](Self::controller_names): its state after its last update
+    /// (held, like its output, between sample times).
+    pub fn controller_states(&self) -> impl ExactSizeIterator<Item = &[f64]> + '_ {
+        let width = self.controller_names.len();
+        (0..self.len()).map(move |k| &self.controller[k * width..(k + 1) * width])
     }
 
     /// The input names, in input order.
@@ -174,16 +232,18 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
     }
 
     /// One value per sample by column name: `t`, a coordinate `x`, its velocity `dot(x)`,
-    /// an input, or `energy` (the names of [`write_csv`](Self::write_csv)'s header).
-    /// `None` for any other name.
+    /// an input, `energy`, or a sampled controller's state variable (the names of
+    /// [`write_csv`](Self::write_csv)'s header). `None` for any other name.
     pub fn column(&self, name: &str) -> Option<Vec<f64>> {
         let column = self.resolve(name)?;
+        let width = self.controller_names.len();
         let value = |k: usize| match column {
             Column::Time => self.states[k].t,
             Column::Coordinate(i) => self.states[k].q[i],
             Column::Velocity(i) => self.states[k].qd[i],
             Column::Input(j) => self.inputs[k][j],
             Column::Energy => self.energies[k],
+            Column::Controller(i) => self.controller[k * width + i],
         };
         Some((0..self.len()).map(value).collect())
     }
@@ -288,8 +348,9 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
         Some(State::new(t, q, qd))
     }
 
-    /// Writes the trajectory as CSV: a header `t,<coordinates>,dot(<coordinates>),<inputs>,energy`,
-    /// then one line per sample. When the model declares units, each name of the header is
+    /// Writes the trajectory as CSV: a header `t,<coordinates>,dot(<coordinates>),<inputs>,energy`
+    /// (followed by a sampled controller's state names, when one drove the run), then one
+    /// line per sample. When the model declares units, each name of the header is
     /// followed by its unit: `t [s],x [m],dot(x) [m/s],f [N],energy [J]`.
     ///
     /// # Errors
@@ -332,6 +393,7 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             .coordinates
             .iter()
             .chain(&self.input_names)
+            .chain(&self.controller_names)
             .find(|n| !csv_name(n))
         {
             return invalid(format!(
@@ -364,11 +426,12 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
             write!(out, ",{name}")?;
         }
         writeln!(out)?;
-        for (k, ((s, u), h)) in self
+        for (k, (((s, u), h), c)) in self
             .states
             .iter()
             .zip(&self.inputs)
             .zip(&self.energies)
+            .zip(self.controller_states())
             .enumerate()
         {
             write!(out, "{}", s.t)?;
@@ -376,6 +439,9 @@ impl<const N: usize, const M: usize> Trajectory<N, M> {
                 write!(out, ",{x}")?;
             }
             write!(out, ",{h}")?;
+            for x in c {
+                write!(out, ",{x}")?;
+            }
             for (_, values) in extra {
                 write!(out, ",{}", values[k])?;
             }
@@ -393,6 +459,7 @@ enum Column {
     Velocity(usize),
     Input(usize),
     Energy,
+    Controller(usize),
 }
 
 /// Whether `name` can head a CSV column unquoted: not empty, without a separator, a quote
@@ -422,6 +489,10 @@ struct Fields<const N: usize, const M: usize> {
     stopped_by: Option<Crossing<N>>,
     #[serde(default)]
     units: Option<ColumnUnits>,
+    #[serde(default)]
+    controller_names: Vec<String>,
+    #[serde(default)]
+    controller: Vec<f64>,
 }
 
 #[cfg(feature = "serde")]
@@ -452,10 +523,18 @@ impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> 
             .coordinates
             .iter()
             .chain(&f.input_names)
+            .chain(&f.controller_names)
             .find(|n| !csv_name(n))
         {
             return Err(format!(
                 "a trajectory's name `{bad}` is empty or holds a separator or quote"
+            ));
+        }
+        if f.controller.len() != f.controller_names.len() * n {
+            return Err(format!(
+                "a trajectory of {n} samples with {} values for {} controller state names",
+                f.controller.len(),
+                f.controller_names.len()
             ));
         }
         if f.stopped_by
@@ -491,6 +570,8 @@ impl<const N: usize, const M: usize> TryFrom<Fields<N, M>> for Trajectory<N, M> 
             energies: f.energies,
             crossings: f.crossings,
             stopped_by: f.stopped_by,
+            controller_names: f.controller_names,
+            controller: f.controller,
         })
     }
 }
@@ -513,6 +594,8 @@ mod tests {
             crossings: Vec::new(),
             stopped_by: None,
             units: None,
+            controller_names: Vec::new(),
+            controller: Vec::new(),
         }
     }
 
