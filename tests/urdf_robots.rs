@@ -56,7 +56,8 @@ fn agree<const R: usize, const C: usize>(
 }
 
 /// The end effector of a robot at a state: its frame's origin and orientation, and the
-/// Jacobians of its origin and of its angular velocity in the world frame.
+/// Jacobians of its origin and of its angular velocity in the world frame, in Pinocchio's
+/// velocities (lagrange's q̇ but for a floating base, see [`FreeFlyer`]).
 struct Frame<const N: usize> {
     position: SVector<f64, 3>,
     rotation: SMatrix<f64, 3, 3>,
@@ -65,12 +66,12 @@ struct Frame<const N: usize> {
 }
 
 /// The energies and the end-effector frame against a state of the reference data
-/// (`frame_jacobian`: LOCAL_WORLD_ALIGNED, linear rows first).
-fn agree_energies_and_frame<T: Dynamics<N, M>, const N: usize, const M: usize>(
+/// (`frame_jacobian`: LOCAL_WORLD_ALIGNED, linear rows first, V = Pinocchio's nv columns).
+fn agree_energies_and_frame<T: Dynamics<N, M>, const N: usize, const M: usize, const V: usize>(
     model: &T,
     s: &State<N>,
     state: &Value,
-    frame: &Frame<N>,
+    frame: &Frame<V>,
     label: &str,
 ) {
     let none = SVector::<f64, M>::zeros();
@@ -93,7 +94,7 @@ fn agree_energies_and_frame<T: Dynamics<N, M>, const N: usize, const M: usize>(
         &matrix(&state["frame_rotation"]),
         &format!("frame rotation, {label}"),
     );
-    let jacobian: SMatrix<f64, 6, N> = matrix(&state["frame_jacobian"]);
+    let jacobian: SMatrix<f64, 6, V> = matrix(&state["frame_jacobian"]);
     agree(
         &frame.linear,
         &jacobian.fixed_rows::<3>(0).into_owned(),
@@ -237,6 +238,53 @@ fn derivatives_match_finite_differences() {
     Derivatives::new("Ur5", &Ur5::default()).standard().check();
 }
 
+/// A state of the Solo-12 for the derivative checks: the base anywhere in [−1, 1]³, its
+/// quaternion in a random direction and up to 10 % off the unit sphere (the accelerations
+/// are defined there too, and the linearization is of that function), the joints in
+/// [−1.5, 1.5], the velocities (the quaternion's rates along every direction) and inputs
+/// in [−1, 1].
+fn solo12_state(rng: &mut common::Rng) -> (State<19>, SVector<f64, 18>) {
+    let mut q = SVector::<f64, 19>::from_fn(|_, _| rng.uniform(-1.5, 1.5));
+    let p = SVector::<f64, 3>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+    q.fixed_rows_mut::<3>(0).copy_from(&p);
+    let n = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize();
+    let scale = 1.0 + rng.uniform(-0.1, 0.1);
+    q.fixed_rows_mut::<4>(3).copy_from(&(n * scale));
+    let qd = SVector::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+    let u = SVector::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+    (State::new(rng.uniform(0.0, 2.0), q, qd), u)
+}
+
+/// The derivative checks of `common::derivatives` for the floating base, at the structured
+/// states around the base at the origin with the identity quaternion and every joint at
+/// zero (at rest, moving, and every other coordinate there), at the base turned half
+/// about x (w = 0), and at two random states.
+///
+/// Every part but `Part::Sensitivities`: that part for this model (19 coordinates, 18
+/// inputs, its one parameter g) took 33 s more CPU to compile this file (69 s against 36 s,
+/// with `CARGO_INCREMENTAL=0`), and more than the 2 MiB stack of a test thread to run (it
+/// passed with 8 MiB), for a pass the UR5's check above already runs on a model read from
+/// a URDF.
+#[test]
+fn solo12_derivatives_match_finite_differences() {
+    let mut identity = SVector::<f64, 19>::zeros();
+    identity[3] = 1.0;
+    let mut flipped = identity;
+    (flipped[3], flipped[4]) = (0.0, 1.0);
+    let mut rng = common::Rng(12);
+    let (moving, u) = solo12_state(&mut rng);
+    Derivatives::new("Solo12", &Solo12::default())
+        .sampler(solo12_state)
+        .structured_at(identity)
+        .state(
+            "half turn about x, joints zero, moving",
+            State::new(0.0, flipped, moving.qd),
+            u,
+        )
+        .random(2)
+        .check_without_parameters();
+}
+
 lagrangian! {
     /// A free-floating box from its URDF: a base position, a unit quaternion.
     pub struct FloatingBox {
@@ -293,5 +341,224 @@ fn a_floating_base_is_the_free_body_written_by_hand() {
         );
         agree(&a, &b, &format!("accelerations, state {k}"));
         assert!((urdf.energy(&s, &none) - hand.energy(&s, &none)).abs() < 1e-13);
+    }
+}
+
+/// lagrange's floating base against Pinocchio's free flyer (`tests/robots/README.md`,
+/// "Floating base"). lagrange's coordinates are (p, n, joints), n = (w, x, y, z) the base's
+/// unit quaternion, and its velocities their rates: N = 7 + joints. Pinocchio's are q =
+/// (p, x, y, z, w, joints) and v = (Rᵀ ṗ, ω_b, joint rates): V = 6 + joints = N − 1. With
+/// r = (x, y, z) and G = 2 [−r, w I − [r]×] (ω_b = G ṅ, G n = 0, G Gᵀ = 4 I on the unit
+/// sphere), v = J q̇ for J = blockdiag(Rᵀ, G, I), and q̇ = L v for L = blockdiag(R, Gᵀ/4, I),
+/// with J L = I.
+struct FreeFlyer<const N: usize, const V: usize> {
+    /// lagrange's coordinates.
+    q: SVector<f64, N>,
+    rotation: SMatrix<f64, 3, 3>,
+    g: SMatrix<f64, 3, 4>,
+}
+
+impl<const N: usize, const V: usize> FreeFlyer<N, V> {
+    /// At Pinocchio's configuration q (x y z qx qy qz qw, joints).
+    fn at(pinocchio: &SVector<f64, N>) -> Self {
+        assert_eq!(N, V + 1);
+        let q = SVector::from_fn(|i, _| match i {
+            3 => pinocchio[6],
+            4..=6 => pinocchio[i - 1],
+            _ => pinocchio[i],
+        });
+        let (w, x, y, z) = (q[3], q[4], q[5], q[6]);
+        let rotation = SMatrix::<f64, 3, 3>::new(
+            w * w + x * x - y * y - z * z,
+            2.0 * (x * y - w * z),
+            2.0 * (x * z + w * y),
+            2.0 * (x * y + w * z),
+            w * w - x * x + y * y - z * z,
+            2.0 * (y * z - w * x),
+            2.0 * (x * z - w * y),
+            2.0 * (y * z + w * x),
+            w * w - x * x - y * y + z * z,
+        );
+        let g = 2.0 * SMatrix::<f64, 3, 4>::new(-x, w, z, -y, -y, -z, w, x, -z, y, -x, w);
+        FreeFlyer { q, rotation, g }
+    }
+
+    /// ∂v/∂q̇.
+    fn j(&self) -> SMatrix<f64, V, N> {
+        let mut j = SMatrix::<f64, V, N>::zeros();
+        j.fixed_view_mut::<3, 3>(0, 0)
+            .copy_from(&self.rotation.transpose());
+        j.fixed_view_mut::<3, 4>(3, 3).copy_from(&self.g);
+        for k in 6..V {
+            j[(k, k + 1)] = 1.0;
+        }
+        j
+    }
+
+    /// The right inverse of J: q̇ = L v on the constraint's tangent space.
+    fn l(&self) -> SMatrix<f64, N, V> {
+        let mut l = SMatrix::<f64, N, V>::zeros();
+        l.fixed_view_mut::<3, 3>(0, 0).copy_from(&self.rotation);
+        l.fixed_view_mut::<4, 3>(3, 3)
+            .copy_from(&(self.g.transpose() / 4.0));
+        for k in 6..V {
+            l[(k + 1, k)] = 1.0;
+        }
+        l
+    }
+
+    /// The projection onto the tangent space of |n| = 1: L J.
+    fn tangent(&self) -> SMatrix<f64, N, N> {
+        self.l() * self.j()
+    }
+
+    /// lagrange's state for Pinocchio's velocity v.
+    fn state(&self, v: &SVector<f64, V>) -> State<N> {
+        State::new(0.0, self.q, self.l() * v)
+    }
+
+    /// lagrange's q̈ for Pinocchio's a = v̇ at velocity v: p̈ = R (a_lin + ω × v_lin),
+    /// n̈ = Gᵀ ω̇ / 4 − |ω|² n / 4.
+    fn qdd(&self, v: &SVector<f64, V>, a: &SVector<f64, V>) -> SVector<f64, N> {
+        let (lin, w) = (v.fixed_rows::<3>(0), v.fixed_rows::<3>(3));
+        let mut qdd = self.l() * a;
+        let p = self.rotation * w.cross(&lin);
+        qdd.fixed_rows_mut::<3>(0).add_assign(&p);
+        let n = self.q.fixed_rows::<4>(3).into_owned();
+        qdd.fixed_rows_mut::<4>(3)
+            .add_assign(&(-w.norm_squared() / 4.0 * n));
+        qdd
+    }
+
+    /// Pinocchio's a = v̇ for lagrange's q̈ at the state s: a_lin = Rᵀ p̈ − ω × v_lin,
+    /// ω̇ = G n̈.
+    fn a(&self, s: &State<N>, qdd: &SVector<f64, N>) -> SVector<f64, V> {
+        let v = self.j() * s.qd;
+        let (lin, w) = (v.fixed_rows::<3>(0), v.fixed_rows::<3>(3));
+        let mut a = self.j() * qdd;
+        a.fixed_rows_mut::<3>(0).sub_assign(&w.cross(&lin));
+        a
+    }
+}
+
+use std::ops::{AddAssign, SubAssign};
+
+/// The Solo-12 on Pinocchio's free flyer, at the seven states of `solo12.json`.
+///
+/// Compared, each with [`agree`] (1e-12 relative to the largest entry, at least 1): the
+/// energies at the same state; lagrange's mass matrix seen through the velocity map,
+/// Lᵀ M L = `crba` (and L J M L J = Jᵀ `crba` J, its part on the constraint's tangent
+/// space); its Euler–Lagrange residual at λ = 0 (`inverse_dynamics` with no input), Lᵀ E =
+/// `rnea`, `nonLinearEffects` and the gravity, where E differs from Jᵀ `rnea` only along the
+/// constraint's gradient (0, n, 0); the constrained accelerations with the inputs = `tau`,
+/// mapped to v̇, against `aba`; and the front left foot's position, orientation and
+/// Jacobians times L against its LOCAL_WORLD_ALIGNED frame Jacobian. The maps of the
+/// script (its `lagrange` record, checked there against differences along
+/// `pin.integrate`) agree with [`FreeFlyer`]'s to rounding.
+#[test]
+fn solo12_matches_pinocchio() {
+    let model = Solo12::default();
+    let data = reference("solo12");
+    let names: Vec<&str> = data["lagrange_coordinates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(<Solo12 as Dynamics<19, 18>>::COORDINATES.to_vec(), names);
+    let joints: Vec<&str> = data["joint_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(joints[0], "root_joint");
+    assert_eq!(joints[1..], names[7..]);
+    assert_eq!(
+        <Solo12 as lagrange_runtime::model::Model<19, 18>>::CONSTRAINT_NAMES,
+        ["base_unit"]
+    );
+    let none = SVector::<f64, 18>::zeros();
+    for state in data["states"].as_array().unwrap() {
+        let label = state["label"].as_str().unwrap();
+        let (v, a, tau) = (
+            vector::<18>(&state["v"]),
+            vector::<18>(&state["a"]),
+            vector::<18>(&state["tau"]),
+        );
+        let base = FreeFlyer::<19, 18>::at(&vector(&state["q"]));
+        let s = base.state(&v);
+        let qdd = base.qdd(&v, &a);
+        let mapped = &state["lagrange"];
+        agree(&s.q, &vector(&mapped["q"]), &format!("q, {label}"));
+        agree(&s.qd, &vector(&mapped["qd"]), &format!("q̇ = L v, {label}"));
+        agree(&qdd, &vector(&mapped["qdd"]), &format!("q̈ from a, {label}"));
+        model
+            .check_start(&s, &tau)
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let (j, l) = (base.j(), base.l());
+        agree(&(j * l), &SMatrix::identity(), "J L");
+
+        let mass = model.mass_matrix(&s, &none);
+        let crba: SMatrix<f64, 18, 18> = matrix(&state["mass_matrix"]);
+        agree(
+            &(l.transpose() * mass * l),
+            &crba,
+            &format!("Lᵀ M L = crba, {label}"),
+        );
+        let p = base.tangent();
+        agree(
+            &(p.transpose() * mass * p),
+            &(j.transpose() * crba * j),
+            &format!("P M P = Jᵀ crba J, {label}"),
+        );
+
+        let residual = model.inverse_dynamics(&s, &qdd, &none);
+        let rnea = vector::<18>(&state["rnea"]);
+        agree(
+            &(l.transpose() * residual),
+            &rnea,
+            &format!("Lᵀ E = rnea, {label}"),
+        );
+        // E − Jᵀ rnea is a multiple of the constraint's gradient (0, 2n, 0).
+        let normal = residual - j.transpose() * rnea;
+        agree(
+            &(p.transpose() * normal),
+            &SVector::zeros(),
+            &format!("E − Jᵀ rnea along (0, n, 0), {label}"),
+        );
+        let coasting = base.qdd(&v, &SVector::zeros());
+        agree(
+            &(l.transpose() * model.inverse_dynamics(&s, &coasting, &none)),
+            &vector(&state["nle"]),
+            &format!("nonLinearEffects, {label}"),
+        );
+        let rest = State::new(0.0, s.q, SVector::zeros());
+        agree(
+            &(l.transpose() * model.inverse_dynamics(&rest, &SVector::zeros(), &none)),
+            &vector(&state["gravity"]),
+            &format!("gravity, {label}"),
+        );
+
+        let qdd = model.accelerations(&s, &tau).expect("regular");
+        agree(
+            &qdd,
+            &vector(&mapped["qdd_aba"]),
+            &format!("q̈ = aba mapped, {label}"),
+        );
+        agree(
+            &base.a(&s, &qdd),
+            &vector(&state["aba"]),
+            &format!("aba, {label}"),
+        );
+
+        let (lets, jac) = (model.lets(&s, &none), model.jacobians(&s, &none));
+        let frame = Frame {
+            position: lets.FL_FOOT_p,
+            rotation: lets.FL_FOOT_R,
+            linear: jac.FL_FOOT_p.matrix * l,
+            angular: jac.FL_FOOT_w.matrix * l,
+        };
+        agree_energies_and_frame(&model, &s, state, &frame, label);
     }
 }
