@@ -2,7 +2,9 @@
 //! the Franka Panda of `example-robot-data`, their mass matrices (`crba`), inverse
 //! dynamics (`rnea`), bias (`nonLinearEffects`), gravity, forward dynamics (`aba`),
 //! energies, and the end-effector frame's position, orientation and Jacobian, at the six
-//! states of `tests/robots/*.json` (made by `tests/robots/reference.py`; see its README).
+//! states of `tests/robots/*.json` (made by `tests/robots/reference.py`; see its README);
+//! and the Solo-12 quadruped on a floating base (`urdf: "path" floating;`) against
+//! Pinocchio's free flyer, through the map of velocities in that README's "Floating base".
 
 mod common;
 
