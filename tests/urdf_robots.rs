@@ -13,6 +13,7 @@ use lagrange_runtime::prelude::*;
 use serde_json::Value;
 
 include!("common/robots.rs");
+include!("common/free_flyer.rs");
 
 lagrangian! {
     /// The UR5 with units on the user's declarations: the URDF's names carry theirs, and
@@ -346,105 +347,6 @@ fn a_floating_base_is_the_free_body_written_by_hand() {
     }
 }
 
-/// lagrange's floating base against Pinocchio's free flyer (`tests/robots/README.md`,
-/// "Floating base"). lagrange's coordinates are (p, n, joints), n = (w, x, y, z) the base's
-/// unit quaternion, and its velocities their rates: N = 7 + joints. Pinocchio's are q =
-/// (p, x, y, z, w, joints) and v = (Rᵀ ṗ, ω_b, joint rates): V = 6 + joints = N − 1. With
-/// r = (x, y, z) and G = 2 [−r, w I − [r]×] (ω_b = G ṅ, G n = 0, G Gᵀ = 4 I on the unit
-/// sphere), v = J q̇ for J = blockdiag(Rᵀ, G, I), and q̇ = L v for L = blockdiag(R, Gᵀ/4, I),
-/// with J L = I.
-struct FreeFlyer<const N: usize, const V: usize> {
-    /// lagrange's coordinates.
-    q: SVector<f64, N>,
-    rotation: SMatrix<f64, 3, 3>,
-    g: SMatrix<f64, 3, 4>,
-}
-
-impl<const N: usize, const V: usize> FreeFlyer<N, V> {
-    /// At Pinocchio's configuration q (x y z qx qy qz qw, joints).
-    fn at(pinocchio: &SVector<f64, N>) -> Self {
-        assert_eq!(N, V + 1);
-        let q = SVector::from_fn(|i, _| match i {
-            3 => pinocchio[6],
-            4..=6 => pinocchio[i - 1],
-            _ => pinocchio[i],
-        });
-        let (w, x, y, z) = (q[3], q[4], q[5], q[6]);
-        let rotation = SMatrix::<f64, 3, 3>::new(
-            w * w + x * x - y * y - z * z,
-            2.0 * (x * y - w * z),
-            2.0 * (x * z + w * y),
-            2.0 * (x * y + w * z),
-            w * w - x * x + y * y - z * z,
-            2.0 * (y * z - w * x),
-            2.0 * (x * z - w * y),
-            2.0 * (y * z + w * x),
-            w * w - x * x - y * y + z * z,
-        );
-        let g = 2.0 * SMatrix::<f64, 3, 4>::new(-x, w, z, -y, -y, -z, w, x, -z, y, -x, w);
-        FreeFlyer { q, rotation, g }
-    }
-
-    /// ∂v/∂q̇.
-    fn j(&self) -> SMatrix<f64, V, N> {
-        let mut j = SMatrix::<f64, V, N>::zeros();
-        j.fixed_view_mut::<3, 3>(0, 0)
-            .copy_from(&self.rotation.transpose());
-        j.fixed_view_mut::<3, 4>(3, 3).copy_from(&self.g);
-        for k in 6..V {
-            j[(k, k + 1)] = 1.0;
-        }
-        j
-    }
-
-    /// The right inverse of J: q̇ = L v on the constraint's tangent space.
-    fn l(&self) -> SMatrix<f64, N, V> {
-        let mut l = SMatrix::<f64, N, V>::zeros();
-        l.fixed_view_mut::<3, 3>(0, 0).copy_from(&self.rotation);
-        l.fixed_view_mut::<4, 3>(3, 3)
-            .copy_from(&(self.g.transpose() / 4.0));
-        for k in 6..V {
-            l[(k + 1, k)] = 1.0;
-        }
-        l
-    }
-
-    /// The projection onto the tangent space of |n| = 1: L J.
-    fn tangent(&self) -> SMatrix<f64, N, N> {
-        self.l() * self.j()
-    }
-
-    /// lagrange's state for Pinocchio's velocity v.
-    fn state(&self, v: &SVector<f64, V>) -> State<N> {
-        State::new(0.0, self.q, self.l() * v)
-    }
-
-    /// lagrange's q̈ for Pinocchio's a = v̇ at velocity v: p̈ = R (a_lin + ω × v_lin),
-    /// n̈ = Gᵀ ω̇ / 4 − |ω|² n / 4.
-    fn qdd(&self, v: &SVector<f64, V>, a: &SVector<f64, V>) -> SVector<f64, N> {
-        let (lin, w) = (v.fixed_rows::<3>(0), v.fixed_rows::<3>(3));
-        let mut qdd = self.l() * a;
-        let p = self.rotation * w.cross(&lin);
-        qdd.fixed_rows_mut::<3>(0).add_assign(&p);
-        let n = self.q.fixed_rows::<4>(3).into_owned();
-        qdd.fixed_rows_mut::<4>(3)
-            .add_assign(&(-w.norm_squared() / 4.0 * n));
-        qdd
-    }
-
-    /// Pinocchio's a = v̇ for lagrange's q̈ at the state s: a_lin = Rᵀ p̈ − ω × v_lin,
-    /// ω̇ = G n̈.
-    fn a(&self, s: &State<N>, qdd: &SVector<f64, N>) -> SVector<f64, V> {
-        let v = self.j() * s.qd;
-        let (lin, w) = (v.fixed_rows::<3>(0), v.fixed_rows::<3>(3));
-        let mut a = self.j() * qdd;
-        a.fixed_rows_mut::<3>(0).sub_assign(&w.cross(&lin));
-        a
-    }
-}
-
-use std::ops::{AddAssign, SubAssign};
-
 /// The Solo-12 on Pinocchio's free flyer, at the seven states of `solo12.json`.
 ///
 /// Compared, each with [`agree`] (1e-12 relative to the largest entry, at least 1): the
@@ -488,7 +390,9 @@ fn solo12_matches_pinocchio() {
             vector::<18>(&state["a"]),
             vector::<18>(&state["tau"]),
         );
-        let base = FreeFlyer::<19, 18>::at(&vector(&state["q"]));
+        let pinocchio_q = vector::<19>(&state["q"]);
+        let base = FreeFlyer::<19, 18>::at(&pinocchio_q);
+        assert_eq!(base.pinocchio_q(), pinocchio_q);
         let s = base.state(&v);
         let qdd = base.qdd(&v, &a);
         let mapped = &state["lagrange"];
