@@ -27,7 +27,11 @@ impl<const N: usize, const V: usize> FreeFlyer<N, V> {
 
     /// At lagrange's coordinates q (x y z qw qx qy qz, joints).
     pub fn at_lagrange(q: &SVector<f64, N>) -> Self {
-        assert_eq!(N, V + 1, "a free flyer has one coordinate more than velocities");
+        assert_eq!(
+            N,
+            V + 1,
+            "a free flyer has one coordinate more than velocities"
+        );
         let (w, x, y, z) = (q[3], q[4], q[5], q[6]);
         // lagrange's quat(w, x, y, z), the homogeneous form.
         let rotation = SMatrix::<f64, 3, 3>::new(
@@ -42,11 +46,7 @@ impl<const N: usize, const V: usize> FreeFlyer<N, V> {
             w * w - x * x - y * y + z * z,
         );
         let g = 2.0 * SMatrix::<f64, 3, 4>::new(-x, w, z, -y, -y, -z, w, x, -z, y, -x, w);
-        FreeFlyer {
-            q: *q,
-            rotation,
-            g,
-        }
+        FreeFlyer { q: *q, rotation, g }
     }
 
     /// Pinocchio's configuration: the quaternion's scalar last.
