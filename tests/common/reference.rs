@@ -171,12 +171,12 @@ fn floating_matches_pinocchio<T, const N: usize, const V: usize>(
             &rnea,
             &format!("Lᵀ E = rnea, {label}"),
         );
-        // E − Jᵀ rnea is a multiple of the constraint's gradient (0, 2n, 0).
-        let normal = residual - j.transpose() * rnea;
+        // E − Jᵀ rnea is a multiple of the constraint's gradient (0, 2n, 0): P E = Jᵀ rnea
+        // (P Jᵀ = Jᵀ, as J P = J).
         agree(
-            &(p.transpose() * normal),
-            &SVector::zeros(),
-            &format!("E − Jᵀ rnea along (0, n, 0), {label}"),
+            &(p.transpose() * residual),
+            &(j.transpose() * rnea),
+            &format!("P E = Jᵀ rnea, {label}"),
         );
         let coasting = base.qdd(&v, &SVector::zeros());
         agree(
