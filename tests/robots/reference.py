@@ -51,6 +51,7 @@ ROBOTS = [
 # The same for robots with a free-flyer root joint.
 FLOATING = [
     ("solo12", "solo12.urdf", "FL_FOOT", 12),
+    ("g1", "g1.urdf", "left_ankle_roll_link", 29),
 ]
 
 
