@@ -12,7 +12,7 @@ Conventions (all Pinocchio's):
   * fixed base (UR5, Panda): buildModelFromUrdf(path) with no root joint;
     <mimic> tags are ignored (mimic=False, the default), so every non-fixed
     joint is a DOF;
-  * floating base (Solo-12): buildModelFromUrdf(path, JointModelFreeFlyer()),
+  * floating base (Solo-12, G1): buildModelFromUrdf(path, JointModelFreeFlyer()),
     q = (x y z qx qy qz qw, joints), v = (base linear and angular velocity in
     the base frame, joint rates); each state also carries lagrange's state and
     accelerations for it (see `floating_map` and README.md, "Floating base");
