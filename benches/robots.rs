@@ -1,15 +1,17 @@
-//! Real robots read from their URDF files (`urdf: "path";`): the UR5 (6 joints) and the
-//! Franka Panda (7 joints and two fingers, the second mimicking the first), at a state of
-//! Pinocchio's reference data (`tests/robots/`). The figures issue 27 compares with
-//! Pinocchio's `aba`, `rnea` and `crba` on the same machine: `accelerations` (for the
-//! Panda the constrained solve of its mimic joint), `inverse_dynamics`, `mass_matrix`,
-//! and the end effector's Jacobians.
+//! Real robots read from their URDF files (`urdf: "path";`): the UR5 (6 joints), the
+//! Franka Panda (7 joints and two fingers, the second mimicking the first), and on a
+//! floating base (position and unit quaternion) the Solo-12 quadruped (19 coordinates)
+//! and the Unitree G1 humanoid (36), at a state of Pinocchio's reference data
+//! (`tests/robots/`) for the arms and states of their own for the others. The figures issue 27 compares with Pinocchio's `aba`, `rnea`
+//! and `crba` on the same machine: `accelerations` (for the Panda the constrained solve
+//! of its mimic joint, for the Solo-12 that of its unit quaternion), `inverse_dynamics`,
+//! `mass_matrix`, and the end effector's (a foot's) Jacobians.
 //!
 //! Run with `cargo bench --bench robots`; `benches/pinocchio/compare.sh` runs it against
 //! Pinocchio. With `LAGRANGE_PINOCCHIO_STATES=<file>` set, the bench also writes to that
-//! file what the C++ side needs: each robot's URDF, coordinates and state, and lagrange's
-//! values there in Pinocchio's terms, to be checked against `crba`, `rnea` and `aba`
-//! (`compare.sh` runs it so with a filter that matches no benchmark).
+//! file what the C++ side needs: each robot's URDF, base, coordinates and state, and
+//! lagrange's values there in Pinocchio's terms, to be checked against `crba`, `rnea` and
+//! `aba` (`compare.sh` runs it so with a filter that matches no benchmark).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lagrange_runtime::prelude::*;
@@ -18,34 +20,89 @@ use std::hint::black_box;
 use std::time::Duration;
 
 include!("../tests/common/robots.rs");
+include!("../tests/common/g1.rs");
+include!("../tests/common/free_flyer.rs");
 
-/// Appends, for `benches/pinocchio/bench.cpp`, a robot's URDF, end-effector frame,
-/// coordinates and state (`a` for `rnea`; for `aba` the generalized forces Q of the
-/// bench's inputs and dissipation), and lagrange's values in Pinocchio's terms: the mass
-/// matrix (`crba`), M a + C q̇ + g = inverse dynamics + Q (`rnea`), M⁻¹ (Q − C q̇ − g)
-/// without constraints (`aba`), and the frame's Jacobian (linear rows, then angular, in
-/// world axes; Pinocchio's LOCAL_WORLD_ALIGNED). Numbers in Rust's shortest round-trip
-/// form; one record a line, `key robot values...`.
+/// How lagrange's coordinates map to Pinocchio's: one to one for a fixed base (N = V), or
+/// through the free flyer's map (`tests/common/free_flyer.rs`, N = V + 1).
+enum Base<const N: usize, const V: usize> {
+    Fixed,
+    Floating(FreeFlyer<N, V>),
+}
+
+impl<const N: usize, const V: usize> Base<N, V> {
+    /// Pinocchio's configuration for lagrange's.
+    fn q(&self, q: &SVector<f64, N>) -> SVector<f64, N> {
+        match self {
+            Base::Fixed => *q,
+            Base::Floating(f) => f.pinocchio_q(),
+        }
+    }
+
+    /// J = ∂v/∂q̇ (the identity for a fixed base).
+    fn j(&self) -> SMatrix<f64, V, N> {
+        match self {
+            Base::Fixed => SMatrix::identity(),
+            Base::Floating(f) => f.j(),
+        }
+    }
+
+    /// L, with q̇ = L v (the identity for a fixed base).
+    fn l(&self) -> SMatrix<f64, N, V> {
+        match self {
+            Base::Fixed => SMatrix::identity(),
+            Base::Floating(f) => f.l(),
+        }
+    }
+
+    /// Pinocchio's v̇ for lagrange's q̈ at the state s.
+    fn a(&self, s: &State<N>, qdd: &SVector<f64, N>) -> SVector<f64, V> {
+        match self {
+            Base::Fixed => self.j() * qdd,
+            Base::Floating(f) => f.a(s, qdd),
+        }
+    }
+}
+
+/// Appends, for `benches/pinocchio/bench.cpp`, a robot's URDF, end-effector frame, base
+/// (`fixed` or `free_flyer`), coordinates and state in Pinocchio's terms (q; v = J q̇; for
+/// `rnea` the v̇ of the bench's q̈ `qdd`; for `aba` the generalized forces τ = Lᵀ Q of the
+/// bench's inputs and dissipation, L = J⁻¹ on the constraint's tangent space), and
+/// lagrange's values there in Pinocchio's terms: Lᵀ M L (`crba`), Lᵀ (M q̈ + C q̇ + g) =
+/// Lᵀ (inverse dynamics + Q) (`rnea`), the accelerations as v̇ (`aba`: for a fixed base
+/// M⁻¹ (Q − C q̇ − g) without constraints; for a floating one the constrained solve with
+/// the base's unit quaternion, whose only constraint Pinocchio's Lie group keeps itself),
+/// and the frame's Jacobian times L (linear rows, then angular, in world axes; Pinocchio's
+/// LOCAL_WORLD_ALIGNED). With a fixed base J = L = I. Numbers in Rust's shortest
+/// round-trip form; one record a line, `key robot values...`.
 #[allow(clippy::too_many_arguments)]
-fn describe_for_pinocchio<T: Dynamics<N, M>, const N: usize, const M: usize>(
+fn describe_for_pinocchio<T: Dynamics<N, M>, const N: usize, const M: usize, const V: usize>(
     out: &mut String,
     robot: &str,
     urdf: &str,
     frame: &str,
     model: &T,
+    base: &Base<N, V>,
     s: &State<N>,
-    a: &SVector<f64, N>,
+    qdd: &SVector<f64, N>,
     u: &SVector<f64, M>,
     jacobian: &SMatrix<f64, 6, N>,
 ) {
+    let (j, l) = (base.j(), base.l());
     let q = model.generalized_forces(s, u);
     let mass = model.mass_matrix(s, u);
-    let rnea = model.inverse_dynamics(s, a, u) + q;
-    let nle = model.inverse_dynamics(s, &SVector::zeros(), u) + q;
-    let aba = mass
-        .cholesky()
-        .expect("a positive definite mass matrix")
-        .solve(&(q - nle));
+    let rnea = l.transpose() * (model.inverse_dynamics(s, qdd, u) + q);
+    let aba = match base {
+        Base::Fixed => {
+            let nle = model.inverse_dynamics(s, &SVector::zeros(), u) + q;
+            let qdd = mass
+                .cholesky()
+                .expect("a positive definite mass matrix")
+                .solve(&(q - nle));
+            j * qdd
+        }
+        Base::Floating(f) => f.a(s, &model.accelerations(s, u).expect("regular")),
+    };
     let mut line = |key: &str, values: &mut dyn Iterator<Item = String>| {
         let _ = write!(out, "{key} {robot}");
         for v in values {
@@ -54,17 +111,25 @@ fn describe_for_pinocchio<T: Dynamics<N, M>, const N: usize, const M: usize>(
         out.push('\n');
     };
     let num = |x: &f64| format!("{x:?}");
-    line("robot", &mut [urdf, frame].iter().map(|x| x.to_string()));
+    let kind = match base {
+        Base::Fixed => "fixed",
+        Base::Floating(_) => "free_flyer",
+    };
+    line(
+        "robot",
+        &mut [urdf, frame, kind].iter().map(|x| x.to_string()),
+    );
     line("joints", &mut T::COORDINATES.iter().map(|x| x.to_string()));
-    line("q", &mut s.q.iter().map(num));
-    line("v", &mut s.qd.iter().map(num));
-    line("a", &mut a.iter().map(num));
-    line("tau", &mut q.iter().map(num));
+    line("q", &mut base.q(&s.q).iter().map(num));
+    line("v", &mut (j * s.qd).iter().map(num));
+    line("a", &mut base.a(s, qdd).iter().map(num));
+    line("tau", &mut (l.transpose() * q).iter().map(num));
     // Row-major, as the C++ side prints its own.
-    line("crba", &mut mass.transpose().iter().map(num));
+    let crba = l.transpose() * mass * l;
+    line("crba", &mut crba.transpose().iter().map(num));
     line("rnea", &mut rnea.iter().map(num));
     line("aba", &mut aba.iter().map(num));
-    line("jacobian", &mut jacobian.transpose().iter().map(num));
+    line("jacobian", &mut (jacobian * l).transpose().iter().map(num));
 }
 
 /// The linear and angular Jacobians of a frame stacked, as Pinocchio's frame Jacobian.
@@ -124,7 +189,18 @@ fn bench(c: &mut Criterion) {
         let j = ur5.jacobians(&s, &tau);
         let j = stacked(&j.tool0_p.matrix, &j.tool0_w.matrix);
         let (urdf, frame) = ("tests/robots/ur5.urdf", "tool0");
-        describe_for_pinocchio(&mut described, "ur5", urdf, frame, &ur5, &s, &a, &tau, &j);
+        describe_for_pinocchio(
+            &mut described,
+            "ur5",
+            urdf,
+            frame,
+            &ur5,
+            &Base::<6, 6>::Fixed,
+            &s,
+            &a,
+            &tau,
+            &j,
+        );
     }
     calls(c, "ur5", &ur5, &s, &a, &tau, |m, s, u| m.jacobians(s, u));
 
@@ -145,6 +221,7 @@ fn bench(c: &mut Criterion) {
             urdf,
             frame,
             &panda,
+            &Base::<9, 9>::Fixed,
             &s,
             &a,
             &none,
@@ -154,6 +231,86 @@ fn bench(c: &mut Criterion) {
     calls(c, "panda", &panda, &s, &a, &none, |m, s, u| {
         m.jacobians(s, u)
     });
+
+    // The Solo-12 on its floating base: a state on the unit quaternion's constraint, from
+    // Pinocchio's (q, v) through the free flyer's map; the joint torques, no base wrench.
+    let solo = Solo12::default();
+    let mut q = SVector::<f64, 19>::from([
+        0.1, -0.2, 0.35, // base position
+        0.1, -0.2, 0.15, 0.96, // quaternion (x y z w), normalised below
+        0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6, // legs
+    ]);
+    let n = q.fixed_rows::<4>(3).normalize();
+    q.fixed_rows_mut::<4>(3).copy_from(&n);
+    let flyer = FreeFlyer::<19, 18>::at(&q);
+    let v = SVector::<f64, 18>::from_fn(|i, _| 0.3 * ((i as f64) * 0.7).sin());
+    let s = flyer.state(&v);
+    let a = flyer.qdd(&v, &SVector::from_fn(|i, _| 0.2 * ((i as f64) * 1.3).cos()));
+    let u = SVector::<f64, 18>::from_fn(|i, _| {
+        if i < 6 {
+            0.0
+        } else {
+            0.5 * ((i as f64) * 0.9).sin()
+        }
+    });
+    if states.is_some() {
+        let j = solo.jacobians(&s, &u);
+        let j = stacked(&j.FL_FOOT_p.matrix, &j.FL_FOOT_w.matrix);
+        let (urdf, frame) = ("tests/robots/solo12.urdf", "FL_FOOT");
+        describe_for_pinocchio(
+            &mut described,
+            "solo12",
+            urdf,
+            frame,
+            &solo,
+            &Base::Floating(flyer),
+            &s,
+            &a,
+            &u,
+            &j,
+        );
+    }
+    calls(c, "solo12", &solo, &s, &a, &u, |m, s, u| m.jacobians(s, u));
+
+    // The G1 humanoid on its floating base, the same way: joints in [−0.5, 0.5].
+    let g1 = G1::default();
+    let mut q = SVector::<f64, 36>::from_fn(|i, _| 0.5 * ((i as f64) * 0.37).sin());
+    q.fixed_rows_mut::<3>(0)
+        .copy_from(&SVector::from([0.05, -0.1, 0.75]));
+    let n = SVector::<f64, 4>::from([0.05, -0.1, 0.2, 0.97]).normalize(); // x y z w
+    q.fixed_rows_mut::<4>(3).copy_from(&n);
+    let flyer = FreeFlyer::<36, 35>::at(&q);
+    let v = SVector::<f64, 35>::from_fn(|i, _| 0.3 * ((i as f64) * 0.7).sin());
+    let s = flyer.state(&v);
+    let a = flyer.qdd(&v, &SVector::from_fn(|i, _| 0.2 * ((i as f64) * 1.3).cos()));
+    let u = SVector::<f64, 35>::from_fn(|i, _| {
+        if i < 6 {
+            0.0
+        } else {
+            2.0 * ((i as f64) * 0.9).sin()
+        }
+    });
+    if states.is_some() {
+        let j = g1.jacobians(&s, &u);
+        let j = stacked(
+            &j.left_ankle_roll_link_p.matrix,
+            &j.left_ankle_roll_link_w.matrix,
+        );
+        let (urdf, frame) = ("tests/robots/g1.urdf", "left_ankle_roll_link");
+        describe_for_pinocchio(
+            &mut described,
+            "g1",
+            urdf,
+            frame,
+            &g1,
+            &Base::Floating(flyer),
+            &s,
+            &a,
+            &u,
+            &j,
+        );
+    }
+    calls(c, "g1", &g1, &s, &a, &u, |m, s, u| m.jacobians(s, u));
 
     if let Some(path) = &states {
         std::fs::write(path, &described).expect("LAGRANGE_PINOCCHIO_STATES: a writable file");

@@ -3,9 +3,11 @@
 //
 // The robots and their states are not written here: they are read from the file that
 // `LAGRANGE_PINOCCHIO_STATES=<file> cargo bench --bench robots` writes (one record a
-// line, `key robot values...`: `robot` (URDF path relative to the repository, frame),
-// `joints`, `q`, `v`, `a`, `tau`, and lagrange's `crba`, `rnea`, `aba`, `jacobian` at
-// that state). A robot added to benches/robots.rs is therefore benchmarked here too.
+// line, `key robot values...`: `robot` (URDF path relative to the repository, frame, base:
+// `fixed` or `free_flyer`), `joints` (lagrange's coordinates), `q`, `v`, `a`, `tau` in
+// Pinocchio's terms, and lagrange's `crba`, `rnea`, `aba`, `jacobian` at that state, mapped
+// to Pinocchio's velocities for a floating base: benches/pinocchio/README.md). A robot
+// added to benches/robots.rs is therefore benchmarked here too.
 //
 // Usage: bench <states file> <repository root> [milliseconds per call, default 1000;
 //        0 for the checks alone]
@@ -150,31 +152,58 @@ int main(int argc, char **argv) {
   const double budget_ms = argc > 3 ? std::atof(argv[3]) : 1000.0;
   bool ok = true;
   for (const Robot &r : read_robots(argv[1])) {
-    const auto &where = r.get("robot");  // URDF path, frame
+    const auto &where = r.get("robot");  // URDF path, frame, base
+    const std::string base = where.size() > 2 ? where.at(2) : "fixed";
+    if (base != "fixed" && base != "free_flyer") {
+      std::fprintf(stderr, "bench: %s: unknown base `%s`\n", r.name.c_str(), base.c_str());
+      return 2;
+    }
+    const bool floating = base == "free_flyer";
     pinocchio::Model model;
-    // Fixed base, no root joint; <mimic> ignored (every non-fixed joint a DOF), as
-    // tests/robots/reference.py.
-    pinocchio::urdf::buildModel(root + "/" + where.at(0), model);
+    // <mimic> ignored (every non-fixed joint a DOF), as tests/robots/reference.py. A fixed
+    // base has no root joint; a floating one is Pinocchio's free flyer, whose q is
+    // (x y z, qx qy qz qw, joints) and v the base's velocity in its own frame, then the
+    // joint rates: the values of the states file are mapped to these already.
+    if (floating) {
+      pinocchio::urdf::buildModel(root + "/" + where.at(0), pinocchio::JointModelFreeFlyer(), model);
+    } else {
+      pinocchio::urdf::buildModel(root + "/" + where.at(0), model);
+    }
     pinocchio::Data data(model);
 
-    // Pinocchio's joint order must be lagrange's order of coordinates.
+    // Pinocchio's joint order must be lagrange's order of coordinates (after the seven of
+    // a floating base, which stand for Pinocchio's `root_joint`).
     std::vector<std::string> names(model.names.begin() + 1, model.names.end());
     std::printf("joints %s", r.name.c_str());
     for (const auto &n : names) std::printf(" %s", n.c_str());
     std::printf("\n");
-    if (names != r.get("joints") || model.nq != model.nv) {
+    const std::vector<std::string> flyer = {"base_x",  "base_y",  "base_z", "base_qw",
+                                            "base_qx", "base_qy", "base_qz"};
+    std::vector<std::string> expected = r.get("joints");
+    bool same = true;
+    if (floating) {
+      same = expected.size() >= flyer.size() && std::equal(flyer.begin(), flyer.end(), expected.begin()) &&
+             !names.empty() && names.front() == "root_joint" &&
+             model.joints[1].shortname() == "JointModelFreeFlyer";
+      if (same) {
+        expected.erase(expected.begin(), expected.begin() + static_cast<long>(flyer.size()));
+        names.erase(names.begin());
+      }
+    }
+    const int extra = floating ? 1 : 0;  // nq - nv
+    if (!same || names != expected || model.nq != model.nv + extra ||
+        static_cast<std::size_t>(model.nq) != r.get("joints").size()) {
       std::fprintf(stderr,
-                   "bench: %s: Pinocchio's joints (nq = %d, nv = %d) are not lagrange's "
-                   "coordinates, one DOF each (a floating base needs the mapping of "
-                   "benches/pinocchio/README.md)\n",
-                   r.name.c_str(), model.nq, model.nv);
+                   "bench: %s: Pinocchio's joints (nq = %d, nv = %d, base %s) are not lagrange's "
+                   "coordinates (see benches/pinocchio/README.md)\n",
+                   r.name.c_str(), model.nq, model.nv, base.c_str());
       ok = false;
       continue;
     }
     const Eigen::Index n = model.nv;
     const Eigen::VectorXd q = r.vector("q"), v = r.vector("v"), a = r.vector("a"),
                           tau = r.vector("tau");
-    if (q.size() != n || v.size() != n || a.size() != n || tau.size() != n) {
+    if (q.size() != model.nq || v.size() != n || a.size() != n || tau.size() != n) {
       std::fprintf(stderr, "bench: %s: a state of the wrong size\n", r.name.c_str());
       return 2;
     }

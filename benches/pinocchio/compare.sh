@@ -10,8 +10,10 @@
 # Settings (environment): ROUNDS, PIN_VERSION (4.1.0, as tests/robots/reference.py),
 # PYTHON (python3, for the venv), CXX (g++), PINOCCHIO_CXXFLAGS ("-O3 -DNDEBUG"),
 # CPP_MS (time per call and round on the C++ side, 1000 ms), CARGO_TARGET_DIR (the venv,
-# the binary and the rounds go to <target>/pinocchio). About 5 minutes the first time
-# (install and compile), 2 minutes after that.
+# the binary and the rounds go to <target>/pinocchio), PINOCCHIO_VENV (a venv that already
+# holds pin and cmeel-urdfdom-headers at these versions, used instead of <target>/pinocchio/venv
+# and never installed into). About 5 minutes the first time (install and compile),
+# 2 minutes after that.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -28,7 +30,7 @@ cxxflags=${PINOCCHIO_CXXFLAGS:--O3 -DNDEBUG}
 cpp_ms=${CPP_MS:-1000}
 target=${CARGO_TARGET_DIR:-$root/target}
 work=$target/pinocchio
-venv=$work/venv
+venv=${PINOCCHIO_VENV:-$work/venv}
 mkdir -p "$work"
 cd "$root"
 
@@ -37,6 +39,10 @@ say() { printf '%s\n' "$*" >&2; }
 # 1. Pinocchio from the Python package registry, in a venv of its own.
 installed=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("pin"), m.version("cmeel-urdfdom-headers"))' 2>/dev/null || true)
 if [[ $installed != "$pin_version $urdfdom_headers_version" ]]; then
+    if [[ -n ${PINOCCHIO_VENV:-} ]]; then
+        say "compare.sh: PINOCCHIO_VENV=$venv has not pin==$pin_version and cmeel-urdfdom-headers==$urdfdom_headers_version (it has: ${installed:-neither}); not installing into it"
+        exit 1
+    fi
     say "== installing pin==$pin_version into $venv"
     "$python" -m venv "$venv"
     "$venv/bin/pip" install --quiet "pin==$pin_version" "cmeel-urdfdom-headers==$urdfdom_headers_version"

@@ -3,8 +3,9 @@
 //! stage (names, shapes, dimensions, code generation) then treats them like the user's.
 //!
 //! The file is found relative to the crate's `Cargo.toml` (`CARGO_MANIFEST_DIR`) and read
-//! with `roxmltree`. From it come, in Pinocchio's order (a depth-first walk from the root
-//! link, a link's child joints in the order of the file):
+//! with `roxmltree`. From it come, in a depth-first walk from the root link, a link's child
+//! joints in the order of the file (Pinocchio's order when that order is alphabetical:
+//! urdfdom sorts a link's child joints by name, `tests/robots/README.md`):
 //!
 //! - `coordinates:` one per non-fixed joint, named by the joint (an angle for revolute and
 //!   continuous joints, a length for prismatic ones), after the floating base's

@@ -2,9 +2,10 @@
 //! reproducible "random" samples and tolerance checks with readable failure messages.
 //!
 //! The models shared between tests, benches and examples (`double_pendulum.rs`,
-//! `spatial_arm.rs`, `cart_pole.rs`, `bicycle.rs`, `robots.rs`, `chain16.rs` …) are not
-//! modules of this one: each user `include!`s the files it needs, so that a test binary
-//! compiles only its own models.
+//! `spatial_arm.rs`, `cart_pole.rs`, `bicycle.rs`, `robots.rs`, `g1.rs`, `chain16.rs` …)
+//! and the robots' helpers (`free_flyer.rs`, `reference.rs`) are not modules of this one:
+//! each user `include!`s the files it needs, so that a test binary compiles only its own
+//! models.
 #![allow(dead_code)]
 
 #[macro_use]

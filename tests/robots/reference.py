@@ -9,8 +9,13 @@ Run from the repository root:
 see README.md.)  Writes tests/robots/<robot>.json next to this script.
 
 Conventions (all Pinocchio's):
-  * fixed base: buildModelFromUrdf(path) with no root joint; <mimic> tags are
-    ignored (mimic=False, the default), so every non-fixed joint is a DOF;
+  * fixed base (UR5, Panda): buildModelFromUrdf(path) with no root joint;
+    <mimic> tags are ignored (mimic=False, the default), so every non-fixed
+    joint is a DOF;
+  * floating base (Solo-12, G1): buildModelFromUrdf(path, JointModelFreeFlyer()),
+    q = (x y z qx qy qz qw, joints), v = (base linear and angular velocity in
+    the base frame, joint rates); each state also carries lagrange's state and
+    accelerations for it (see `floating_map` and README.md, "Floating base");
   * gravity (0, 0, -9.81);
   * joint order = model.names[1:] (depth-first from the root link);
   * mass_matrix = crba with the upper triangle copied to the lower one;
@@ -41,6 +46,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOTS = [
     ("ur5", "ur5.urdf", "tool0", 5),
     ("panda", "panda.urdf", "panda_hand", 7),
+]
+
+# The same for robots with a free-flyer root joint.
+FLOATING = [
+    ("solo12", "solo12.urdf", "FL_FOOT", 12),
+    ("g1", "g1.urdf", "left_ankle_roll_link", 29),
 ]
 
 
@@ -182,6 +193,179 @@ def main():
             json.dump(out, f, indent=1)
             f.write("\n")
         print(f"wrote {dst}: nq={model.nq} joints={out['joint_names']} frame={frame}")
+
+    for robot, fname, frame, seed in FLOATING:
+        floating_robot(robot, fname, frame, seed)
+
+
+# ---------------------------------------------------------------------------
+# Floating base: Pinocchio's free flyer and lagrange's `urdf: "..." floating;`.
+#
+# lagrange's coordinates are (p, n, joints) with p the root link's origin in the
+# world frame and n = (w, x, y, z) its unit quaternion, scalar first, R = R(n);
+# its velocities are their time derivatives, 7 + nj of them, and the constraint
+# base_unit is |n|^2 = 1.  Pinocchio's are q = (p, x, y, z, w, joints) and
+# v = (Rᵀ ṗ, ω_b, q̇_joints), 6 + nj, with ω_b the base's angular velocity in its
+# own frame.  With r = (x, y, z) and
+#
+#     G(n) = 2 [-r, w I - [r]×]          (3 x 4; ω_b = G ṅ, G n = 0, G Gᵀ = 4 |n|² I)
+#     H(n) = Gᵀ / 4                      (4 x 3; ṅ = H ω_b = ½ n ⊗ (0, ω_b))
+#
+# the maps are, for unit n (J = ∂v/∂q̇, L = its right inverse, J L = I):
+#
+#     v   = J q̇,   J = blockdiag(Rᵀ, G, I)
+#     q̇   = L v,   L = blockdiag(R,  H, I)
+#     q̈   from Pinocchio's a = v̇:  p̈ = R (a_lin + ω_b × v_lin),
+#                                  n̈ = H ω̇_b − ¼ |ω_b|² n,  joints unchanged.
+# ---------------------------------------------------------------------------
+
+
+def skew(r):
+    return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+
+
+def quat_G(n):
+    w, r = n[0], np.asarray(n[1:])
+    return 2.0 * np.column_stack([-r, w * np.eye(3) - skew(r)])
+
+
+def quat_R(n):
+    """lagrange's quat(w, x, y, z): the homogeneous form, a rotation for |n| = 1."""
+    w, x, y, z = n
+    return np.array([
+        [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z],
+    ])
+
+
+def lagrange_q(q):
+    """Pinocchio's (p, x, y, z, w, joints) as lagrange's (p, w, x, y, z, joints)."""
+    return np.concatenate([q[:3], [q[6]], q[3:6], q[7:]])
+
+
+def floating_map(q, v, a):
+    """lagrange's q, q̇ and q̈ for Pinocchio's q, v and a = v̇; and J, L."""
+    ql = lagrange_q(q)
+    n = ql[3:7]
+    R, G = quat_R(n), quat_G(n)
+    H = G.T / 4.0
+    nj = len(v) - 6
+    J = np.zeros((6 + nj, 7 + nj))
+    L = np.zeros((7 + nj, 6 + nj))
+    J[:3, :3], J[3:6, 3:7], J[6:, 7:] = R.T, G, np.eye(nj)
+    L[:3, :3], L[3:7, 3:6], L[7:, 6:] = R, H, np.eye(nj)
+    vlin, w = v[:3], v[3:6]
+    qd = L @ v
+    qdd = np.concatenate([
+        R @ (a[:3] + np.cross(w, vlin)),
+        H @ a[3:6] - 0.25 * (w @ w) * n,
+        a[6:],
+    ])
+    return ql, qd, qdd, J, L
+
+
+def random_floating_q(model, rng, flipped=False):
+    """Base position in [-1, 1]³, a uniform random unit quaternion (or the half
+    turn about x, w = 0, with `flipped`), joints in [-1.5, 1.5]."""
+    q = pin.neutral(model)
+    q[:3] = rng.uniform(-1.0, 1.0, 3)
+    if flipped:
+        q[3:7] = [1.0, 0.0, 0.0, 0.0]  # x y z w
+    else:
+        n = rng.normal(size=4)
+        q[3:7] = n / np.linalg.norm(n)
+    q[7:] = rng.uniform(-1.5, 1.5, model.nq - 7)
+    return q
+
+
+def floating_states(model, rng):
+    """(label, q, v, a, tau); a and tau random in every state. q0 is
+    pin.neutral (base at the origin, identity quaternion, joints zero)."""
+    nv = model.nv
+    out = []
+    for label in ["q0_v0", "q0_vrand", "qrand_v0", "flipped_vrand", "rand1", "rand2", "rand3"]:
+        if label.startswith("q0"):
+            q = pin.neutral(model)
+        else:
+            q = random_floating_q(model, rng, flipped=label.startswith("flipped"))
+        v = np.zeros(nv) if label.endswith("v0") else rng.uniform(-1.0, 1.0, nv)
+        a = rng.uniform(-1.0, 1.0, nv)
+        tau = rng.uniform(-5.0, 5.0, nv)
+        out.append((label, q, v, a, tau))
+    return out
+
+
+def check_floating_map(model, q, v, a, fid):
+    """The maps of `floating_map` against central differences along Pinocchio's
+    own motion q(t) = integrate(q, v t + ½ a t²) (whose v̇ at t = 0 is a), and
+    R(n) against Pinocchio's base rotation."""
+    ql, qd, qdd, J, L = floating_map(q, v, a)
+    data = model.createData()
+    pin.forwardKinematics(model, data, q)
+    assert np.allclose(data.oMi[1].rotation, quat_R(ql[3:7]), atol=1e-14)
+    assert np.allclose(data.oMi[1].translation, ql[:3], atol=0)
+    assert np.allclose(J @ L, np.eye(model.nv), atol=1e-14)
+    h = 1e-4
+    at = [lagrange_q(pin.integrate(model, q, v * t + 0.5 * a * t * t)) for t in (-h, 0.0, h)]
+    assert np.allclose((at[2] - at[0]) / (2 * h), qd, atol=1e-7), "q̇ = L v"
+    assert np.allclose((at[2] - 2 * at[1] + at[0]) / (h * h), qdd, atol=1e-5), "q̈ from a"
+
+
+def floating_robot(robot, fname, frame, seed):
+    path = os.path.join(HERE, fname)
+    with open(path, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+    model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+    data = model.createData()
+    assert np.allclose(model.gravity.linear, [0.0, 0.0, -9.81])
+    assert not np.any(model.armature), "armature expected to be zero"
+    assert model.joints[1].shortname() == "JointModelFreeFlyer"
+    kinds = ["free_flyer"] + [joint_kind(model.joints[i]) for i in range(2, model.njoints)]
+    fid = model.getFrameId(frame)
+    assert fid < len(model.frames) and model.frames[fid].name == frame
+    rng = np.random.default_rng(seed)
+    joints = list(model.names[2:])
+    out = {
+        "robot": robot,
+        "urdf": fname,
+        "urdf_sha256": sha,
+        "pinocchio_version": pin.__version__,
+        "numpy_version": np.__version__,
+        "python_version": sys.version.split()[0],
+        "base": "free_flyer",
+        "mimic": False,
+        "gravity_vector": [0.0, 0.0, -9.81],
+        "seed": seed,
+        "nq": int(model.nq),
+        "nv": int(model.nv),
+        "joint_names": list(model.names[1:]),
+        "joint_kinds": kinds,
+        "joint_models": [model.joints[i].shortname() for i in range(1, model.njoints)],
+        "joint_parents": [model.names[model.parents[i]] for i in range(1, model.njoints)],
+        "lagrange_coordinates": ["base_x", "base_y", "base_z", "base_qw", "base_qx", "base_qy", "base_qz"] + joints,
+        "frame": frame,
+        "frame_parent_joint": model.names[model.frames[fid].parentJoint],
+        "states": [],
+    }
+    for label, q, v, a, tau in floating_states(model, rng):
+        rec = {"label": label, "q": vec(q), "v": vec(v), "a": vec(a), "tau": vec(tau)}
+        rec.update(compute(model, data, fid, q, v, a, tau))
+        check_floating_map(model, q, v, a, fid)
+        ql, qd, qdd, _, _ = floating_map(q, v, a)
+        _, _, qdd_aba, _, _ = floating_map(q, v, np.asarray(rec["aba"]))
+        rec["lagrange"] = {
+            "q": vec(ql),
+            "qd": vec(qd),
+            "qdd": vec(qdd),
+            "qdd_aba": vec(qdd_aba),
+        }
+        out["states"].append(rec)
+    dst = os.path.join(HERE, robot + ".json")
+    with open(dst, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    print(f"wrote {dst}: nq={model.nq} nv={model.nv} joints={out['joint_names']} frame={frame}")
 
 
 if __name__ == "__main__":
