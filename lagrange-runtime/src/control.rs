@@ -754,17 +754,7 @@ pub fn lqr_gain<const N: usize, const M: usize>(
     q: &DMatrix<f64>,
     r: &SMatrix<f64, M, M>,
 ) -> Result<(Gain<N, M>, DMatrix<f64>), ControlError> {
-    if q.shape() != (2 * N, 2 * N) {
-        return Err(ControlError::DimensionMismatch {
-            matrix: "Q",
-            expected: (2 * N, 2 * N),
-            found: q.shape(),
-        });
-    }
-    check_tangent(lin)?;
-    let v = &lin.tangent;
-    let weights = v.transpose() * q * v;
-    let r = DMatrix::from_fn(M, M, |i, j| r[(i, j)]);
+    let (weights, r) = reduced_weights(lin, q, r)?;
     let (k, p) = lqr(&lin.reduced_a(), &lin.reduced_b(), &weights, &r)?;
     Ok((Gain::from_matrix(&k, lin)?, p))
 }
@@ -821,6 +811,19 @@ pub fn dlqr_gain<const N: usize, const M: usize>(
     q: &DMatrix<f64>,
     r: &SMatrix<f64, M, M>,
 ) -> Result<(Gain<N, M>, DMatrix<f64>), ControlError> {
+    let (weights, r) = reduced_weights(lin, q, r)?;
+    let (ad, bd) = c2d(&lin.reduced_a(), &lin.reduced_b(), period)?;
+    let (k, p) = dlqr(&ad, &bd, &weights, &r)?;
+    Ok((Gain::from_matrix(&k, lin)?, p))
+}
+
+/// The weights of a design around `lin` in its independent coordinates: Vᵀ Q V (V the
+/// tangent basis, checked) and R as a dynamic matrix; Q must be 2N × 2N.
+fn reduced_weights<const N: usize, const M: usize>(
+    lin: &Linearization<N, M>,
+    q: &DMatrix<f64>,
+    r: &SMatrix<f64, M, M>,
+) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
     if q.shape() != (2 * N, 2 * N) {
         return Err(ControlError::DimensionMismatch {
             matrix: "Q",
@@ -830,11 +833,10 @@ pub fn dlqr_gain<const N: usize, const M: usize>(
     }
     check_tangent(lin)?;
     let v = &lin.tangent;
-    let weights = v.transpose() * q * v;
-    let r = DMatrix::from_fn(M, M, |i, j| r[(i, j)]);
-    let (ad, bd) = c2d(&lin.reduced_a(), &lin.reduced_b(), period)?;
-    let (k, p) = dlqr(&ad, &bd, &weights, &r)?;
-    Ok((Gain::from_matrix(&k, lin)?, p))
+    Ok((
+        v.transpose() * q * v,
+        DMatrix::from_fn(M, M, |i, j| r[(i, j)]),
+    ))
 }
 
 /// `Ok` if the tangent basis of `lin` (a public field) has a shape that fits.
@@ -990,6 +992,17 @@ fn discrete(
 
 /// A square, finite A and a finite B with as many rows.
 fn check_system(a: &DMatrix<f64>, b: &DMatrix<f64>) -> Result<(), ControlError> {
+    check_matrices(a, &[("B", b, (a.nrows(), b.ncols()))], &[])
+}
+
+/// The checks every design shares, the matrices named as its documentation names them:
+/// A square, each of `shaped` of its expected shape, A and then each of `shaped` finite,
+/// each of `symmetric` symmetric; the first failure in that order is the error.
+fn check_matrices(
+    a: &DMatrix<f64>,
+    shaped: &[(&'static str, &DMatrix<f64>, (usize, usize))],
+    symmetric: &[(&'static str, &DMatrix<f64>)],
+) -> Result<(), ControlError> {
     if !a.is_square() {
         let (rows, columns) = a.shape();
         return Err(ControlError::NotSquare {
@@ -998,16 +1011,24 @@ fn check_system(a: &DMatrix<f64>, b: &DMatrix<f64>) -> Result<(), ControlError> 
             columns,
         });
     }
-    if b.nrows() != a.nrows() {
-        return Err(ControlError::DimensionMismatch {
-            matrix: "B",
-            expected: (a.nrows(), b.ncols()),
-            found: b.shape(),
-        });
+    for &(matrix, x, expected) in shaped {
+        if x.shape() != expected {
+            return Err(ControlError::DimensionMismatch {
+                matrix,
+                expected,
+                found: x.shape(),
+            });
+        }
     }
-    for (matrix, x) in [("A", a), ("B", b)] {
+    let all = std::iter::once(("A", a)).chain(shaped.iter().map(|&(matrix, x, _)| (matrix, x)));
+    for (matrix, x) in all {
         if !x.iter().all(|v| v.is_finite()) {
             return Err(ControlError::NonFinite { matrix });
+        }
+    }
+    for &(matrix, x) in symmetric {
+        if (x - x.transpose()).amax() > tolerances::SYMMETRY * x.amax() {
+            return Err(ControlError::NotSymmetric { matrix });
         }
     }
     Ok(())
@@ -1048,35 +1069,12 @@ fn check(
     q: &DMatrix<f64>,
     r: &DMatrix<f64>,
 ) -> Result<(), ControlError> {
-    if !a.is_square() {
-        let (rows, columns) = a.shape();
-        return Err(ControlError::NotSquare {
-            matrix: "A",
-            rows,
-            columns,
-        });
-    }
     let (n, m) = (a.nrows(), b.ncols());
-    for (matrix, x, expected) in [("B", b, (n, m)), ("Q", q, (n, n)), ("R", r, (m, m))] {
-        if x.shape() != expected {
-            return Err(ControlError::DimensionMismatch {
-                matrix,
-                expected,
-                found: x.shape(),
-            });
-        }
-    }
-    for (matrix, x) in [("A", a), ("B", b), ("Q", q), ("R", r)] {
-        if !x.iter().all(|v| v.is_finite()) {
-            return Err(ControlError::NonFinite { matrix });
-        }
-    }
-    for (matrix, x) in [("Q", q), ("R", r)] {
-        if (x - x.transpose()).amax() > tolerances::SYMMETRY * x.amax() {
-            return Err(ControlError::NotSymmetric { matrix });
-        }
-    }
-    Ok(())
+    check_matrices(
+        a,
+        &[("B", b, (n, m)), ("Q", q, (n, n)), ("R", r, (m, m))],
+        &[("Q", q), ("R", r)],
+    )
 }
 
 /// Whether Q is positive semidefinite up to rounding (see [`SEMIDEFINITE`]), by the

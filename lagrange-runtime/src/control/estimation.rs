@@ -1,9 +1,8 @@
 //! Steady-state Kalman gains of an observer from chosen measured outputs: continuous
 //! ([`lqe`], the dual of [`lqr`]) and sampled ([`dlqe`], the dual of [`dlqr`]).
 
-use super::{dlqr, indefinite, lqr, ControlError};
+use super::{check_matrices, dlqr, indefinite, lqr, ControlError};
 use crate::linalg::symmetric_part;
-use crate::tolerances::SYMMETRY;
 use nalgebra::DMatrix;
 
 /// The steady-state Kalman(–Bucy) gain of a continuous-time observer (as MATLAB's `lqe`
@@ -125,34 +124,12 @@ fn check(
     w: &DMatrix<f64>,
     v: &DMatrix<f64>,
 ) -> Result<(), ControlError> {
-    if !a.is_square() {
-        let (rows, columns) = a.shape();
-        return Err(ControlError::NotSquare {
-            matrix: "A",
-            rows,
-            columns,
-        });
-    }
     let (n, p) = (a.nrows(), c.nrows());
-    for (matrix, x, expected) in [("C", c, (p, n)), ("W", w, (n, n)), ("V", v, (p, p))] {
-        if x.shape() != expected {
-            return Err(ControlError::DimensionMismatch {
-                matrix,
-                expected,
-                found: x.shape(),
-            });
-        }
-    }
-    for (matrix, x) in [("A", a), ("C", c), ("W", w), ("V", v)] {
-        if !x.iter().all(|e| e.is_finite()) {
-            return Err(ControlError::NonFinite { matrix });
-        }
-    }
-    for (matrix, x) in [("W", w), ("V", v)] {
-        if (x - x.transpose()).amax() > SYMMETRY * x.amax() {
-            return Err(ControlError::NotSymmetric { matrix });
-        }
-    }
+    check_matrices(
+        a,
+        &[("C", c, (p, n)), ("W", w, (n, n)), ("V", v, (p, p))],
+        &[("W", w), ("V", v)],
+    )?;
     if let Some(min_eigenvalue) = indefinite(w) {
         return Err(ControlError::NotPositiveSemidefinite {
             matrix: "W",

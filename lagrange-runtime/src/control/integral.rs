@@ -1,7 +1,7 @@
 //! Integral action (LQI): the regulator designed on the plant augmented with the integral
 //! of the tracking error of chosen outputs, continuous ([`lqi`]) and sampled ([`dlqi`]).
 
-use super::{check_period, dlqr, lqr, ControlError};
+use super::{check_matrices, check_period, dlqr, lqr, ControlError};
 use crate::tolerances::TRACKABLE_RANK;
 use nalgebra::DMatrix;
 
@@ -125,19 +125,10 @@ fn augment_inputs(b: &DMatrix<f64>, p: usize) -> DMatrix<f64> {
     augmented
 }
 
-/// C has A's number of columns and is finite.
+/// C has A's number of columns and is finite (A itself is checked before, by
+/// `check_system`).
 fn check_outputs(a: &DMatrix<f64>, c: &DMatrix<f64>) -> Result<(), ControlError> {
-    if c.ncols() != a.nrows() {
-        return Err(ControlError::DimensionMismatch {
-            matrix: "C",
-            expected: (c.nrows(), a.nrows()),
-            found: c.shape(),
-        });
-    }
-    if !c.iter().all(|v| v.is_finite()) {
-        return Err(ControlError::NonFinite { matrix: "C" });
-    }
-    Ok(())
+    check_matrices(a, &[("C", c, (c.nrows(), a.nrows()))], &[])
 }
 
 /// Whether the outputs can be held at any constant reference: [A B; C 0] (with A − I for a
