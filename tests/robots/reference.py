@@ -153,48 +153,67 @@ def compute(model, data, fid, q, v, a, tau):
     }
 
 
+def load(fname, frame, *root_joint):
+    """The URDF's sha256, Pinocchio's model (with `root_joint` if given) and data, and the
+    frame's id, after checking the conventions the comparison assumes."""
+    path = os.path.join(HERE, fname)
+    with open(path, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+    model = pin.buildModelFromUrdf(path, *root_joint)
+    data = model.createData()
+    assert np.allclose(model.gravity.linear, [0.0, 0.0, -9.81])
+    assert not np.any(model.armature), "armature expected to be zero"
+    fid = model.getFrameId(frame)
+    assert fid < len(model.frames) and model.frames[fid].name == frame
+    return sha, model, data, fid
+
+
+def header(robot, fname, sha, seed, model, kinds, fid, base, extra):
+    """The top level of a robot's JSON file, `extra` before the frame, no states yet."""
+    return {
+        "robot": robot,
+        "urdf": fname,
+        "urdf_sha256": sha,
+        "pinocchio_version": pin.__version__,
+        "numpy_version": np.__version__,
+        "python_version": sys.version.split()[0],
+        "base": base,
+        "mimic": False,
+        "gravity_vector": [0.0, 0.0, -9.81],
+        "seed": seed,
+        "nq": int(model.nq),
+        "nv": int(model.nv),
+        "joint_names": list(model.names[1:]),
+        "joint_kinds": kinds,
+        "joint_models": [model.joints[i].shortname() for i in range(1, model.njoints)],
+        "joint_parents": [model.names[model.parents[i]] for i in range(1, model.njoints)],
+        **extra,
+        "frame": model.frames[fid].name,
+        "frame_parent_joint": model.names[model.frames[fid].parentJoint],
+        "states": [],
+    }
+
+
+def write(robot, out):
+    """Writes `out` as `<robot>.json` next to this script; returns the path."""
+    dst = os.path.join(HERE, robot + ".json")
+    with open(dst, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    return dst
+
+
 def main():
     for robot, fname, frame, seed in ROBOTS:
-        path = os.path.join(HERE, fname)
-        with open(path, "rb") as f:
-            sha = hashlib.sha256(f.read()).hexdigest()
-        model = pin.buildModelFromUrdf(path)
-        data = model.createData()
-        assert np.allclose(model.gravity.linear, [0.0, 0.0, -9.81])
-        assert not np.any(model.armature), "armature expected to be zero"
+        sha, model, data, fid = load(fname, frame)
         kinds = [joint_kind(model.joints[i]) for i in range(1, model.njoints)]
-        fid = model.getFrameId(frame)
-        assert fid < len(model.frames) and model.frames[fid].name == frame
         rng = np.random.default_rng(seed)
-        out = {
-            "robot": robot,
-            "urdf": fname,
-            "urdf_sha256": sha,
-            "pinocchio_version": pin.__version__,
-            "numpy_version": np.__version__,
-            "python_version": sys.version.split()[0],
-            "base": "fixed",
-            "mimic": False,
-            "gravity_vector": [0.0, 0.0, -9.81],
-            "seed": seed,
-            "nq": int(model.nq),
-            "nv": int(model.nv),
-            "joint_names": list(model.names[1:]),
-            "joint_kinds": kinds,
-            "joint_models": [model.joints[i].shortname() for i in range(1, model.njoints)],
-            "joint_parents": [model.names[model.parents[i]] for i in range(1, model.njoints)],
-            "frame": frame,
-            "frame_parent_joint": model.names[model.frames[fid].parentJoint],
-            "states": [],
-        }
+        out = header(robot, fname, sha, seed, model, kinds, fid, "fixed", {})
         for label, q, v, a, tau in states(model, kinds, rng):
             rec = {"label": label, "q": vec(q), "v": vec(v), "a": vec(a), "tau": vec(tau)}
             rec.update(compute(model, data, fid, q, v, a, tau))
             out["states"].append(rec)
-        dst = os.path.join(HERE, robot + ".json")
-        with open(dst, "w") as f:
-            json.dump(out, f, indent=1)
-            f.write("\n")
+        dst = write(robot, out)
         print(f"wrote {dst}: nq={model.nq} joints={out['joint_names']} frame={frame}")
 
     for robot, fname, frame, seed in FLOATING:
@@ -317,41 +336,14 @@ def check_floating_map(model, q, v, a, fid):
 
 
 def floating_robot(robot, fname, frame, seed):
-    path = os.path.join(HERE, fname)
-    with open(path, "rb") as f:
-        sha = hashlib.sha256(f.read()).hexdigest()
-    model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
-    data = model.createData()
-    assert np.allclose(model.gravity.linear, [0.0, 0.0, -9.81])
-    assert not np.any(model.armature), "armature expected to be zero"
+    sha, model, data, fid = load(fname, frame, pin.JointModelFreeFlyer())
     assert model.joints[1].shortname() == "JointModelFreeFlyer"
     kinds = ["free_flyer"] + [joint_kind(model.joints[i]) for i in range(2, model.njoints)]
-    fid = model.getFrameId(frame)
-    assert fid < len(model.frames) and model.frames[fid].name == frame
     rng = np.random.default_rng(seed)
     joints = list(model.names[2:])
-    out = {
-        "robot": robot,
-        "urdf": fname,
-        "urdf_sha256": sha,
-        "pinocchio_version": pin.__version__,
-        "numpy_version": np.__version__,
-        "python_version": sys.version.split()[0],
-        "base": "free_flyer",
-        "mimic": False,
-        "gravity_vector": [0.0, 0.0, -9.81],
-        "seed": seed,
-        "nq": int(model.nq),
-        "nv": int(model.nv),
-        "joint_names": list(model.names[1:]),
-        "joint_kinds": kinds,
-        "joint_models": [model.joints[i].shortname() for i in range(1, model.njoints)],
-        "joint_parents": [model.names[model.parents[i]] for i in range(1, model.njoints)],
-        "lagrange_coordinates": ["base_x", "base_y", "base_z", "base_qw", "base_qx", "base_qy", "base_qz"] + joints,
-        "frame": frame,
-        "frame_parent_joint": model.names[model.frames[fid].parentJoint],
-        "states": [],
-    }
+    base = ["base_x", "base_y", "base_z", "base_qw", "base_qx", "base_qy", "base_qz"]
+    out = header(robot, fname, sha, seed, model, kinds, fid, "free_flyer",
+                 {"lagrange_coordinates": base + joints})
     for label, q, v, a, tau in floating_states(model, rng):
         rec = {"label": label, "q": vec(q), "v": vec(v), "a": vec(a), "tau": vec(tau)}
         rec.update(compute(model, data, fid, q, v, a, tau))
@@ -365,10 +357,7 @@ def floating_robot(robot, fname, frame, seed):
             "qdd_aba": vec(qdd_aba),
         }
         out["states"].append(rec)
-    dst = os.path.join(HERE, robot + ".json")
-    with open(dst, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+    dst = write(robot, out)
     print(f"wrote {dst}: nq={model.nq} nv={model.nv} joints={out['joint_names']} frame={frame}")
 
 
