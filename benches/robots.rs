@@ -1,7 +1,7 @@
 //! Real robots read from their URDF files (`urdf: "path";`): the UR5 (6 joints), the
 //! Franka Panda (7 joints and two fingers, the second mimicking the first), and on a
-//! floating base (position and unit quaternion) the Solo-12 quadruped (19 coordinates),
-//! at a state of Pinocchio's reference data
+//! floating base (position and unit quaternion) the Solo-12 quadruped (19 coordinates)
+//! and the Unitree G1 humanoid (36), at a state of Pinocchio's reference data
 //! (`tests/robots/`) for the arms and states of their own for the others. The figures issue 27 compares with Pinocchio's `aba`, `rnea`
 //! and `crba` on the same machine: `accelerations` (for the Panda the constrained solve
 //! of its mimic joint, for the Solo-12 that of its unit quaternion), `inverse_dynamics`,
@@ -20,6 +20,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 include!("../tests/common/robots.rs");
+include!("../tests/common/g1.rs");
 include!("../tests/common/free_flyer.rs");
 
 /// How lagrange's coordinates map to Pinocchio's: one to one for a fixed base (N = V), or
@@ -270,6 +271,46 @@ fn bench(c: &mut Criterion) {
         );
     }
     calls(c, "solo12", &solo, &s, &a, &u, |m, s, u| m.jacobians(s, u));
+
+    // The G1 humanoid on its floating base, the same way: joints in [−0.5, 0.5].
+    let g1 = G1::default();
+    let mut q = SVector::<f64, 36>::from_fn(|i, _| 0.5 * ((i as f64) * 0.37).sin());
+    q.fixed_rows_mut::<3>(0)
+        .copy_from(&SVector::from([0.05, -0.1, 0.75]));
+    let n = SVector::<f64, 4>::from([0.05, -0.1, 0.2, 0.97]).normalize(); // x y z w
+    q.fixed_rows_mut::<4>(3).copy_from(&n);
+    let flyer = FreeFlyer::<36, 35>::at(&q);
+    let v = SVector::<f64, 35>::from_fn(|i, _| 0.3 * ((i as f64) * 0.7).sin());
+    let s = flyer.state(&v);
+    let a = flyer.qdd(&v, &SVector::from_fn(|i, _| 0.2 * ((i as f64) * 1.3).cos()));
+    let u = SVector::<f64, 35>::from_fn(|i, _| {
+        if i < 6 {
+            0.0
+        } else {
+            2.0 * ((i as f64) * 0.9).sin()
+        }
+    });
+    if states.is_some() {
+        let j = g1.jacobians(&s, &u);
+        let j = stacked(
+            &j.left_ankle_roll_link_p.matrix,
+            &j.left_ankle_roll_link_w.matrix,
+        );
+        let (urdf, frame) = ("tests/robots/g1.urdf", "left_ankle_roll_link");
+        describe_for_pinocchio(
+            &mut described,
+            "g1",
+            urdf,
+            frame,
+            &g1,
+            &Base::Floating(flyer),
+            &s,
+            &a,
+            &u,
+            &j,
+        );
+    }
+    calls(c, "g1", &g1, &s, &a, &u, |m, s, u| m.jacobians(s, u));
 
     if let Some(path) = &states {
         std::fs::write(path, &described).expect("LAGRANGE_PINOCCHIO_STATES: a writable file");

@@ -2,7 +2,7 @@
 //! reproducible "random" samples and tolerance checks with readable failure messages.
 //!
 //! The models shared between tests, benches and examples (`double_pendulum.rs`,
-//! `spatial_arm.rs`, `cart_pole.rs`, `bicycle.rs`, `robots.rs`, `chain16.rs` …)
+//! `spatial_arm.rs`, `cart_pole.rs`, `bicycle.rs`, `robots.rs`, `g1.rs`, `chain16.rs` …)
 //! and the robots' helpers (`free_flyer.rs`, `reference.rs`) are not modules of this one:
 //! each user `include!`s the files it needs, so that a test binary compiles only its own
 //! models.

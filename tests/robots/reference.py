@@ -51,9 +51,6 @@ ROBOTS = [
 # The same for robots with a free-flyer root joint.
 FLOATING = [
     ("solo12", "solo12.urdf", "FL_FOOT", 12),
-    # The Unitree G1 (example-robot-data's g1_description/urdf/g1_29dof_rev_1_0.urdf, copied
-    # here as g1.urdf) was compared too, but is not committed: its BSD-3-Clause licence text
-    # does not ship with the package (see README.md). Copied here, it is picked up.
     ("g1", "g1.urdf", "left_ankle_roll_link", 29),
 ]
 
@@ -217,8 +214,7 @@ def main():
         print(f"wrote {dst}: nq={model.nq} joints={out['joint_names']} frame={frame}")
 
     for robot, fname, frame, seed in FLOATING:
-        if os.path.exists(os.path.join(HERE, fname)):
-            floating_robot(robot, fname, frame, seed)
+        floating_robot(robot, fname, frame, seed)
 
 
 # ---------------------------------------------------------------------------
