@@ -48,6 +48,9 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
+mod gif_file;
+use gif_file::GifFile;
+
 /// The drawing area of a figure, or of one panel of it.
 pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
@@ -693,13 +696,19 @@ pub fn animate<const N: usize, const M: usize>(
         .collect();
     let (x, y) = region(settings, frames.iter().map(|(_, lines)| lines))?;
     prepare(path, settings.size)?;
-    let delay = (1000 / settings.fps).max(1);
-    let root = BitMapBackend::gif(path, settings.size, delay)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?
-        .into_drawing_area();
+    // Hundredths of a second per frame, as GIF counts (plotters' rounding of 1000 / fps ms).
+    let delay = (((1000 / settings.fps).max(1) + 5) / 10) as u16;
+    // `prepare` checked that both sides fit in 16 bits.
+    let size = (settings.size.0 as u16, settings.size.1 as u16);
+    let mut file = GifFile::create(path, size, delay)?;
+    let mut rgb = vec![0; 3 * settings.size.0 as usize * settings.size.1 as usize];
     for (t, lines) in &frames {
-        draw_frame(&root, *t, lines, (&x, &y), settings)?;
-        root.present()
+        {
+            let root = BitMapBackend::with_buffer(&mut rgb, settings.size).into_drawing_area();
+            draw_frame(&root, *t, lines, (&x, &y), settings)?;
+            root.present()?;
+        }
+        file.push(&rgb)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
