@@ -23,9 +23,9 @@
 //!    the term ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t + M a. Only the adjoints of nodes that depend on
 //!    the velocities need tangents (the others never reach a momentum), which is why no
 //!    third derivative of any function is needed. The mass matrix's sweeps are written out
-//!    one per velocity, each computing only what depends on that velocity and storing the
-//!    entries on and below the diagonal, up to [`MAX_WRITTEN_COLUMNS`] statements; beyond,
-//!    one sweep runs once per velocity.
+//!    one per velocity, each computing only what depends on that velocity and storing each
+//!    entry once, the cheapest first up to [`MAX_WRITTEN_COLUMNS`] statements; the other
+//!    columns share one sweep run once per velocity.
 //!
 //! The code is generic over the scalar (`f64`, or a dual number to differentiate the
 //! equations again: linearization, equilibria, parameter sensitivities) and takes the
@@ -312,20 +312,70 @@ fn tangent(
     out
 }
 
-/// Beyond this many statements in all, the columns of the mass matrix are one sweep run
-/// once per velocity (seeded by a one-hot vector at run time) instead of one sweep written
-/// out per velocity. Written out, a column computes only what depends on its velocity
-/// (a serial arm's last joint moves one body, a leg's joints only that leg) and stores
-/// only the entries on and below the diagonal, mirrored (the tangents of the rows above
-/// are still written, and left to the compiler to drop as unused); the code grows with the
-/// sum of those sizes. Measured in instructions per call of the sweep (callgrind,
-/// `benches/robots.rs`): the UR5's mass
-/// matrix 14 298 → 9 019 (1 907 statements written out), the Panda's 36 146 → 20 179
+/// The budget, in statements, of the mass matrix's columns written out one per velocity:
+/// within it every column is written out, beyond it every column runs in a loop
+/// ([`loop_groups`]). Written out, a column computes only what depends on its velocity (a
+/// serial arm's last joint moves one body, a leg's joints only that leg) and stores only
+/// the entries it owns (the tangents of the other rows are still written, and left to the
+/// compiler to drop as unused); the code grows with the sum of those sizes. Measured in
+/// instructions per call of the sweep (callgrind, `benches/robots.rs`): the UR5's mass
+/// matrix 14 298 → 9 019 written out (1 907 statements), the Panda's 36 146 → 20 179
 /// (5 258 statements, 4 times the loop's); building both robots' test took 9% longer. The
-/// 16-link chain's columns take 1 991 statements, the 32-link chain's would take 7 823.
+/// 16-link chain's columns take 1 991 statements, the 32-link chain's 7 823.
 const MAX_WRITTEN_COLUMNS: usize = 6_000;
 
+/// A column joins the loop of a larger column whose nonzero rows contain its own when that
+/// column costs at most this many times its statements ([`loop_groups`]).
+const LOOP_SHARE: usize = 3;
+
+/// The columns of a model beyond the written-out budget, in loops: one sweep seeded on the
+/// velocities of a group, run once per velocity of the group, computing only what depends
+/// on them.
+/// Largest first, a column joins the group of the smallest larger column whose nonzero
+/// rows contain its own and which costs at most [`LOOP_SHARE`] times as much; else it
+/// starts a group. On a tree that makes a group of each limb (its first joint's column
+/// holds every row the limb's other columns have), and one of the columns that move the
+/// whole body (a floating base), so that a joint of a hand does not sweep the whole
+/// model; a chain's columns, within a factor [`LOOP_SHARE`] of each other, make one loop.
+/// `sizes[j]` is column j's statements written out, `rows[j]` its nonzero rows. Measured
+/// in instructions per call (callgrind, one loop over every column before): the Solo-12's
+/// `mass_matrix` 129 k → 55 k and `accelerations` 167 k → 93 k (8 loops); the G1's
+/// 642 k → 258 k and 824 k → 439 k (12 loops); building the G1's test took 28 s and 1.5 GB
+/// before, 38 s and 2.1 GB after (dev profile).
+pub(crate) fn loop_groups(
+    looped: &[usize],
+    sizes: &[usize],
+    rows: &[Vec<bool>],
+) -> Vec<Vec<usize>> {
+    let mut order = looped.to_vec();
+    order.sort_by_key(|&j| (std::cmp::Reverse(sizes[j]), j));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for j in order {
+        let contains = |g: &Vec<usize>| {
+            let first = g[0];
+            sizes[first] <= LOOP_SHARE * sizes[j]
+                && rows[j]
+                    .iter()
+                    .zip(&rows[first])
+                    .all(|(&mine, &its)| its || !mine)
+        };
+        let host = groups
+            .iter_mut()
+            .filter(|g| contains(g))
+            .min_by_key(|g| sizes[g[0]]);
+        match host {
+            Some(g) => g.push(j),
+            None => groups.push(vec![j]),
+        }
+    }
+    groups
+}
+
 /// The code that fills `mass`, the mass matrix, from one tangent sweep per velocity.
+///
+/// Each entry is computed once and mirrored, so the matrix is exactly symmetric. Columns
+/// are ranked: the written-out ones first, by index, then each loop group's in its order.
+/// Column j stores row i when i ranks at or after j.
 fn mass_columns(
     s: &Sweep,
     adjoint: &[Option<Val>],
@@ -333,65 +383,101 @@ fn mass_columns(
     mass: &Ident,
 ) -> TokenStream {
     let n = velocities.len();
-    // Written out: column j seeded by the literal one on q̇_j, its entries i ≥ j.
-    let mut written = Vec::new();
-    let mut statements = 0;
-    for j in 0..n {
-        let mut column = Emit::new("__c", Scalar::Generic);
-        let seed = |op: Op| match op {
-            Op::Vel(i) if i == j => Some(Val::Lit(1.0)),
-            _ => None,
-        };
-        let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed);
-        let entries = velocities.iter().enumerate().skip(j).filter_map(|(i, v)| {
-            let value = tangents[(*v)?].as_ref()?.scalar();
+    // Every column written out: column j seeded by the literal one on q̇_j.
+    let mut columns: Vec<(Emit, Vec<Option<Val>>)> = (0..n)
+        .map(|j| {
+            let mut column = Emit::new("__c", Scalar::Generic);
+            let seed = |op: Op| match op {
+                Op::Vel(i) if i == j => Some(Val::Lit(1.0)),
+                _ => None,
+            };
+            let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed);
+            (column, tangents)
+        })
+        .collect();
+    let row =
+        |tangents: &[Option<Val>], i: usize| -> Option<Val> { tangents[velocities[i]?].clone() };
+    let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
+    // All written out within the budget, else all in loops.
+    let written = vec![sizes.iter().sum::<usize>() <= MAX_WRITTEN_COLUMNS; n];
+    let looped: Vec<usize> = (0..n).filter(|&j| !written[j]).collect();
+    let rows: Vec<Vec<bool>> = columns
+        .iter()
+        .map(|(_, t)| (0..n).map(|i| row(t, i).is_some()).collect())
+        .collect();
+    let groups = loop_groups(&looped, &sizes, &rows);
+    // Ranks: (group, position) with the written-out columns as group 0, by index.
+    let mut rank = vec![(0, 0); n];
+    for (position, j) in (0..n).filter(|&j| written[j]).enumerate() {
+        rank[j] = (0, position);
+    }
+    for (g, group) in groups.iter().enumerate() {
+        for (position, &j) in group.iter().enumerate() {
+            rank[j] = (g + 1, position);
+        }
+    }
+    let store = |i: usize, j: &dyn ToTokens, value: TokenStream| quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];);
+    let mut code = Vec::new();
+    for (j, (column, tangents)) in columns.iter_mut().enumerate() {
+        if !written[j] {
+            continue;
+        }
+        let entries = (0..n).filter_map(|i| {
+            if rank[i] < rank[j] {
+                return None;
+            }
+            let value = row(tangents, i)?.scalar();
             Some(if i == j {
                 quote!(#mass[(#i, #j)] = #value;)
             } else {
-                quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];)
+                store(i, &j, value)
             })
         });
-        statements += column.statements.len();
-        if statements > MAX_WRITTEN_COLUMNS {
-            break;
-        }
         let declaration = column.declaration();
-        let code = &column.statements;
-        written.push(quote!({ #declaration #(#code)* #(#entries)* }));
+        let statements = &column.statements;
+        code.push(quote!({ #declaration #(#statements)* #(#entries)* }));
     }
-    if statements <= MAX_WRITTEN_COLUMNS {
-        return quote!(#(#written)*);
-    }
-    // One sweep, run once per velocity.
-    let mut column = Emit::new("__c", Scalar::Generic);
-    let one_hot = internal("__seed");
-    let seed_velocity = |op: Op| match op {
-        Op::Vel(i) => Some(Val::Id(internal(&format!("__e{i}")))),
-        _ => None,
-    };
-    let columns = tangent(&mut column, s, adjoint, Deps::QD, &seed_velocity);
-    let j = internal("__j");
-    let entries = velocities.iter().enumerate().filter_map(|(i, v)| {
-        let value = columns[(*v)?].as_ref()?.scalar();
-        Some(quote!(#mass[(#i, #j)] = #value;))
-    });
-    let seeds = (0..n).map(|i| {
-        let e = internal(&format!("__e{i}"));
-        quote!(let #e: __S = #one_hot[#i];)
-    });
-    let declaration = column.declaration();
-    let code = &column.statements;
+    drop(columns);
     let p = private();
-    quote! {
-        for #j in 0..#n {
-            let mut #one_hot = [<__S as #p::From<f64>>::from(0.0); #n];
-            #one_hot[#j] = <__S as #p::From<f64>>::from(1.0);
-            #(#seeds)*
-            #declaration
-            #(#code)*
-            #(#entries)*
-        }
+    let (one_hot, j, k) = (internal("__seed"), internal("__j"), internal("__k"));
+    for (g, group) in groups.iter().enumerate() {
+        // One sweep seeded on the group's velocities, e_i = one_hot[i].
+        let mut column = Emit::new("__c", Scalar::Generic);
+        let seed_velocity = |op: Op| match op {
+            Op::Vel(i) if group.contains(&i) => Some(Val::Id(internal(&format!("__e{i}")))),
+            _ => None,
+        };
+        let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed_velocity);
+        let entries = (0..n).filter_map(|i| {
+            let value = row(&tangents, i)?.scalar();
+            let store = store(i, &j, value);
+            match rank[i].0.cmp(&(g + 1)) {
+                std::cmp::Ordering::Less => None,
+                std::cmp::Ordering::Greater => Some(store),
+                std::cmp::Ordering::Equal => {
+                    let r = rank[i].1;
+                    Some(quote!(if #r >= #k { #store }))
+                }
+            }
+        });
+        let seeds = group.iter().map(|&i| {
+            let e = internal(&format!("__e{i}"));
+            quote!(let #e: __S = #one_hot[#i];)
+        });
+        let declaration = column.declaration();
+        let statements = &column.statements;
+        code.push(quote! {
+            for (#k, #j) in [#(#group),*].into_iter().enumerate() {
+                let mut #one_hot = [<__S as #p::From<f64>>::from(0.0); #n];
+                #one_hot[#j] = <__S as #p::From<f64>>::from(1.0);
+                #(#seeds)*
+                #declaration
+                #(#statements)*
+                #(#entries)*
+            }
+        });
     }
+    quote!(#(#code)*)
 }
 
 /// `__lagrange_sweep`, an associated function of the model: the

@@ -18,6 +18,7 @@ mod expand;
 mod fast;
 mod parse;
 mod properties;
+mod sweep;
 mod urdf;
 
 // ---------------------------------------------------------------------------------------

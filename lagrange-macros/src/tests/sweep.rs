@@ -1,0 +1,46 @@
+//! The sweep's loops over the mass matrix's columns.
+
+use crate::sweep::loop_groups;
+
+/// The rows of a column from the list of its nonzero rows.
+fn rows(n: usize, nonzero: &[usize]) -> Vec<bool> {
+    (0..n).map(|i| nonzero.contains(&i)).collect()
+}
+
+/// A floating base (column 0, coupled with everything) carrying two limbs of three joints
+/// (1–3 and 4–6): each joint couples with the base, its limb's joints above it and those
+/// below it. Each limb is one loop, its smaller columns sharing its first joint's; the
+/// base is a loop of its own, since a limb's column is much smaller than the base's.
+#[test]
+fn limbs_loop_apart_from_the_base() {
+    let n = 7;
+    let sizes = [4000, 900, 600, 400, 900, 600, 400];
+    let rows = [
+        rows(n, &[0, 1, 2, 3, 4, 5, 6]),
+        rows(n, &[0, 1, 2, 3]),
+        rows(n, &[0, 1, 2, 3]),
+        rows(n, &[0, 1, 2, 3]),
+        rows(n, &[0, 4, 5, 6]),
+        rows(n, &[0, 4, 5, 6]),
+        rows(n, &[0, 4, 5, 6]),
+    ];
+    let all: Vec<usize> = (0..n).collect();
+    assert_eq!(
+        loop_groups(&all, &sizes, &rows),
+        vec![vec![0], vec![1, 2, 3], vec![4, 5, 6]]
+    );
+    // A column more than three times smaller than every column containing it loops alone.
+    let sizes = [4000, 900, 600, 250, 900, 600, 400];
+    assert_eq!(
+        loop_groups(&all, &sizes, &rows),
+        vec![vec![0], vec![1, 2], vec![4, 5, 6], vec![3]]
+    );
+    // A column whose rows are not inside the larger one's does not join it (5 leaves 4's
+    // loop), and a column joins the smallest loop that holds it (6 joins 5's, not 4's).
+    let mut crossing = rows.clone();
+    crossing[5] = self::rows(n, &[0, 3, 4, 5, 6]);
+    assert_eq!(
+        loop_groups(&all, &sizes, &crossing),
+        vec![vec![0], vec![1, 2], vec![4], vec![5, 6], vec![3]]
+    );
+}
