@@ -90,14 +90,19 @@ impl<E: Error + Send + Sync> From<DrawingAreaErrorKind<E>> for PlotError {
 /// The fill of [`Panel::band`]: a pale green, behind every series.
 const BAND: RGBColor = RGBColor(216, 240, 216);
 
-/// Colours of the series, in order (the "tab10" palette: distinguishable, print well).
-const COLORS: [RGBColor; 6] = [
+/// Colours of the series, in order (the "tab10" palette: distinguishable, print well),
+/// repeating from the eleventh series of a panel.
+const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(255, 127, 14),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
 
 /// Draws a PNG figure of `size` pixels (width, height) to `path`, creating its directory.
