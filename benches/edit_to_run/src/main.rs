@@ -1,31 +1,16 @@
 //! What a user's crate does after an edit of its model: linearize, design an LQR, simulate
 //! 5 s with an event, write a quick look (PNG) and an animation (GIF). `measure.sh` times
-//! the rebuild and the run after an edit of the model, in the profiles it compares.
+//! the rebuild and the run after an edit of the model (`src/furuta.rs`), in the profiles it
+//! compares. The crate holds four more models with a binary each (`src/bin/`), as a
+//! user's crate would.
 
+use edit_to_run::furuta::Furuta;
 use lagrange_runtime::control::lqr_gain;
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::nalgebra::{DMatrix, DVector};
 use lagrange_runtime::plot::{animate, quick_look, Animation};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Event, Simulation};
-
-lagrangian! {
-    /// A Furuta pendulum (arm φ, pendulum θ from upright), as examples/furuta_digital.rs.
-    pub struct Furuta {
-        parameters: r = 0.085, jr = 2.3e-4, mp = 0.024, lp = 0.129, br = 5e-4, bp = 2e-5,
-                    g = 9.81;
-        coordinates: phi, theta;
-        inputs: tau;
-        let c = [r * cos(phi) - lp / 2 * sin(theta) * sin(phi),
-                 r * sin(phi) + lp / 2 * sin(theta) * cos(phi),
-                 lp / 2 * cos(theta)];
-        kinetic = jr / 2 * dot(phi)^2 + mp / 2 * dot(c)^2
-                + mp * lp^2 / 24 * (dot(theta)^2 + sin(theta)^2 * dot(phi)^2);
-        potential = mp * g * c.z;
-        dissipation = br / 2 * dot(phi)^2 + bp / 2 * dot(theta)^2;
-        force tau on phi;
-    }
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = Furuta::default();
