@@ -240,13 +240,8 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     let value = values[lagrangian].clone().expect("live");
 
     let p = private();
-    let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
-    let params = (0..fields.len()).map(parameter);
-    let inputs = (0..l.inputs.len()).map(input);
-    let coords = (0..n).map(coordinate);
-    let velocities = (0..n).map(velocity);
-    let (ui, qi, vi) = (0..l.inputs.len(), 0..n, 0..n);
     let m = l.inputs.len();
+    let unpack = unpack(l, &x, &t);
     let statements = &e.statements;
     let declaration = e.declaration();
     // A small model's equations are inlined into their callers: the result then stays
@@ -261,11 +256,7 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         #inline
         fn eval_equations(&self, #x: &#p::Point<f64, #n, #m>) -> #p::Equations<#n> {
-            let #t: f64 = #x.t;
-            #( let #params: f64 = self.#fields; )*
-            #( let #inputs: f64 = #x.u[#ui]; )*
-            #( let #coords: f64 = #x.q[#qi]; )*
-            #( let #velocities: f64 = #x.qd[#vi]; )*
+            #unpack
             #declaration
             #(#statements)*
             #p::Equations {
@@ -274,6 +265,112 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
                 bias: <#p::SVector<f64, #n> as #p::From<[f64; #n]>>::from([#(#bias),*]),
                 lagrangian: #value,
             }
+        }
+    })
+}
+
+/// The locals the generated code reads, from the model (`self`) and the point `x`: the
+/// time `t`, the parameters, inputs, coordinates and velocities.
+fn unpack(l: &Lowered, x: &Ident, t: &Ident) -> TokenStream {
+    let n = l.coordinates.len();
+    let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
+    let params = (0..fields.len()).map(parameter);
+    let inputs = (0..l.inputs.len()).map(input);
+    let coords = (0..n).map(coordinate);
+    let velocities = (0..n).map(velocity);
+    let (ui, qi, vi) = (0..l.inputs.len(), 0..n, 0..n);
+    quote! {
+        let #t: f64 = #x.t;
+        #( let #params: f64 = self.#fields; )*
+        #( let #inputs: f64 = #x.u[#ui]; )*
+        #( let #coords: f64 = #x.q[#qi]; )*
+        #( let #velocities: f64 = #x.qd[#vi]; )*
+    }
+}
+
+/// The method `__jacobian_rows` for `Name::jacobians`: the rows of the Jacobians of the
+/// `let` elements `elems` of the lowered graph and their drifts
+/// (`lagrange_runtime::jacobian::Rows`), in plain `f64`, by the components of this module:
+/// ∂e/∂q_i and the second derivative along the motion for a position-level element,
+/// ∂e/∂q̇_i and the first for a velocity-level one (`velocity[k]`). Each node carries only
+/// the components of the coordinates it depends on, so a hand's frame costs its own joints
+/// rather than one pass over the model per coordinate. `None` beyond `max_statements`
+/// statements (the runtime's dual-number passes then give the rows).
+pub fn jacobian_rows_fn(
+    l: &Lowered,
+    elems: &[usize],
+    velocity: &[bool],
+    max_statements: usize,
+) -> Option<TokenStream> {
+    let n = l.coordinates.len();
+    let g = Graph::new(l, Form::Unrolled)?;
+    let roots: Vec<(Id, BTreeSet<Mono>)> = elems
+        .iter()
+        .zip(velocity)
+        .map(|(&e, &at_velocity)| {
+            let set = if at_velocity {
+                (0..n)
+                    .map(|i| Mono::D1(Dir::Qd(i)))
+                    .chain([Mono::D1(Dir::W)])
+                    .collect()
+            } else {
+                (0..n)
+                    .map(|i| Mono::D1(Dir::Q(i)))
+                    .chain([d2(Dir::W, Dir::W)])
+                    .collect()
+            };
+            (g.of(e), set)
+        })
+        .collect();
+    let (live, need) = needs(&g, &roots)?;
+    let mut e = Emit::new("__j", Scalar::F64);
+    let [t, x] = ["t", "x"].map(internal);
+    let mut values: Vec<Option<Val>> = vec![None; g.len()];
+    let mut comps: Vec<Comps> = vec![Comps::new(); g.len()];
+    for id in 0..g.len() {
+        if !live[id] {
+            continue;
+        }
+        let (value, cs) = node(&mut e, &g, id, &need[id], &values, &comps, &t);
+        values[id] = Some(value);
+        comps[id] = cs;
+        if e.statements.len() > max_statements {
+            return None;
+        }
+    }
+    let zero = Val::Lit(0.0);
+    let get = |id: Id, m: Mono| comps[id].get(&m).cloned().unwrap_or(zero.clone());
+    let rows = roots.iter().zip(velocity).map(|((id, _), &at_velocity)| {
+        let entries = (0..n).map(|i| {
+            get(
+                *id,
+                Mono::D1(if at_velocity { Dir::Qd(i) } else { Dir::Q(i) }),
+            )
+        });
+        quote!([#(#entries),*])
+    });
+    let drifts = roots.iter().zip(velocity).map(|((id, _), &at_velocity)| {
+        get(
+            *id,
+            if at_velocity {
+                Mono::D1(Dir::W)
+            } else {
+                d2(Dir::W, Dir::W)
+            },
+        )
+    });
+    let (p, m, k) = (private(), l.inputs.len(), elems.len());
+    let unpack = unpack(l, &x, &t);
+    let declaration = e.declaration();
+    let statements = &e.statements;
+    let name = internal("__jacobian_rows");
+    Some(quote! {
+        #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        fn #name(&self, #x: &#p::Point<f64, #n, #m>) -> #p::jacobian::Rows<#n, #k> {
+            #unpack
+            #declaration
+            #(#statements)*
+            #p::jacobian::Rows { matrix: [#(#rows),*], drift: [#(#drifts),*] }
         }
     })
 }

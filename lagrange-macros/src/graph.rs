@@ -153,6 +153,11 @@ impl Graph {
         self.ops.len()
     }
 
+    /// The node of a node of the lowered graph.
+    pub fn of(&self, lowered: usize) -> Id {
+        self.of[lowered]
+    }
+
     pub fn op(&self, id: Id) -> Op {
         self.ops[id]
     }

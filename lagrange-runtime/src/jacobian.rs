@@ -12,8 +12,11 @@
 //! - matrix `let`s and `let`s that are not affine in q̇ have none.
 //!
 //! Inputs are held fixed: their rates are not known. Everything is exact (forward-mode
-//! automatic differentiation, N first-order passes and one second-order pass along the
-//! motion) and nothing is allocated.
+//! automatic differentiation) and nothing is allocated: `lagrangian!` unrolls the rows at
+//! compile time in plain `f64`, each node carrying only the derivatives along the
+//! coordinates it depends on, and for a model whose rows would take too much code it
+//! makes N first-order passes and one second-order pass along the motion in dual
+//! numbers. Both give the same numbers to rounding.
 //!
 //! ```
 //! use lagrange_runtime::prelude::*;
