@@ -187,23 +187,8 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
         roots.push((*f, BTreeSet::new()));
         roots.push((*v, (0..n).map(|i| Mono::D1(qd(i))).collect()));
     }
-    let (live, need) = needs(&g, &roots)?;
-
-    let mut e = Emit::new("__j", Scalar::F64);
     let [t, x] = ["t", "x"].map(internal);
-    let mut values: Vec<Option<Val>> = vec![None; g.len()];
-    let mut comps: Vec<Comps> = vec![Comps::new(); g.len()];
-    for id in 0..g.len() {
-        if !live[id] {
-            continue;
-        }
-        let (value, cs) = node(&mut e, &g, id, &need[id], &values, &comps, &t);
-        values[id] = Some(value);
-        comps[id] = cs;
-        if e.statements.len() > max_statements {
-            return None;
-        }
-    }
+    let (e, values, comps) = unroll(&g, &roots, &t, max_statements)?;
 
     let get = |id: Id, m: Mono| comps[id].get(&m).cloned();
     let zero = Val::Lit(0.0);
@@ -269,6 +254,33 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     })
 }
 
+/// The code of every node the roots need (`roots`: each root with the components it
+/// needs), and each node's value and components; `None` past `max_statements` statements
+/// or for a derivative this scheme does not carry. `t` is the local holding the time.
+fn unroll(
+    g: &Graph,
+    roots: &[(Id, BTreeSet<Mono>)],
+    t: &Ident,
+    max_statements: usize,
+) -> Option<(Emit, Vec<Option<Val>>, Vec<Comps>)> {
+    let (live, need) = needs(g, roots)?;
+    let mut e = Emit::new("__j", Scalar::F64);
+    let mut values: Vec<Option<Val>> = vec![None; g.len()];
+    let mut comps: Vec<Comps> = vec![Comps::new(); g.len()];
+    for id in 0..g.len() {
+        if !live[id] {
+            continue;
+        }
+        let (value, cs) = node(&mut e, g, id, &need[id], &values, &comps, t);
+        values[id] = Some(value);
+        comps[id] = cs;
+        if e.statements.len() > max_statements {
+            return None;
+        }
+    }
+    Some((e, values, comps))
+}
+
 /// The locals the generated code reads, from the model (`self`) and the point `x`: the
 /// time `t`, the parameters, inputs, coordinates and velocities.
 fn unpack(l: &Lowered, x: &Ident, t: &Ident) -> TokenStream {
@@ -322,22 +334,8 @@ pub fn jacobian_rows_fn(
             (g.of(e), set)
         })
         .collect();
-    let (live, need) = needs(&g, &roots)?;
-    let mut e = Emit::new("__j", Scalar::F64);
     let [t, x] = ["t", "x"].map(internal);
-    let mut values: Vec<Option<Val>> = vec![None; g.len()];
-    let mut comps: Vec<Comps> = vec![Comps::new(); g.len()];
-    for id in 0..g.len() {
-        if !live[id] {
-            continue;
-        }
-        let (value, cs) = node(&mut e, &g, id, &need[id], &values, &comps, &t);
-        values[id] = Some(value);
-        comps[id] = cs;
-        if e.statements.len() > max_statements {
-            return None;
-        }
-    }
+    let (e, _, comps) = unroll(&g, &roots, &t, max_statements)?;
     let zero = Val::Lit(0.0);
     let get = |id: Id, m: Mono| comps[id].get(&m).cloned().unwrap_or(zero.clone());
     let rows = roots.iter().zip(velocity).map(|((id, _), &at_velocity)| {
