@@ -24,8 +24,8 @@
 //!    the velocities need tangents (the others never reach a momentum), which is why no
 //!    third derivative of any function is needed. The mass matrix's sweeps are written out
 //!    one per velocity, each computing only what depends on that velocity and storing each
-//!    entry once, the cheapest first up to [`MAX_WRITTEN_COLUMNS`] statements; the other
-//!    columns share one sweep run once per velocity.
+//!    entry once, up to [`MAX_WRITTEN_COLUMNS`] statements in all; beyond, the columns run
+//!    in loops, one per group of columns that move the same part of the model.
 //!
 //! The code is generic over the scalar (`f64`, or a dual number to differentiate the
 //! equations again: linearization, equilibria, parameter sensitivities) and takes the
@@ -328,9 +328,9 @@ const MAX_WRITTEN_COLUMNS: usize = 6_000;
 /// column costs at most this many times its statements ([`loop_groups`]).
 const LOOP_SHARE: usize = 3;
 
-/// The columns of a model beyond the written-out budget, in loops: one sweep seeded on the
-/// velocities of a group, run once per velocity of the group, computing only what depends
-/// on them.
+/// The columns `looped` of a model beyond the written-out budget, in loops: one sweep
+/// seeded on the velocities of a group, run once per velocity of the group, computing only
+/// what depends on them.
 /// Largest first, a column joins the group of the smallest larger column whose nonzero
 /// rows contain its own and which costs at most [`LOOP_SHARE`] times as much; else it
 /// starts a group. On a tree that makes a group of each limb (its first joint's column
@@ -373,9 +373,9 @@ pub(crate) fn loop_groups(
 
 /// The code that fills `mass`, the mass matrix, from one tangent sweep per velocity.
 ///
-/// Each entry is computed once and mirrored, so the matrix is exactly symmetric. Columns
-/// are ranked: the written-out ones first, by index, then each loop group's in its order.
-/// Column j stores row i when i ranks at or after j.
+/// Each entry is computed once and mirrored, so the matrix is exactly symmetric: a
+/// written-out column j stores the rows i ≥ j; a looped column stores the rows of later
+/// loops, and the rows of its own loop from its own position on.
 fn mass_columns(
     s: &Sweep,
     adjoint: &[Option<Val>],
@@ -384,7 +384,7 @@ fn mass_columns(
 ) -> TokenStream {
     let n = velocities.len();
     // Every column written out: column j seeded by the literal one on q̇_j.
-    let mut columns: Vec<(Emit, Vec<Option<Val>>)> = (0..n)
+    let columns: Vec<(Emit, Vec<Option<Val>>)> = (0..n)
         .map(|j| {
             let mut column = Emit::new("__c", Scalar::Generic);
             let seed = |op: Op| match op {
@@ -397,50 +397,41 @@ fn mass_columns(
         .collect();
     let row =
         |tangents: &[Option<Val>], i: usize| -> Option<Val> { tangents[velocities[i]?].clone() };
+    let store = |i: usize, j: &dyn ToTokens, value: TokenStream| quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];);
     let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
-    // All written out within the budget, else all in loops.
-    let written = vec![sizes.iter().sum::<usize>() <= MAX_WRITTEN_COLUMNS; n];
-    let looped: Vec<usize> = (0..n).filter(|&j| !written[j]).collect();
+    if sizes.iter().sum::<usize>() <= MAX_WRITTEN_COLUMNS {
+        let code = columns.iter().enumerate().map(|(j, (column, tangents))| {
+            let entries = (j..n).filter_map(|i| {
+                let value = row(tangents, i)?.scalar();
+                Some(if i == j {
+                    quote!(#mass[(#i, #j)] = #value;)
+                } else {
+                    store(i, &j, value)
+                })
+            });
+            let declaration = column.declaration();
+            let statements = &column.statements;
+            quote!({ #declaration #(#statements)* #(#entries)* })
+        });
+        return quote!(#(#code)*);
+    }
     let rows: Vec<Vec<bool>> = columns
         .iter()
         .map(|(_, t)| (0..n).map(|i| row(t, i).is_some()).collect())
         .collect();
-    let groups = loop_groups(&looped, &sizes, &rows);
-    // Ranks: (group, position) with the written-out columns as group 0, by index.
+    drop(columns);
+    let all: Vec<usize> = (0..n).collect();
+    let groups = loop_groups(&all, &sizes, &rows);
+    // Each column's (loop, position in it).
     let mut rank = vec![(0, 0); n];
-    for (position, j) in (0..n).filter(|&j| written[j]).enumerate() {
-        rank[j] = (0, position);
-    }
     for (g, group) in groups.iter().enumerate() {
         for (position, &j) in group.iter().enumerate() {
-            rank[j] = (g + 1, position);
+            rank[j] = (g, position);
         }
     }
-    let store = |i: usize, j: &dyn ToTokens, value: TokenStream| quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];);
-    let mut code = Vec::new();
-    for (j, (column, tangents)) in columns.iter_mut().enumerate() {
-        if !written[j] {
-            continue;
-        }
-        let entries = (0..n).filter_map(|i| {
-            if rank[i] < rank[j] {
-                return None;
-            }
-            let value = row(tangents, i)?.scalar();
-            Some(if i == j {
-                quote!(#mass[(#i, #j)] = #value;)
-            } else {
-                store(i, &j, value)
-            })
-        });
-        let declaration = column.declaration();
-        let statements = &column.statements;
-        code.push(quote!({ #declaration #(#statements)* #(#entries)* }));
-    }
-    drop(columns);
     let p = private();
     let (one_hot, j, k) = (internal("__seed"), internal("__j"), internal("__k"));
-    for (g, group) in groups.iter().enumerate() {
+    let code = groups.iter().enumerate().map(|(g, group)| {
         // One sweep seeded on the group's velocities, e_i = one_hot[i].
         let mut column = Emit::new("__c", Scalar::Generic);
         let seed_velocity = |op: Op| match op {
@@ -451,7 +442,7 @@ fn mass_columns(
         let entries = (0..n).filter_map(|i| {
             let value = row(&tangents, i)?.scalar();
             let store = store(i, &j, value);
-            match rank[i].0.cmp(&(g + 1)) {
+            match rank[i].0.cmp(&g) {
                 std::cmp::Ordering::Less => None,
                 std::cmp::Ordering::Greater => Some(store),
                 std::cmp::Ordering::Equal => {
@@ -466,7 +457,7 @@ fn mass_columns(
         });
         let declaration = column.declaration();
         let statements = &column.statements;
-        code.push(quote! {
+        quote! {
             for (#k, #j) in [#(#group),*].into_iter().enumerate() {
                 let mut #one_hot = [<__S as #p::From<f64>>::from(0.0); #n];
                 #one_hot[#j] = <__S as #p::From<f64>>::from(1.0);
@@ -475,8 +466,8 @@ fn mass_columns(
                 #(#statements)*
                 #(#entries)*
             }
-        });
-    }
+        }
+    });
     quote!(#(#code)*)
 }
 
