@@ -328,7 +328,7 @@ const MAX_WRITTEN_COLUMNS: usize = 6_000;
 /// column costs at most this many times its statements ([`loop_groups`]).
 const LOOP_SHARE: usize = 3;
 
-/// The columns `looped` of a model beyond the written-out budget, in loops: one sweep
+/// The columns of a model beyond the written-out budget, in loops: one sweep
 /// seeded on the velocities of a group, run once per velocity of the group, computing only
 /// what depends on them.
 /// Largest first, a column joins the group of the smallest larger column whose nonzero
@@ -342,12 +342,8 @@ const LOOP_SHARE: usize = 3;
 /// `mass_matrix` 129 k → 55 k and `accelerations` 167 k → 93 k (8 loops); the G1's
 /// 642 k → 258 k and 824 k → 439 k (12 loops); building the G1's test took 28 s and 1.5 GB
 /// before, 38 s and 2.1 GB after (dev profile).
-pub(crate) fn loop_groups(
-    looped: &[usize],
-    sizes: &[usize],
-    rows: &[Vec<bool>],
-) -> Vec<Vec<usize>> {
-    let mut order = looped.to_vec();
+pub(crate) fn loop_groups(sizes: &[usize], rows: &[Vec<bool>]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
     order.sort_by_key(|&j| (std::cmp::Reverse(sizes[j]), j));
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for j in order {
@@ -420,8 +416,7 @@ fn mass_columns(
         .map(|(_, t)| (0..n).map(|i| row(t, i).is_some()).collect())
         .collect();
     drop(columns);
-    let all: Vec<usize> = (0..n).collect();
-    let groups = loop_groups(&all, &sizes, &rows);
+    let groups = loop_groups(&sizes, &rows);
     // Each column's (loop, position in it).
     let mut rank = vec![(0, 0); n];
     for (g, group) in groups.iter().enumerate() {
