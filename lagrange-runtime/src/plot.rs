@@ -120,9 +120,13 @@ pub fn figure(
     let root = BitMapBackend::new(path, size).into_drawing_area();
     root.fill(&WHITE)?;
     draw(&root)?;
-    root.present()
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    root.present().map_err(|e| cannot_write(path, &e))?;
     Ok(())
+}
+
+/// The error of a file that cannot be written.
+fn cannot_write(path: &Path, e: &dyn std::fmt::Display) -> String {
+    format!("cannot write {}: {e}", path.display())
 }
 
 /// Registers the font and creates the directory of `path`; rejects an empty size.
@@ -713,8 +717,7 @@ pub fn animate<const N: usize, const M: usize>(
             draw_frame(&root, *t, lines, (&x, &y), settings)?;
             root.present()?;
         }
-        file.push(&rgb)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        file.push(&rgb)?;
     }
     Ok(())
 }

@@ -9,14 +9,17 @@
 //! costs a fraction of a general colour quantizer (plotters' own GIF output runs NeuQuant
 //! on every frame, which was most of the time of a short animation).
 
+use super::cannot_write;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A GIF being written, frame by frame; the buffers are reused from frame to frame.
 pub(super) struct GifFile {
     encoder: gif::Encoder<BufWriter<File>>,
+    /// Where it is written, for errors.
+    path: PathBuf,
     size: (u16, u16),
     /// The delay after each frame, in hundredths of a second.
     delay: u16,
@@ -30,7 +33,7 @@ impl GifFile {
     /// Creates the file at `path`, `size` pixels, looping forever, `delay` hundredths of a
     /// second per frame.
     pub(super) fn create(path: &Path, size: (u16, u16), delay: u16) -> Result<Self, String> {
-        let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+        let failed = |e: &dyn std::fmt::Display| cannot_write(path, e);
         let file = File::create(path).map_err(|e| failed(&e))?;
         let mut encoder =
             gif::Encoder::new(BufWriter::new(file), size.0, size.1, &[]).map_err(|e| failed(&e))?;
@@ -39,6 +42,7 @@ impl GifFile {
             .map_err(|e| failed(&e))?;
         Ok(GifFile {
             encoder,
+            path: path.to_path_buf(),
             size,
             delay,
             colours: HashMap::new(),
@@ -48,7 +52,7 @@ impl GifFile {
     }
 
     /// Appends one frame, `rgb` holding its pixels row by row, three bytes each.
-    pub(super) fn push(&mut self, rgb: &[u8]) -> Result<(), gif::EncodingError> {
+    pub(super) fn push(&mut self, rgb: &[u8]) -> Result<(), String> {
         debug_assert_eq!(
             rgb.len(),
             3 * usize::from(self.size.0) * usize::from(self.size.1)
@@ -63,7 +67,9 @@ impl GifFile {
             palette: Some(self.palette.concat()),
             ..gif::Frame::default()
         };
-        self.encoder.write_frame(&frame)
+        self.encoder
+            .write_frame(&frame)
+            .map_err(|e| cannot_write(&self.path, &e))
     }
 
     /// Counts the frame's colours and keeps the (at most) 256 most frequent as its
