@@ -79,6 +79,9 @@ pub struct Emit {
     scalar: Scalar,
     pub statements: Vec<TokenStream>,
     declared: Vec<Ident>,
+    /// The arithmetic of the sums written so far: one operation per factor of a term (its
+    /// multiplications, and the addition that takes it in) and per divisor.
+    pub work: usize,
 }
 
 impl Emit {
@@ -89,6 +92,7 @@ impl Emit {
             scalar,
             statements: Vec::new(),
             declared: Vec::new(),
+            work: 0,
         }
     }
 
@@ -144,6 +148,10 @@ impl Emit {
         if terms.is_empty() {
             return None;
         }
+        self.work += terms
+            .iter()
+            .map(|t| t.factors.len().max(1) + usize::from(t.divisor.is_some()))
+            .sum::<usize>();
         let mut code = TokenStream::new();
         for (k, t) in terms.iter().enumerate() {
             let product = match t.factors.split_first() {

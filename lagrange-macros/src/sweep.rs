@@ -22,10 +22,13 @@
 //!    along σ: with σ = q̇ⱼ a column of the mass matrix, with σ = (q̇, a, 1) in (q, q̇, t)
 //!    the term ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t + M a. Only the adjoints of nodes that depend on
 //!    the velocities need tangents (the others never reach a momentum), which is why no
-//!    third derivative of any function is needed. The mass matrix's sweeps are written out
-//!    one per velocity, each computing only what depends on that velocity and storing each
-//!    entry once, up to [`MAX_WRITTEN_COLUMNS`] statements in all; beyond, the columns run
-//!    in loops, one per group of columns that move the same part of the model.
+//!    third derivative of any function is needed.
+//! 4. **Mass matrix.** Up to [`MAX_WRITTEN_MASS`] written out, either as Σₙ n̄ Jᵀ ∇²n J
+//!    over the nodes with curvature in the velocities, J their operands' velocity
+//!    Jacobians carried forward ([`mass_from_jacobians`]), or as one tangent sweep per
+//!    velocity, whichever does less arithmetic ([`mass_columns`]); beyond, the tangent
+//!    sweeps run in loops, one per group of columns that move the same part of the model
+//!    ([`loop_groups`]).
 //!
 //! The code is generic over the scalar (`f64`, or a dual number to differentiate the
 //! equations again: linearization, equilibria, parameter sensitivities) and takes the
@@ -312,17 +315,16 @@ fn tangent(
     out
 }
 
-/// The budget, in statements, of the mass matrix's columns written out one per velocity:
-/// within it every column is written out, beyond it every column runs in a loop
-/// ([`loop_groups`]). Written out, a column computes only what depends on its velocity (a
-/// serial arm's last joint moves one body, a leg's joints only that leg) and stores only
-/// the entries it owns (the tangents of the other rows are still written, and left to the
-/// compiler to drop as unused); the code grows with the sum of those sizes. Measured in
-/// instructions per call of the sweep (callgrind, `benches/robots.rs`): the UR5's mass
-/// matrix 14 298 → 9 019 written out (1 907 statements), the Panda's 36 146 → 20 179
-/// (5 258 statements, 4 times the loop's); building both robots' test took 9% longer. The
-/// 16-link chain's columns take 1 991 statements, the 32-link chain's 7 823.
-const MAX_WRITTEN_COLUMNS: usize = 6_000;
+/// The budget of the mass matrix's code written out, in statements (for
+/// [`mass_from_jacobians`], statements of the velocity Jacobians plus terms of the entries'
+/// sums): beyond it the columns run in loops ([`loop_groups`]). Written out, the code is
+/// one function's straight line, and its build grows faster than its size: the G1's mass
+/// matrix by the Jacobians, 43 000, took 65 s and 9.5 GB to build in the dev profile,
+/// against 29 s and 2.1 GB in loops. Measured in instructions per call of `mass_matrix`
+/// (callgrind, `benches/robots.rs`'s states): the UR5's 9 055 by one written-out tangent
+/// sweep per column (1 907 statements) → 7 828 by the Jacobians (1 432), the Panda's 20 217
+/// (5 258) → 17 530 (4 400).
+const MAX_WRITTEN_MASS: usize = 6_000;
 
 /// A column joins the loop of a larger column whose nonzero rows contain its own when that
 /// column costs at most this many times its statements ([`loop_groups`]).
@@ -367,7 +369,172 @@ pub(crate) fn loop_groups(sizes: &[usize], rows: &[Vec<bool>]) -> Vec<Vec<usize>
     groups
 }
 
-/// The code that fills `mass`, the mass matrix, from one tangent sweep per velocity.
+/// The mass matrix as the Hessian of L in the velocities by the second-order adjoint:
+///
+/// ```text
+/// M = Σₙ n̄ Σ_{a,b} ∂²n/∂a∂b J_aᵀ J_b
+/// ```
+///
+/// over the nodes n whose operands a and b both depend on the velocities, with n̄ = ∂L/∂n
+/// the adjoint of the reverse pass and J_a = ∂a/∂q̇ the operand's row of velocity
+/// derivatives, carried forward with its nonzero columns known at compile time. It is
+/// exact for any graph (the reduced Hessian of the graph's equations, whose multipliers
+/// are the adjoints). For a sum of rigid bodies, T = Σ ½ m |ċ|² + ½ ωᵀ I ω, the nodes
+/// are the products of ċ's and ω's components and this is Σ m J_cᵀ J_c + J_ωᵀ I J_ω; a
+/// body's entries are those of the joints between it and the root. Unlike one tangent
+/// sweep per column, no tangent of an adjoint is needed, and each entry is one sum.
+///
+/// Returns the code storing the entries i ≤ j and their mirrors, and its size (statements
+/// of the Jacobians and terms of the entries); `None` beyond [`MAX_WRITTEN_MASS`].
+fn mass_from_jacobians(
+    s: &Sweep,
+    adjoint: &[Option<Val>],
+    mass: &Ident,
+) -> Option<(TokenStream, usize, usize)> {
+    let g = s.g;
+    let n = g.len();
+    let on_velocity = |a: Id| g.deps(a).has(Deps::QD);
+    let mut e = Emit::new("__j", Scalar::Generic);
+    // The nodes with curvature in the velocities: (n̄, ∂²n/∂a∂b, a, b) for each ordered
+    // pair of operands on the velocities.
+    let mut pairs: Vec<(Val, Val, Id, Id)> = Vec::new();
+    let mut needed = vec![false; n];
+    for (id, bar) in adjoint.iter().enumerate() {
+        let Some(bar) = bar else { continue };
+        if !s.live[id] || !on_velocity(id) {
+            continue;
+        }
+        let local: Vec<(Id, Id, Val)> = match g.op(id) {
+            Op::Mul(a, b) if a == b && on_velocity(a) => vec![(a, a, Val::Lit(2.0))],
+            Op::Mul(a, b) if on_velocity(a) && on_velocity(b) => {
+                vec![(a, b, Val::Lit(1.0)), (b, a, Val::Lit(1.0))]
+            }
+            Op::Unary(_, a) if on_velocity(a) => {
+                vec![(a, a, s.jet[id].as_ref().expect("jet")[2].clone())]
+            }
+            Op::Binary(_, a, b) => {
+                let jet = s.jet[id].as_ref().expect("jet");
+                let operands = [a, b];
+                let mut local = Vec::new();
+                for (k, &x) in operands.iter().enumerate() {
+                    for (m, &y) in operands.iter().enumerate() {
+                        if on_velocity(x) && on_velocity(y) {
+                            local.push((x, y, second(jet, k, m)));
+                        }
+                    }
+                }
+                local
+            }
+            _ => Vec::new(),
+        };
+        for (a, b, h) in local {
+            needed[a] = true;
+            needed[b] = true;
+            pairs.push((bar.clone(), h, a, b));
+        }
+    }
+    // Every node on the velocities that a needed node reads.
+    for id in (0..n).rev() {
+        if needed[id] {
+            for a in g.op(id).operands() {
+                if on_velocity(a) {
+                    needed[a] = true;
+                }
+            }
+        }
+    }
+    // J of each needed node, by columns in increasing order.
+    let mut jac: Vec<Vec<(usize, Val)>> = vec![Vec::new(); n];
+    for id in 0..n {
+        if !needed[id] {
+            continue;
+        }
+        let mut columns: std::collections::BTreeMap<usize, Vec<Term>> = Default::default();
+        match g.op(id) {
+            Op::Vel(i) => {
+                jac[id] = vec![(i, Val::Lit(1.0))];
+                continue;
+            }
+            Op::Div(a, b) => {
+                for (c, v) in &jac[a] {
+                    columns
+                        .entry(*c)
+                        .or_default()
+                        .push(Term::new(vec![v.clone()]).over(s.val(b)));
+                }
+            }
+            _ => {
+                for (a, p) in s.partials(id) {
+                    for (c, v) in &jac[a] {
+                        columns
+                            .entry(*c)
+                            .or_default()
+                            .push(Term::new(vec![p.clone(), v.clone()]));
+                    }
+                }
+            }
+        }
+        jac[id] = columns
+            .into_iter()
+            .filter_map(|(c, terms)| Some((c, e.sum(terms)?)))
+            .collect();
+    }
+    // The entries i ≤ j.
+    let mut entries: std::collections::BTreeMap<(usize, usize), Vec<Term>> = Default::default();
+    for (bar, h, a, b) in pairs {
+        let weight = match (&h, &bar) {
+            (Val::Lit(x), _) if *x == 1.0 => bar,
+            (_, Val::Lit(x)) if *x == 1.0 => h.clone(),
+            _ => e
+                .sum(vec![Term::new(vec![bar, h.clone()])])
+                .unwrap_or(Val::Lit(0.0)),
+        };
+        for (i, x) in &jac[a] {
+            for (j, y) in &jac[b] {
+                if i <= j {
+                    entries.entry((*i, *j)).or_default().push(Term::new(vec![
+                        weight.clone(),
+                        x.clone(),
+                        y.clone(),
+                    ]));
+                }
+            }
+        }
+    }
+    let size = e.statements.len() + entries.values().map(Vec::len).sum::<usize>();
+    if size > MAX_WRITTEN_MASS {
+        return None;
+    }
+    let mut stores = Vec::new();
+    for ((i, j), terms) in entries {
+        let Some(value) = e.sum(terms) else { continue };
+        let value = value.scalar();
+        stores.push(if i == j {
+            quote!(#mass[(#i, #j)] = #value;)
+        } else {
+            quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];)
+        });
+    }
+    let declaration = e.declaration();
+    let statements = &e.statements;
+    Some((
+        quote!({ #declaration #(#statements)* #(#stores)* }),
+        size,
+        e.work,
+    ))
+}
+
+/// The code that fills `mass`, the mass matrix: within [`MAX_WRITTEN_MASS`] written out,
+/// by [`mass_from_jacobians`] or by one tangent sweep per velocity, whichever does less
+/// arithmetic ([`Emit::work`]); beyond it, the columns' sweeps in loops ([`loop_groups`]).
+/// A written-out column computes only what depends on its velocity (a serial arm's last
+/// joint moves one body): the columns' work grows with a body's depth where the
+/// Jacobians' entries grow with its square, so that branched trees of short limbs favour
+/// the Jacobians (the UR5: 3 316 operations against 5 911; the Panda: 10 226 against
+/// 16 086) and long chains the columns (16 links: 5 054 against 5 006; 24 links: 15 838
+/// against 11 158). Measured in instructions per call of `mass_matrix` (callgrind), the
+/// chains agree: 16 links 4 972 by the Jacobians against 4 595, 24 links 12 168 against
+/// 8 933.
 ///
 /// Each entry is computed once and mirrored, so the matrix is exactly symmetric: a
 /// written-out column j stores the rows i ≥ j; a looped column stores the rows of later
@@ -378,8 +545,9 @@ fn mass_columns(
     velocities: &[Option<Id>],
     mass: &Ident,
 ) -> TokenStream {
+    let by_jacobians = mass_from_jacobians(s, adjoint, mass);
     let n = velocities.len();
-    // Every column written out: column j seeded by the literal one on q̇_j.
+    // Every column once, to measure it: column j seeded by the literal one on q̇_j.
     let columns: Vec<(Emit, Vec<Option<Val>>)> = (0..n)
         .map(|j| {
             let mut column = Emit::new("__c", Scalar::Generic);
@@ -395,7 +563,13 @@ fn mass_columns(
         |tangents: &[Option<Val>], i: usize| -> Option<Val> { tangents[velocities[i]?].clone() };
     let store = |i: usize, j: &dyn ToTokens, value: TokenStream| quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];);
     let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
-    if sizes.iter().sum::<usize>() <= MAX_WRITTEN_COLUMNS {
+    let written = sizes.iter().sum::<usize>();
+    if let Some((code, size, work)) = by_jacobians {
+        if work <= columns.iter().map(|c| c.0.work).sum::<usize>() {
+            return code;
+        }
+    }
+    if written <= MAX_WRITTEN_MASS {
         let code = columns.iter().enumerate().map(|(j, (column, tangents))| {
             let entries = (j..n).filter_map(|i| {
                 let value = row(tangents, i)?.scalar();
