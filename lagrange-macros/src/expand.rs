@@ -149,15 +149,19 @@ impl Generated {
                 let (n, m) = (l.coordinates.len(), l.inputs.len());
                 let fields: Vec<_> = l.parameters.iter().map(|x| &x.name).collect();
                 let x = internal("x");
+                let values = quote!(&[#(self.#fields),*]);
+                let equations = sweep_equations(n, &quote!(f64), &values, &x, true);
+                let mass_matrix = sweep_equations(n, &quote!(f64), &values, &x, false);
+                let mass_matrix = quote!(#mass_matrix.mass);
                 Some(quote! {
                     const FAST_EQUATIONS: bool = true;
 
                     fn eval_equations(&self, #x: &#p::Point<f64, #n, #m>) -> #p::Equations<#n> {
-                        Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, true).0
+                        #equations
                     }
 
                     fn eval_mass_matrix(&self, #x: &#p::Point<f64, #n, #m>) -> #p::SMatrix<f64, #n, #n> {
-                        Self::__lagrange_sweep::<f64>(&[#(self.#fields),*], #x, ::core::option::Option::None, false).0.mass
+                        #mass_matrix
                     }
                 })
             }
@@ -165,6 +169,43 @@ impl Generated {
         };
         Generated { sweep, equations }
     }
+}
+
+/// The [`Equations`](lagrange_runtime::model::Equations) from `__lagrange_sweep` in the
+/// scalar given, the parameters as `values` and the point as `x`, the mass matrix written
+/// into one the call clears; with `motion` false, the bias is not computed (for the mass
+/// matrix alone).
+fn sweep_equations(
+    n: usize,
+    scalar: &TokenStream,
+    values: &TokenStream,
+    x: &Ident,
+    motion: bool,
+) -> TokenStream {
+    let p = private();
+    let (mass, bias, gradient) = (
+        internal("__mass"),
+        internal("__bias"),
+        internal("__gradient"),
+    );
+    quote! {{
+        let mut #mass = #p::SMatrix::<#scalar, #n, #n>::from_element(
+            <#scalar as #p::From<f64>>::from(0.0),
+        );
+        let (#bias, #gradient) = Self::__lagrange_sweep::<#scalar>(
+            #values,
+            #x,
+            ::core::option::Option::None,
+            #motion,
+            ::core::option::Option::Some(&mut #mass),
+        );
+        #p::Equations {
+            mass: #mass,
+            momenta: #gradient.momenta,
+            bias: #bias,
+            lagrangian: #gradient.lagrangian,
+        }
+    }}
 }
 
 /// The model struct with its constructor, and the structs naming coordinates and inputs.
@@ -638,13 +679,14 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
     let [x, qdd, scalar] = ["x", "qdd", "__S"].map(internal);
     let lifted = quote!(&[#(<#scalar as #p::From<f64>>::from(self.#fields)),*]);
     let equations = &generated.equations;
+    let equations_in = sweep_equations(n, &quote!(#scalar), &lifted, &x, true);
     let swept = generated.sweep.as_ref().map(|_| {
         quote! {
             fn eval_equations_in<#scalar: #p::Scalar>(
                 &self,
                 #x: &#p::Point<#scalar, #n, #m>,
             ) -> #p::Equations<#n, #scalar> {
-                Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::None, true).0
+                #equations_in
             }
 
             fn eval_inverse_dynamics_in<#scalar: #p::Scalar>(
@@ -652,8 +694,8 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
                 #x: &#p::Point<#scalar, #n, #m>,
                 #qdd: &[#scalar; #n],
             ) -> [#scalar; #n] {
-                let (e, _) = Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(#qdd), true);
-                (-e.bias).into()
+                let (bias, _) = Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(#qdd), true, ::core::option::Option::None);
+                (-bias).into()
             }
 
             fn eval_gradient_in<#scalar: #p::Scalar>(
@@ -661,7 +703,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
                 #x: &#p::Point<#scalar, #n, #m>,
             ) -> #p::Gradient<#n, #scalar> {
                 let zero = [<#scalar as #p::From<f64>>::from(0.0); #n];
-                Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(&zero), false).1
+                Self::__lagrange_sweep(#lifted, #x, ::core::option::Option::Some(&zero), false, ::core::option::Option::None).1
             }
         }
     });
@@ -719,8 +761,8 @@ fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>, swept: bool) -> Toke
                 #x: &#p::Point<#scalar, #n, #m>,
                 #qdd: &[#scalar; #n],
             ) -> [#scalar; #n] {
-                let (e, _) = Self::__lagrange_sweep(#values, #x, ::core::option::Option::Some(#qdd), true);
-                (-e.bias).into()
+                let (bias, _) = Self::__lagrange_sweep(#values, #x, ::core::option::Option::Some(#qdd), true, ::core::option::Option::None);
+                (-bias).into()
             }
         }
     });

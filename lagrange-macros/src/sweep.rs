@@ -384,13 +384,14 @@ pub(crate) fn loop_groups(sizes: &[usize], rows: &[Vec<bool>]) -> Vec<Vec<usize>
 /// body's entries are those of the joints between it and the root. Unlike one tangent
 /// sweep per column, no tangent of an adjoint is needed, and each entry is one sum.
 ///
-/// Returns the code storing the entries i ≤ j and their mirrors, and its size (statements
-/// of the Jacobians and terms of the entries); `None` beyond [`MAX_WRITTEN_MASS`].
+/// Returns the code storing the entries i ≤ j and their mirrors, and its arithmetic
+/// ([`Emit::work`]); `None` when its size (statements of the Jacobians and terms of the
+/// entries) is beyond [`MAX_WRITTEN_MASS`].
 fn mass_from_jacobians(
     s: &Sweep,
     adjoint: &[Option<Val>],
     mass: &Ident,
-) -> Option<(TokenStream, usize, usize)> {
+) -> Option<(TokenStream, usize)> {
     let g = s.g;
     let n = g.len();
     let on_velocity = |a: Id| g.deps(a).has(Deps::QD);
@@ -517,11 +518,7 @@ fn mass_from_jacobians(
     }
     let declaration = e.declaration();
     let statements = &e.statements;
-    Some((
-        quote!({ #declaration #(#statements)* #(#stores)* }),
-        size,
-        e.work,
-    ))
+    Some((quote!({ #declaration #(#statements)* #(#stores)* }), e.work))
 }
 
 /// The code that fills `mass`, the mass matrix: within [`MAX_WRITTEN_MASS`] written out,
@@ -564,7 +561,7 @@ fn mass_columns(
     let store = |i: usize, j: &dyn ToTokens, value: TokenStream| quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];);
     let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
     let written = sizes.iter().sum::<usize>();
-    if let Some((code, size, work)) = by_jacobians {
+    if let Some((code, work)) = by_jacobians {
         if work <= columns.iter().map(|c| c.0.work).sum::<usize>() {
             return code;
         }
@@ -640,15 +637,16 @@ fn mass_columns(
     quote!(#(#code)*)
 }
 
-/// `__lagrange_sweep`, an associated function of the model: the
+/// `__lagrange_sweep`, an associated function of the model: the bias of the
 /// [`Equations`](lagrange_runtime::model::Equations) and the
 /// [`Gradient`](lagrange_runtime::model::Gradient) in any scalar, the parameters given as
-/// values of it. With `qdd` given, the mass matrix is not computed and the bias is that of
-/// M q̈ = bias with M·qdd moved to the right: −(M qdd − bias), the negated
-/// inverse-dynamics residual. With `motion` false, the tangent sweep along the motion does
-/// not run and the bias is not meant to be read: with `qdd` given no tangent sweep runs
-/// (only the gradient is read), without it only the mass matrix's. `None` when the model
-/// is beyond it (a `dot` of velocities, which the checker rejects).
+/// values of it, and the mass matrix written into `mass` when one is given (zeroed by the
+/// caller: only the entries that can be nonzero are written), so that inverse dynamics and
+/// the gradient neither clear nor move an N×N matrix they do not read. With `qdd` given
+/// the bias is that of M q̈ = bias with M·qdd moved to the right: −(M qdd − bias), the
+/// negated inverse-dynamics residual. With `motion` false, the tangent sweep along the
+/// motion does not run and the bias is not meant to be read. `None` when the model is
+/// beyond it (a `dot` of velocities, which the checker rejects).
 pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     let g = Graph::new(l, Form::Swept)?;
     let (n, m, np) = (l.coordinates.len(), l.inputs.len(), l.parameters.len());
@@ -715,20 +713,19 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     let value = s.val(lagrangian).scalar();
 
     let p = private();
-    let [x, params, qdd, with_motion, zero, accelerations, given, grad, along_motion, equations] =
-        [
-            "x",
-            "parameters",
-            "qdd",
-            "motion",
-            "__zero",
-            "__accelerations",
-            "__given",
-            "__gradient",
-            "__along",
-            "__equations",
-        ]
-        .map(internal);
+    let [x, params, qdd, with_motion, zero, accelerations, given, grad, along_motion, into] = [
+        "x",
+        "parameters",
+        "qdd",
+        "motion",
+        "__zero",
+        "__accelerations",
+        "__given",
+        "__gradient",
+        "__along",
+        "mass",
+    ]
+    .map(internal);
     let (pi, ui, qi, vi) = (0..np, 0..m, 0..n, 0..n);
     let (pn, un, qn, vn) = (
         (0..np).map(parameter),
@@ -739,6 +736,7 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     let an = (0..n).map(|i| internal(&format!("__a{i}")));
     let ai = 0..n;
     let time = internal("__time");
+    let grad_bias = internal("__bias");
     let declaration = e.declaration();
     let statements = &e.statements;
     let motion_declaration = motion.declaration();
@@ -751,7 +749,8 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             #x: &#p::Point<__S, #n, #m>,
             #qdd: ::core::option::Option<&[__S; #n]>,
             #with_motion: bool,
-        ) -> (#p::Equations<#n, __S>, #p::Gradient<#n, __S>) {
+            #into: ::core::option::Option<&mut #p::SMatrix<__S, #n, #n>>,
+        ) -> (#p::SVector<__S, #n>, #p::Gradient<#n, __S>) {
             let #time: __S = #x.t;
             #( let #pn: __S = #params[#pi]; )*
             #( let #un: __S = #x.u[#ui]; )*
@@ -760,8 +759,7 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             #declaration
             #(#statements)*
             let #zero = <__S as #p::From<f64>>::from(0.0);
-            let mut #mass = #p::SMatrix::<__S, #n, #n>::from_element(#zero);
-            if #qdd.is_none() {
+            if let ::core::option::Option::Some(#mass) = #into {
                 #columns
             }
             let #along_motion: [__S; #n] = if #with_motion {
@@ -782,14 +780,9 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
                 forces: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#forces),*]),
                 lagrangian: #value,
             };
-            let #equations = #p::Equations {
-                mass: #mass,
-                momenta: #grad.momenta,
-                bias: #grad.coordinates + #grad.forces
-                    - <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from(#along_motion),
-                lagrangian: #grad.lagrangian,
-            };
-            (#equations, #grad)
+            let #grad_bias = #grad.coordinates + #grad.forces
+                - <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from(#along_motion);
+            (#grad_bias, #grad)
         }
     })
 }
