@@ -251,11 +251,23 @@ fn a_floating_base_is_the_free_body_written_by_hand() {
         let q = SVector::from_fn(|i, _| if i < 3 { p[i] } else { n[i - 3] });
         let qd = SVector::from_fn(|i, _| scale * if i < 3 { pd[i] } else { nd[i - 3] });
         let s = State::new(0.0, q, qd);
+        // The mass matrices on the velocities that keep |n| = 1 (the base's, and the
+        // quaternion's three tangents n ⊗ (0, e_k)): off them, along n itself, the two
+        // kinetic energies extend differently (the URDF's is written with the angular
+        // velocity, which ignores n's rate along itself; the hand's differentiates R r).
+        let (w, a, b, c) = (n[0], n[1], n[2], n[3]);
+        let tangents = SMatrix::<f64, 4, 3>::new(-a, -b, -c, w, -c, b, c, w, -a, -b, a, w);
+        let mut basis = SMatrix::<f64, 7, 6>::zeros();
+        basis.fixed_view_mut::<3, 3>(0, 0).fill_with_identity();
+        basis.fixed_view_mut::<4, 3>(3, 3).copy_from(&tangents);
+        let (mu, mh) = (urdf.mass_matrix(&s, &none), hand.mass_matrix(&s, &none));
         agree(
-            &urdf.mass_matrix(&s, &none),
-            &hand.mass_matrix(&s, &none),
-            "mass matrix",
+            &(basis.transpose() * mu * basis),
+            &(basis.transpose() * mh * basis),
+            "mass matrix on the unit quaternion",
         );
+        let radial = SVector::<f64, 7>::from_fn(|i, _| if i < 3 { 0.0 } else { n[i - 3] });
+        assert!((mu * radial).amax() < 1e-14, "{}", mu * radial);
         let (a, b) = (
             urdf.accelerations(&s, &none).unwrap(),
             hand.accelerations(&s, &none).unwrap(),

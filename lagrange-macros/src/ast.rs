@@ -153,6 +153,7 @@ pub struct Declared {
 }
 
 /// A unit as written between the brackets of a declaration: `N*m`, `m/s^2`, `kg*m^2`, `1`.
+#[derive(Clone)]
 pub enum UnitExpr {
     /// A unit symbol: `kg`, `N`, or one the checker rejects (`mm`).
     Symbol(Ident),
@@ -181,6 +182,7 @@ pub enum BinOp {
 }
 
 /// An expression of the language.
+#[derive(Clone)]
 pub enum Expr {
     /// `2`, `0.5`
     Number(Number),

@@ -24,10 +24,13 @@ pub(crate) fn gram_with_idle_rows<S: Scalar, const N: usize, const K: usize>(
 
 /// ρ = max|M| / max|J|²: M and ρ JᵀJ of the same size (M a mass matrix, or a Newton
 /// Jacobian that plays its part).
-pub(crate) fn weight<const N: usize, const K: usize>(
-    mass: &SMatrix<f64, N, N>,
-    j: &SMatrix<f64, K, N>,
+/// In any scalar, from the real parts (read in place: no copy of M).
+pub(crate) fn weight<S: Scalar, const N: usize, const K: usize>(
+    mass: &SMatrix<S, N, N>,
+    j: &SMatrix<S, K, N>,
 ) -> f64 {
-    let j_scale = j.amax();
-    mass.amax().max(f64::MIN_POSITIVE) / (j_scale * j_scale).max(f64::MIN_POSITIVE)
+    let largest = |m: f64, x: &S| m.max(x.re().abs());
+    let j_scale = j.iter().fold(0.0, largest);
+    let m_scale = mass.iter().fold(0.0, largest);
+    m_scale.max(f64::MIN_POSITIVE) / (j_scale * j_scale).max(f64::MIN_POSITIVE)
 }

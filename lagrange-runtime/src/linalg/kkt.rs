@@ -64,11 +64,20 @@ pub(crate) fn factor_completed<S: Scalar, const N: usize, const K: usize>(
     if K == 0 {
         return Err(Unsolvable::Mass);
     }
-    let rho = gram::weight(&mass.map(|m| m.re()), &j.map(|j| j.re()));
+    let rho = gram::weight(mass, j);
     if !rho.is_finite() {
         return Err(Unsolvable::Completed { rho });
     }
-    let completed = mass + j.transpose() * j * S::from(rho);
+    // M + ρ JᵀJ in one copy of M, without N×N temporaries (and exactly symmetric).
+    let mut completed = *mass;
+    let weight = S::from(rho);
+    for r in 0..K {
+        for b in 0..N {
+            for a in 0..N {
+                completed[(a, b)] += j[(r, a)] * j[(r, b)] * weight;
+            }
+        }
+    }
     match Ldlt::factor(&completed) {
         Some(ldlt) => Ok((ldlt, Some(rho))),
         None => Err(Unsolvable::Completed { rho }),

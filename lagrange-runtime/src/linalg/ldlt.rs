@@ -24,9 +24,7 @@ pub(crate) fn cholesky_solve<const N: usize>(
 /// is no pivoting whose choice could change within a derivative).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ldlt<S, const N: usize> {
-    /// `l[i][j]` (i > j) of the unit lower factor; above the diagonal, `l[j][i]` holds
-    /// `l[i][j] dⱼ` while factoring (one array instead of two: half the memory to clear
-    /// and to move).
+    /// `l[i][j]` (i > j) of the unit lower factor.
     l: [[S; N]; N],
     /// 1 / dⱼ.
     inv: [S; N],
@@ -41,17 +39,16 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
     /// `None` where a pivot is at most `threshold` times its diagonal entry (or is NaN), or
     /// a diagonal entry is negligible against the largest (see
     /// [`clear_pivot`]).
-    // l[j][k] l[k][j] reads a row against a column: indices say it best.
-    #[allow(clippy::needless_range_loop)]
     pub(crate) fn factor_above(mass: &SMatrix<S, N, N>, threshold: f64) -> Option<Self> {
-        // w[i][j] = l[i][j] dⱼ, kept in l[j][i].
+        // w[i][j] = l[i][j] dⱼ.
         let mut l = [[S::zero(); N]; N];
+        let mut w = [[S::zero(); N]; N];
         let mut inv = [S::zero(); N];
         let largest = largest_diagonal(mass);
         for j in 0..N {
             let mut d = mass[(j, j)];
             for k in 0..j {
-                d -= l[j][k] * l[k][j];
+                d -= l[j][k] * w[j][k];
             }
             if !clear_pivot(d.re(), mass[(j, j)].re(), threshold, largest) {
                 return None;
@@ -60,9 +57,9 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
             for i in j + 1..N {
                 let mut x = mass[(i, j)];
                 for k in 0..j {
-                    x -= l[i][k] * l[k][j];
+                    x -= l[i][k] * w[j][k];
                 }
-                l[j][i] = x;
+                w[i][j] = x;
                 l[i][j] = x * inv[j];
             }
         }
