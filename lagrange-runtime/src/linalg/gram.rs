@@ -24,13 +24,25 @@ pub(crate) fn gram_with_idle_rows<S: Scalar, const N: usize, const K: usize>(
 
 /// ρ = max|M| / max|J|²: M and ρ JᵀJ of the same size (M a mass matrix, or a Newton
 /// Jacobian that plays its part).
-/// In any scalar, from the real parts (read in place: no copy of M).
-pub(crate) fn weight<S: Scalar, const N: usize, const K: usize>(
+pub(crate) fn weight<const N: usize, const K: usize>(
+    mass: &SMatrix<f64, N, N>,
+    j: &SMatrix<f64, K, N>,
+) -> f64 {
+    ratio(mass.amax(), j)
+}
+
+/// [`weight`] for a mass matrix, in any scalar from the real parts: max|M| read off the
+/// diagonal, which holds it when M is positive semidefinite (|Mᵢⱼ| ≤ √(Mᵢᵢ Mⱼⱼ)), the
+/// case this weight completes; N entries instead of N², and no copy of M.
+pub(crate) fn mass_weight<S: Scalar, const N: usize, const K: usize>(
     mass: &SMatrix<S, N, N>,
     j: &SMatrix<S, K, N>,
 ) -> f64 {
-    let largest = |m: f64, x: &S| m.max(x.re().abs());
-    let j_scale = j.iter().fold(0.0, largest);
-    let m_scale = mass.iter().fold(0.0, largest);
-    m_scale.max(f64::MIN_POSITIVE) / (j_scale * j_scale).max(f64::MIN_POSITIVE)
+    ratio(super::mass::largest_diagonal(mass), &j.map(|x| x.re()))
+}
+
+/// m / max|J|², both kept away from zero.
+fn ratio<const N: usize, const K: usize>(m: f64, j: &SMatrix<f64, K, N>) -> f64 {
+    let j_scale = j.amax();
+    m.max(f64::MIN_POSITIVE) / (j_scale * j_scale).max(f64::MIN_POSITIVE)
 }

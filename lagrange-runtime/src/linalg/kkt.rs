@@ -64,7 +64,7 @@ pub(crate) fn factor_completed<S: Scalar, const N: usize, const K: usize>(
     if K == 0 {
         return Err(Unsolvable::Mass);
     }
-    let rho = gram::weight(mass, j);
+    let rho = gram::mass_weight(mass, j);
     if !rho.is_finite() {
         return Err(Unsolvable::Completed { rho });
     }
@@ -72,9 +72,10 @@ pub(crate) fn factor_completed<S: Scalar, const N: usize, const K: usize>(
     let mut completed = *mass;
     let weight = S::from(rho);
     for r in 0..K {
-        for b in 0..N {
-            for a in 0..N {
-                completed[(a, b)] += j[(r, a)] * j[(r, b)] * weight;
+        let row: [S; N] = std::array::from_fn(|c| j[(r, c)]);
+        for (column, &jb) in completed.as_mut_slice().chunks_exact_mut(N).zip(&row) {
+            for (x, &ja) in column.iter_mut().zip(&row) {
+                *x += ja * jb * weight;
             }
         }
     }
