@@ -8,14 +8,7 @@ use super::*;
 
 /// The generated `eval_equations` of a model, as text, with at most `limit` statements.
 fn equations_code(tokens: TokenStream, limit: usize) -> Option<String> {
-    let model = parse_ok(tokens);
-    let mut errors = crate::errors::Errors::default();
-    let checked = crate::check::check(&model, &mut errors);
-    let lowered = crate::lower::lower(&checked, &mut errors);
-    if let Err(e) = errors.finish() {
-        panic!("{:?}", messages(&e));
-    }
-    crate::fast::equations_fn(&lowered, limit).map(|code| code.to_string())
+    crate::fast::equations_fn(&lower_ok(tokens), limit).map(|code| code.to_string())
 }
 
 /// The number of statements of the generated code that compute a value (a `let` of an

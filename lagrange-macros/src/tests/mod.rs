@@ -32,6 +32,18 @@ fn parse_ok(tokens: TokenStream) -> Model {
     }
 }
 
+/// A valid model checked and lowered, as every generator reads it.
+fn lower_ok(tokens: TokenStream) -> crate::lower::Lowered {
+    let model = parse_ok(tokens);
+    let mut errors = crate::errors::Errors::default();
+    let checked = crate::check::check(&model, &mut errors);
+    let lowered = crate::lower::lower(&checked, &mut errors);
+    if let Err(e) = errors.finish() {
+        panic!("{:?}", messages(&e));
+    }
+    lowered
+}
+
 /// The messages of every error of a failed parse.
 fn parse_errors(tokens: TokenStream) -> Vec<String> {
     match crate::parse::parse(tokens) {

@@ -1,20 +1,13 @@
 //! The sweep's mass matrix: by the velocity Jacobians or by columns, and the columns' loops.
 
-use super::{messages, parse_ok};
+use super::lower_ok;
 use crate::sweep::loop_groups;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 /// The generated `__lagrange_sweep` of a model, as text.
 fn sweep_code(tokens: TokenStream) -> String {
-    let model = parse_ok(tokens);
-    let mut errors = crate::errors::Errors::default();
-    let checked = crate::check::check(&model, &mut errors);
-    let lowered = crate::lower::lower(&checked, &mut errors);
-    if let Err(e) = errors.finish() {
-        panic!("{:?}", messages(&e));
-    }
-    crate::sweep::sweep_fn(&lowered)
+    crate::sweep::sweep_fn(&lower_ok(tokens))
         .expect("a sweep")
         .to_string()
 }
