@@ -113,6 +113,39 @@ impl Sweep<'_> {
     }
 }
 
+/// How an operand's tangent enters its node's, in forward mode: times the partial, or
+/// over the divisor of a division by what does not vary.
+enum Link {
+    Times(Val),
+    Over(Val),
+}
+
+impl Link {
+    /// The term of the node's tangent for the operand's tangent `x`.
+    fn term(&self, x: Val) -> Term {
+        match self {
+            Link::Times(p) => Term::new(vec![p.clone(), x]),
+            Link::Over(d) => Term::new(vec![x]).over(d.clone()),
+        }
+    }
+}
+
+impl Sweep<'_> {
+    /// The chain rule of node `id` forward: each varying operand with the link of its
+    /// tangent to the node's (a tangent sweep's values, the velocity Jacobians' columns).
+    fn chain(&self, id: Id) -> Vec<(Id, Link)> {
+        match self.g.op(id) {
+            Op::Div(a, b) if self.g.varies(a) => vec![(a, Link::Over(self.val(b)))],
+            Op::Div(..) => Vec::new(),
+            _ => self
+                .partials(id)
+                .into_iter()
+                .map(|(a, p)| (a, Link::Times(p)))
+                .collect(),
+        }
+    }
+}
+
 /// The primal value (and jet) of a node.
 fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
     let g = s.g;
@@ -229,14 +262,10 @@ fn tangent(
                 dot[id] = seed(g.op(id));
                 continue;
             }
-            Op::Div(a, b) => d(a)
-                .map(|x| Term::new(vec![x]).over(s.val(b)))
-                .into_iter()
-                .collect(),
             _ => s
-                .partials(id)
+                .chain(id)
                 .into_iter()
-                .filter_map(|(a, p)| d(a).map(|x| Term::new(vec![p, x])))
+                .filter_map(|(a, link)| d(a).map(|x| link.term(x)))
                 .collect(),
         };
         dot[id] = e.sum(terms);
@@ -313,6 +342,21 @@ fn tangent(
         }
     }
     out
+}
+
+/// `mass[(i, j)] = value`, and its mirror `mass[(j, i)]` (`j` a literal or a loop's
+/// variable).
+fn store(mass: &Ident, i: usize, j: &dyn ToTokens, value: &TokenStream) -> TokenStream {
+    quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];)
+}
+
+/// [`store`] at a known entry: the diagonal without its mirror.
+fn store_at(mass: &Ident, i: usize, j: usize, value: &TokenStream) -> TokenStream {
+    if i == j {
+        quote!(#mass[(#i, #j)] = #value;)
+    } else {
+        store(mass, i, &j, value)
+    }
 }
 
 /// The budget of the mass matrix's code written out, in statements (for
@@ -450,29 +494,14 @@ fn mass_from_jacobians(
         if !needed[id] {
             continue;
         }
+        if let Op::Vel(i) = g.op(id) {
+            jac[id] = vec![(i, Val::Lit(1.0))];
+            continue;
+        }
         let mut columns: std::collections::BTreeMap<usize, Vec<Term>> = Default::default();
-        match g.op(id) {
-            Op::Vel(i) => {
-                jac[id] = vec![(i, Val::Lit(1.0))];
-                continue;
-            }
-            Op::Div(a, b) => {
-                for (c, v) in &jac[a] {
-                    columns
-                        .entry(*c)
-                        .or_default()
-                        .push(Term::new(vec![v.clone()]).over(s.val(b)));
-                }
-            }
-            _ => {
-                for (a, p) in s.partials(id) {
-                    for (c, v) in &jac[a] {
-                        columns
-                            .entry(*c)
-                            .or_default()
-                            .push(Term::new(vec![p.clone(), v.clone()]));
-                    }
-                }
+        for (a, link) in s.chain(id) {
+            for (c, v) in &jac[a] {
+                columns.entry(*c).or_default().push(link.term(v.clone()));
             }
         }
         jac[id] = columns
@@ -509,12 +538,7 @@ fn mass_from_jacobians(
     let mut stores = Vec::new();
     for ((i, j), terms) in entries {
         let Some(value) = e.sum(terms) else { continue };
-        let value = value.scalar();
-        stores.push(if i == j {
-            quote!(#mass[(#i, #j)] = #value;)
-        } else {
-            quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];)
-        });
+        stores.push(store_at(mass, i, j, &value.scalar()));
     }
     let declaration = e.declaration();
     let statements = &e.statements;
@@ -558,7 +582,6 @@ fn mass_columns(
         .collect();
     let row =
         |tangents: &[Option<Val>], i: usize| -> Option<Val> { tangents[velocities[i]?].clone() };
-    let store = |i: usize, j: &dyn ToTokens, value: TokenStream| quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];);
     let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
     let written = sizes.iter().sum::<usize>();
     if let Some((code, work)) = by_jacobians {
@@ -568,14 +591,8 @@ fn mass_columns(
     }
     if written <= MAX_WRITTEN_MASS {
         let code = columns.iter().enumerate().map(|(j, (column, tangents))| {
-            let entries = (j..n).filter_map(|i| {
-                let value = row(tangents, i)?.scalar();
-                Some(if i == j {
-                    quote!(#mass[(#i, #j)] = #value;)
-                } else {
-                    store(i, &j, value)
-                })
-            });
+            let entries =
+                (j..n).filter_map(|i| Some(store_at(mass, i, j, &row(tangents, i)?.scalar())));
             let declaration = column.declaration();
             let statements = &column.statements;
             quote!({ #declaration #(#statements)* #(#entries)* })
@@ -606,8 +623,7 @@ fn mass_columns(
         };
         let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed_velocity);
         let entries = (0..n).filter_map(|i| {
-            let value = row(&tangents, i)?.scalar();
-            let store = store(i, &j, value);
+            let store = store(mass, i, &j, &row(&tangents, i)?.scalar());
             match rank[i].0.cmp(&g) {
                 std::cmp::Ordering::Less => None,
                 std::cmp::Ordering::Greater => Some(store),
