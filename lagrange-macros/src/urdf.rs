@@ -481,6 +481,28 @@ fn rpy_matrix([r, p, y]: [f64; 3]) -> Matrix {
     ]
 }
 
+/// I = L D Lᵀ of a symmetric 3×3 matrix, L unit lower triangular: each pivot d_k with
+/// the column l_k of L. `None` where a zero pivot stands over a nonzero entry.
+pub(crate) fn unit_ldlt(m: &Matrix) -> Option<[(f64, [f64; 3]); 3]> {
+    let ratio = |x: f64, d: f64| {
+        if x == 0.0 {
+            Some(0.0)
+        } else {
+            (d != 0.0).then(|| x / d)
+        }
+    };
+    let [[d0, _, _], [t10, t11, _], [t20, t21, t22]] = *m;
+    let (l10, l20) = (ratio(t10, d0)?, ratio(t20, d0)?);
+    let d1 = t11 - l10 * l10 * d0;
+    let l21 = ratio(t21 - l20 * l10 * d0, d1)?;
+    let d2 = t22 - l20 * l20 * d0 - l21 * l21 * d1;
+    Some([
+        (d0, [1.0, l10, l20]),
+        (d1, [0.0, 1.0, l21]),
+        (d2, [0.0, 0.0, 1.0]),
+    ])
+}
+
 fn apply(m: &Matrix, v: [f64; 3]) -> [f64; 3] {
     [0, 1, 2].map(|i| (0..3).map(|k| m[i][k] * v[k]).sum())
 }
@@ -645,10 +667,16 @@ impl Writer {
 
     /// A sum of terms; `0` for none.
     fn sum(&self, terms: Vec<Expr>) -> Expr {
+        self.total(terms.into_iter().map(Some))
+            .unwrap_or_else(|| self.number(0.0, None))
+    }
+
+    /// The sum of the terms present; `None` for none (a velocity that is zero).
+    fn total(&self, terms: impl IntoIterator<Item = Option<Expr>>) -> Option<Expr> {
         terms
             .into_iter()
+            .flatten()
             .reduce(|a, b| self.binary(BinOp::Add, a, b))
-            .unwrap_or_else(|| self.number(0.0, None))
     }
 
     /// The rotation of a joint by its coordinate `q` about its unit `axis`: an axis
@@ -681,27 +709,7 @@ impl Writer {
     fn rotational_energy(&self, id: &str, tensor: &Matrix, w: &Expr) -> Vec<Expr> {
         let frame = || self.name(&format!("{id}_R"));
         let half = |d: f64| self.number(d / 2.0, Some(Si::KilogramMetreSquared));
-        let [[t00, _, _], [t10, t11, _], [t20, t21, t22]] = *tensor;
-        let ratio = |x: f64, d: f64| {
-            if x == 0.0 {
-                Some(0.0)
-            } else {
-                (d != 0.0).then(|| x / d)
-            }
-        };
-        let factor = (|| {
-            let d0 = t00;
-            let (l10, l20) = (ratio(t10, d0)?, ratio(t20, d0)?);
-            let d1 = t11 - l10 * l10 * d0;
-            let l21 = ratio(t21 - l20 * l10 * d0, d1)?;
-            let d2 = t22 - l20 * l20 * d0 - l21 * l21 * d1;
-            Some([
-                (d0, [1.0, l10, l20]),
-                (d1, [0.0, 1.0, l21]),
-                (d2, [0.0, 0.0, 1.0]),
-            ])
-        })();
-        let Some(factor) = factor else {
+        let Some(factor) = unit_ldlt(tensor) else {
             let body = self.call("transpose", vec![frame()]);
             let body = self.binary(BinOp::Mul, body, w.clone());
             let spin = self.binary(
@@ -1014,14 +1022,8 @@ impl Writer {
             let turning = w_parent
                 .clone()
                 .map(|w| self.call("cross", vec![w, arm.clone()]));
-            velocity[joint.child] = [v_parent.clone(), turning, slide]
-                .into_iter()
-                .flatten()
-                .reduce(|a, b| self.binary(BinOp::Add, a, b));
-            omega[joint.child] = [w_parent.clone(), spin]
-                .into_iter()
-                .flatten()
-                .reduce(|a, b| self.binary(BinOp::Add, a, b));
+            velocity[joint.child] = self.total([v_parent.clone(), turning, slide]);
+            omega[joint.child] = self.total([w_parent.clone(), spin]);
             let position = self.binary(BinOp::Add, self.name(&format!("{parent}_p")), arm);
             out.push(self.let_(&format!("{child}_R"), rotation));
             out.push(self.let_(&format!("{child}_p"), position));
@@ -1089,11 +1091,7 @@ impl Writer {
                     .map(|(w, arm)| self.call("cross", vec![w, arm]));
                 // A centre of mass that stays put (on a joint's axis next to a fixed base)
                 // has no kinetic energy of translation.
-                let moving = [velocity[l].clone(), turning]
-                    .into_iter()
-                    .flatten()
-                    .reduce(|a, b| self.binary(BinOp::Add, a, b));
-                if let Some(v) = moving {
+                if let Some(v) = self.total([velocity[l].clone(), turning]) {
                     let speed = self.call("inner", vec![v.clone(), v]);
                     let half = self.binary(
                         BinOp::Div,

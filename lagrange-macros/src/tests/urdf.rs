@@ -289,3 +289,26 @@ fn urdf_is_the_first_statement_and_its_names_are_checked() {
         );
     }
 }
+
+/// The inertia's L D Lᵀ that writes the rotational energy as three squares rebuilds the
+/// tensor, keeps a principal axis with zero inertia (a thin rod) as a zero pivot, and
+/// refuses a zero pivot over a nonzero entry.
+#[test]
+fn the_inertia_factors_into_three_squares() {
+    let tensor = [[0.3, 0.02, -0.01], [0.02, 0.25, 0.03], [-0.01, 0.03, 0.1]];
+    let factor = crate::urdf::unit_ldlt(&tensor).expect("positive definite");
+    for i in 0..3 {
+        for j in 0..3 {
+            let rebuilt: f64 = factor.iter().map(|(d, l)| d * l[i] * l[j]).sum();
+            assert!(
+                (rebuilt - tensor[i][j]).abs() < 1e-15,
+                "({i}, {j}): {rebuilt}"
+            );
+        }
+    }
+    let rod = [[0.0, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.2]];
+    let factor = crate::urdf::unit_ldlt(&rod).expect("semidefinite, diagonal");
+    assert_eq!(factor.map(|(d, _)| d), [0.0, 0.2, 0.2]);
+    let indefinite = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+    assert!(crate::urdf::unit_ldlt(&indefinite).is_none());
+}
