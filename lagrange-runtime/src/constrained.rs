@@ -226,7 +226,7 @@ fn why_unsolvable<T: Model<N, M>, const N: usize, const M: usize, const K: usize
             .err()
             .unwrap_or(DynamicsError::SingularMassMatrix),
         Unsolvable::Completed { rho } => {
-            ill_posed::<T, N, M, K>(mass, j, &(mass + j.transpose() * j * rho))
+            ill_posed::<T, N, M, K>(mass, j, &linalg::kkt::completed(mass, j, rho))
         }
         Unsolvable::Schur(schur) => finite(&schur, "constraint Schur complement J M⁻¹ Jᵀ")
             .err()

@@ -68,7 +68,20 @@ pub(crate) fn factor_completed<S: Scalar, const N: usize, const K: usize>(
     if !rho.is_finite() {
         return Err(Unsolvable::Completed { rho });
     }
-    // M + ρ JᵀJ in one copy of M, without N×N temporaries (and exactly symmetric).
+    match Ldlt::factor(&completed(mass, j, rho)) {
+        Some(ldlt) => Ok((ldlt, Some(rho))),
+        None => Err(Unsolvable::Completed { rho }),
+    }
+}
+
+/// M + ρ JᵀJ, in one copy of M without N×N temporaries (and exactly symmetric): the
+/// matrix [`factor_completed`] factors, the one its failure is diagnosed on, and RATTLE's
+/// completed Newton Jacobian.
+pub(crate) fn completed<S: Scalar, const N: usize, const K: usize>(
+    mass: &SMatrix<S, N, N>,
+    j: &SMatrix<S, K, N>,
+    rho: f64,
+) -> SMatrix<S, N, N> {
     let mut completed = *mass;
     let weight = S::from(rho);
     for r in 0..K {
@@ -79,10 +92,7 @@ pub(crate) fn factor_completed<S: Scalar, const N: usize, const K: usize>(
             }
         }
     }
-    match Ldlt::factor(&completed) {
-        Some(ldlt) => Ok((ldlt, Some(rho))),
-        None => Err(Unsolvable::Completed { rho }),
-    }
+    completed
 }
 
 /// q̈ and λ of `M q̈ + Jᵀ λ = f, J q̈ = γ` (for K = 0, q̈ = M⁻¹ f): the factorization of

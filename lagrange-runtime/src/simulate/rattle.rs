@@ -181,7 +181,7 @@ fn shake<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
             // (a + ρ J₁ᵀJ₁) Δq + b Δλ = −r₁ − ρ J₁ᵀφ has the solution of the original
             // system, whose second row is J₁ Δq = −φ.
             let rho = linalg::weight(&a, &j1);
-            a += j1.transpose() * j1 * rho;
+            a = linalg::kkt::completed(&a, &j1, rho);
             r += j1.transpose() * phi * rho;
         }
         let (Some(x), Some(y)) = (linalg::solve(a, r), linalg::solve_columns(a, &b)) else {
