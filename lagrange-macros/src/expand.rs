@@ -715,6 +715,23 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
     let holonomic = l.constraints.iter().map(|k| k.holonomic);
     let k = l.constraints.len();
     let units = units_const(units);
+    let tree = crate::tree::mass_tree(l).map(|tree| {
+        let constrained = tree.constrained;
+        let parents = tree.parents.iter().map(|&parent| {
+            if parent == usize::MAX {
+                quote!(#p::NO_PARENT)
+            } else {
+                quote!(#parent)
+            }
+        });
+        quote! {
+            const MASS_TREE: ::core::option::Option<#p::MassTree<#n>> =
+                ::core::option::Option::Some(#p::MassTree {
+                    parents: [#(#parents),*],
+                    constrained: #constrained,
+                });
+        }
+    });
     quote! {
         #inherent
 
@@ -728,6 +745,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
             const QUADRATIC_IN_VELOCITIES: bool = #quadratic;
             const CONSTRAINT_NAMES: &'static [&'static str] = &[#(#names),*];
             const HOLONOMIC: &'static [bool] = &[#(#holonomic),*];
+            #tree
 
             #terms
             #equations

@@ -100,6 +100,7 @@ mod lower;
 mod names;
 mod parse;
 mod sweep;
+mod tree;
 mod units;
 mod urdf;
 

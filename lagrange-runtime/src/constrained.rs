@@ -210,7 +210,8 @@ pub(crate) fn solve_diagnosed<T: Model<N, M>, const N: usize, const M: usize, co
     j: &SMatrix<f64, K, N>,
     gamma: &SVector<f64, K>,
 ) -> Result<(SVector<f64, N>, SVector<f64, K>), DynamicsError> {
-    linalg::kkt::solve(mass, f, j, gamma).map_err(|e| why_unsolvable::<T, N, M, K>(mass, j, e))
+    linalg::kkt::solve(mass, f, j, gamma, T::MASS_TREE.as_ref())
+        .map_err(|e| why_unsolvable::<T, N, M, K>(mass, j, e))
 }
 
 /// The diagnosis of the one constrained solve ([`linalg::kkt`]) in `f64`: why it found no

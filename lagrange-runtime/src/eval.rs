@@ -141,7 +141,7 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     // The common case in a few comparisons: everything finite, the mass matrix clearly
     // positive definite. Anything else goes through the checks below, which say why.
     if value.is_finite() && mass.sum().is_finite() {
-        if let Some(qdd) = cholesky_solve(&mass, &rhs) {
+        if let Some(qdd) = cholesky_solve(&mass, &rhs, T::MASS_TREE.as_ref()) {
             if qdd.iter().all(|x| x.is_finite()) {
                 return Ok(qdd);
             }

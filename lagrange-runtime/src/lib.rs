@@ -86,7 +86,8 @@ pub mod __private {
     pub use crate::jacobian;
     pub use crate::jet;
     pub use crate::model::{
-        Count, Energies, Equations, Gradient, Level, Model, Parametric, Point, Scalar,
+        Count, Energies, Equations, Gradient, Level, MassTree, Model, Parametric, Point, Scalar,
+        NO_PARENT,
     };
     pub use crate::robot::JointLimit;
     pub use crate::simulate;

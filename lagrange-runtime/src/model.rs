@@ -39,6 +39,7 @@ use crate::Units;
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 
+pub use crate::linalg::{MassTree, NO_PARENT};
 pub use crate::terms::{Energies, Equations, Gradient, Level, Point, Scalar, Terms};
 
 /// The number of constraints of a model, as a type: [`Model::Constraints`] is `Count<K>`.
@@ -205,6 +206,19 @@ pub trait Model<const N: usize, const M: usize> {
     /// solves ∂L/∂q̇(q, q̇) = p for q̇ exactly (the variational integrators use it).
     /// `lagrangian!` sets it from the model's expressions; leave it false unless it holds.
     const QUADRATIC_IN_VELOCITIES: bool = false;
+    /// The kinematic tree of the mass matrix, when it has one worth following: for each
+    /// coordinate its parent, an earlier coordinate, or
+    /// [`NO_PARENT`], and one past the last coordinate the
+    /// constraints involve. It promises that M's entry (i, j) is zero unless one of i, j
+    /// is an ancestor of the other (counting the fill of the elimination: an elimination
+    /// tree), and the same of JᵀJ, so that the accelerations factor M (or M + ρ JᵀJ)
+    /// along the tree, Featherstone's L D Lᵀ on branch-induced sparsity, instead of
+    /// densely: two legs of a quadruped share no velocity. `lagrangian!` finds it from
+    /// the model's expressions (which velocities ever meet in a term of L, which
+    /// coordinates a constraint involves) and sets it when it saves at least half of the
+    /// dense factorization's work; `None` (the default) factors densely. A tree that is
+    /// not valid (a parent not earlier than its child) is ignored.
+    const MASS_TREE: Option<MassTree<N>> = None;
     /// Names of the constraints, in order: as many as [`Constraints`](Model::Constraints)
     /// counts.
     const CONSTRAINT_NAMES: &'static [&'static str] = &[];
@@ -357,6 +371,7 @@ impl<T: Model<N, M>, const N: usize, const M: usize> ConstraintKinds<N, M> for T
 impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> Terms<S, N, M> for T {
     const HAS_DISSIPATION: bool = T::HAS_DISSIPATION;
     const HAS_FORCES: bool = T::HAS_FORCES;
+    const MASS_TREE: Option<MassTree<N>> = T::MASS_TREE;
 
     #[inline]
     fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D {
@@ -487,6 +502,7 @@ where
 {
     const HAS_DISSIPATION: bool = T::HAS_DISSIPATION;
     const HAS_FORCES: bool = T::HAS_FORCES;
+    const MASS_TREE: Option<MassTree<N>> = T::MASS_TREE;
 
     fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D {
         let e = self

@@ -161,7 +161,11 @@ pub fn bias_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
 // Constraints
 
 /// The velocity forms v = J q̇ + j of the constraints and their Jacobian J = ∂v/∂q̇,
-/// from one pass over q̇, at a [`Point`] in any scalar.
+/// from one pass over q̇, at a [`Point`] in any scalar. When the model's
+/// [`MassTree`](crate::model::MassTree) says the constraints involve only the first c
+/// of the N coordinates (a floating base's quaternion, c = 7 of the G1's 36), J's other
+/// columns are zero and c passes of a single dual number compute the rest, without
+/// carrying N derivatives through the whole point.
 pub(crate) fn velocity_terms_in<
     T: Terms<S, N, M>,
     S: Scalar,
@@ -172,6 +176,23 @@ pub(crate) fn velocity_terms_in<
     model: &T,
     x: &Point<S, N, M>,
 ) -> (SVector<S, K>, SMatrix<S, K, N>) {
+    if let Some(tree) = T::MASS_TREE.filter(|t| t.is_valid() && 2 * t.constrained <= N) {
+        let (mut v, mut j) = (SVector::<S, K>::zeros(), SMatrix::<S, K, N>::zeros());
+        let base = x.map(Dual::from_re);
+        for i in 0..tree.constrained.max(1) {
+            let mut seeded = base;
+            if i < tree.constrained {
+                seeded.qd[i] = Dual::new(x.qd[i], S::one());
+            }
+            model.constraints(Level::Velocity, &seeded, |k, c: Dual<S>| {
+                if k < K {
+                    v[k] = c.re;
+                    j[(k, i)] = c.eps;
+                }
+            });
+        }
+        return (v, j);
+    }
     type V<S, const N: usize> = DualVec<S, Const<N>>;
     let qd = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
     let (mut v, mut j) = (SVector::<S, K>::zeros(), SMatrix::<S, K, N>::zeros());
@@ -256,13 +277,19 @@ pub fn accelerations_from<
     bias: &SVector<S, N>,
 ) -> Option<SVector<S, N>> {
     if K == 0 {
-        return linalg::kkt::solve(mass, bias, &SMatrix::<S, 0, N>::zeros(), &SVector::zeros())
-            .ok()
-            .map(|(qdd, _)| qdd);
+        return linalg::kkt::solve(
+            mass,
+            bias,
+            &SMatrix::<S, 0, N>::zeros(),
+            &SVector::zeros(),
+            T::MASS_TREE.as_ref(),
+        )
+        .ok()
+        .map(|(qdd, _)| qdd);
     }
     let (_, j) = velocity_terms_in::<T, S, N, M, K>(model, x);
     let gamma = gamma::<T, S, N, M, K>(model, x);
-    linalg::kkt::solve(mass, bias, &j, &gamma)
+    linalg::kkt::solve(mass, bias, &j, &gamma, T::MASS_TREE.as_ref())
         .ok()
         .map(|(qdd, _)| qdd)
 }

@@ -117,6 +117,8 @@ pub trait Terms<S: Scalar, const N: usize, const M: usize> {
     const HAS_DISSIPATION: bool;
     /// As [`Model::HAS_FORCES`](crate::model::Model::HAS_FORCES).
     const HAS_FORCES: bool;
+    /// As [`Model::MASS_TREE`](crate::model::Model::MASS_TREE).
+    const MASS_TREE: Option<crate::model::MassTree<N>> = None;
 
     /// As [`Model::eval_lagrangian`](crate::model::Model::eval_lagrangian).
     fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D;

@@ -19,6 +19,7 @@ mod fast;
 mod parse;
 mod properties;
 mod sweep;
+mod tree;
 mod urdf;
 
 // ---------------------------------------------------------------------------------------
@@ -34,9 +35,13 @@ fn parse_ok(tokens: TokenStream) -> Model {
 
 /// A valid model checked and lowered, as every generator reads it.
 fn lower_ok(tokens: TokenStream) -> crate::lower::Lowered {
-    let model = parse_ok(tokens);
+    checked_lowered(&parse_ok(tokens))
+}
+
+/// A parsed model checked and lowered, or a panic with the messages.
+fn checked_lowered(model: &Model) -> crate::lower::Lowered {
     let mut errors = crate::errors::Errors::default();
-    let checked = crate::check::check(&model, &mut errors);
+    let checked = crate::check::check(model, &mut errors);
     let lowered = crate::lower::lower(&checked, &mut errors);
     if let Err(e) = errors.finish() {
         panic!("{:?}", messages(&e));

@@ -15,12 +15,13 @@
 //! eliminated. (The constrained parameter sensitivities still factor the whole KKT matrix
 //! by LU, in `linearize.rs`.)
 
+use super::tree::{MassTree, TreeLdlt};
 use super::{gram, lu, Ldlt};
 use crate::terms::Scalar;
 use crate::tolerances;
 use nalgebra::{SMatrix, SVector};
 
-/// Why [`solve`] or [`factor_completed`] found no solution, with what the diagnosis reads.
+/// Why [`solve`] found no solution, with what the diagnosis reads.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Unsolvable<S, const K: usize> {
     /// No constraints (K = 0) and M has no L D Lᵀ with clear pivots.
@@ -45,20 +46,16 @@ pub(crate) fn needs_completion<S: Scalar, const N: usize>(mass: &SMatrix<S, N, N
     Ldlt::factor_above(mass, tolerances::PLAIN_MASS).is_none()
 }
 
-/// The factorization of M, or of M + ρ JᵀJ when M alone is too close to singular (with
-/// the weight ρ it took). Without constraints the pivot test is
+/// The dense factorization of M, or of M + ρ JᵀJ when M alone is too close to singular
+/// (with the weight ρ it took). Without constraints the pivot test is
 /// [`SINGULAR_MASS`](crate::tolerances::SINGULAR_MASS); with them, the plain path needs
 /// [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS) and the completed matrix the former.
-pub(crate) fn factor_completed<S: Scalar, const N: usize, const K: usize>(
+/// Along a tree, [`TreeLdlt::factor_completing`] makes the same choice.
+fn factor_completed<S: Scalar, const N: usize, const K: usize>(
     mass: &SMatrix<S, N, N>,
     j: &SMatrix<S, K, N>,
 ) -> Result<(Ldlt<S, N>, Option<f64>), Unsolvable<S, K>> {
-    let plain = if K == 0 {
-        tolerances::SINGULAR_MASS
-    } else {
-        tolerances::PLAIN_MASS
-    };
-    if let Some(ldlt) = Ldlt::factor_above(mass, plain) {
+    if let Some(ldlt) = Ldlt::factor_above(mass, plain::<K>()) {
         return Ok((ldlt, None));
     }
     if K == 0 {
@@ -71,6 +68,16 @@ pub(crate) fn factor_completed<S: Scalar, const N: usize, const K: usize>(
     match Ldlt::factor(&completed(mass, j, rho)) {
         Some(ldlt) => Ok((ldlt, Some(rho))),
         None => Err(Unsolvable::Completed { rho }),
+    }
+}
+
+/// The pivot test of M's own factorization: [`SINGULAR_MASS`](crate::tolerances::SINGULAR_MASS)
+/// without constraints, [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS) with them.
+fn plain<const K: usize>() -> f64 {
+    if K == 0 {
+        tolerances::SINGULAR_MASS
+    } else {
+        tolerances::PLAIN_MASS
     }
 }
 
@@ -95,25 +102,53 @@ pub(crate) fn completed<S: Scalar, const N: usize, const K: usize>(
     completed
 }
 
-/// q̈ and λ of `M q̈ + Jᵀ λ = f, J q̈ = γ` (for K = 0, q̈ = M⁻¹ f): the factorization of
-/// [`factor_completed`] (its completion adds ρ Jᵀ γ to f, which J q̈ = γ cancels), then λ
+/// q̈ and λ of `M q̈ + Jᵀ λ = f, J q̈ = γ` (for K = 0, q̈ = M⁻¹ f): M factored along the
+/// model's `tree` when it has a valid one ([`TreeLdlt`], in place, the tree covering
+/// the constraints' columns too), else densely ([`factor_completed`]), completed by
+/// ρ JᵀJ when only semidefinite (which adds ρ Jᵀ γ to f, cancelled by J q̈ = γ); then λ
 /// from the Schur complement J M⁻¹ Jᵀ by LU.
 pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
     mass: &SMatrix<S, N, N>,
     f: &SVector<S, N>,
     j: &SMatrix<S, K, N>,
     gamma: &SVector<S, K>,
+    tree: Option<&MassTree<N>>,
 ) -> Result<(SVector<S, N>, SVector<S, K>), Unsolvable<S, K>> {
+    if let Some(tree) = tree.filter(|t| t.is_valid()) {
+        let mut factor = TreeLdlt::new(mass, tree);
+        let weight = || gram::mass_weight(mass, j);
+        let rho = factor
+            .factor_completing(mass, j, tree.constrained, plain::<K>(), weight)
+            .map_err(|rho| match rho {
+                Some(rho) => Unsolvable::Completed { rho },
+                None => Unsolvable::Mass,
+            })?;
+        return solve_factored(|x| factor.solve(x), rho, f, j, gamma);
+    }
     let (factor, rho) = factor_completed(mass, j)?;
+    solve_factored(|x| factor.solve(x), rho, f, j, gamma)
+}
+
+/// The rest of [`solve`], given the factorization's solve and the completion's weight.
+fn solve_factored<S: Scalar, const N: usize, const K: usize>(
+    solve: impl Fn(&SVector<S, N>) -> SVector<S, N>,
+    rho: Option<f64>,
+    f: &SVector<S, N>,
+    j: &SMatrix<S, K, N>,
+    gamma: &SVector<S, K>,
+) -> Result<(SVector<S, N>, SVector<S, K>), Unsolvable<S, K>> {
     let f = match rho {
         None => *f,
         Some(rho) => f + j.transpose() * S::from(rho) * gamma,
     };
-    let free = factor.solve(&f);
+    let free = solve(&f);
     if K == 0 {
         return Ok((free, SVector::zeros()));
     }
-    let y = factor.solve_columns(&j.transpose());
+    let mut y = SMatrix::<S, N, K>::zeros();
+    for k in 0..K {
+        y.set_column(k, &solve(&j.row(k).transpose()));
+    }
     let schur = j * y;
     if schur.iter().any(|x| !x.re().is_finite()) {
         return Err(Unsolvable::Schur(schur));

@@ -4,13 +4,23 @@ use super::mass::{clear_pivot, largest_diagonal};
 use crate::terms::Scalar;
 use nalgebra::{SMatrix, SVector};
 
-/// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ,
-/// `None` where a pivot fails the test of [`factor_mass`](super::factor_mass) (or is NaN): see [`Ldlt`].
+/// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ (along
+/// the model's `tree` when it has a valid one: [`TreeLdlt`](super::tree::TreeLdlt)),
+/// `None` where a pivot fails the test of [`factor_mass`](super::factor_mass) (or is
+/// NaN): see [`Ldlt`].
 pub(crate) fn cholesky_solve<const N: usize>(
     mass: &SMatrix<f64, N, N>,
     rhs: &SVector<f64, N>,
+    tree: Option<&super::MassTree<N>>,
 ) -> Option<SVector<f64, N>> {
-    Some(Ldlt::factor(mass)?.solve(rhs))
+    let threshold = crate::tolerances::SINGULAR_MASS;
+    if let Some(tree) = tree.filter(|t| t.is_valid()) {
+        let mut factor = super::tree::TreeLdlt::new(mass, tree);
+        return factor
+            .factor_above(mass, threshold)
+            .then(|| factor.solve(rhs));
+    }
+    Some(Ldlt::factor_above(mass, threshold)?.solve(rhs))
 }
 
 /// The square-root-free Cholesky factorization L D Lᵀ of a mass matrix. The pivots dⱼ are
@@ -64,15 +74,6 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
             }
         }
         Some(Ldlt { l, inv })
-    }
-
-    /// Solves `mass · X = rhs` for every column of `rhs`.
-    pub(crate) fn solve_columns<const K: usize>(&self, rhs: &SMatrix<S, N, K>) -> SMatrix<S, N, K> {
-        let mut x = SMatrix::<S, N, K>::zeros();
-        for k in 0..K {
-            x.set_column(k, &self.solve(&rhs.column(k).into_owned()));
-        }
-        x
     }
 
     /// Solves `mass · x = rhs`.

@@ -9,6 +9,8 @@
 //!   integrators' Newton iterations and equilibria;
 //! - [`ldlt`]: the square-root-free Cholesky factorization L D Lᵀ of a mass matrix, the
 //!   fast path of every acceleration;
+//! - [`tree`]: the same along the kinematic tree of a branched model, where M is
+//!   mostly structurally zero;
 //! - [`kkt`]: the equations of motion with constraints (the KKT system), in any scalar:
 //!   the mass matrix completed by the constraints when only semidefinite, the multipliers
 //!   through the Schur complement;
@@ -31,7 +33,7 @@
 
 pub(crate) mod discrete_riccati;
 mod eigenvalues;
-mod gram;
+pub(crate) mod gram;
 pub(crate) mod kkt;
 mod ldlt;
 mod lu;
@@ -41,6 +43,7 @@ mod null_space;
 pub(crate) mod riccati;
 mod scaling;
 mod sign;
+pub(crate) mod tree;
 
 pub(crate) use eigenvalues::eigenvalues;
 pub(crate) use gram::{gram_with_idle_rows, weight};
@@ -49,3 +52,4 @@ pub(crate) use lu::{solve, solve_columns, solve_damped_normal, Lu};
 pub(crate) use mass::{factor_mass, solve_mass};
 pub(crate) use null_space::null_space;
 pub(crate) use scaling::{normalized, symmetric_part, times_pow2};
+pub use tree::{MassTree, NO_PARENT};
