@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The build cost of a large model (issue 27): generates a model of LETS scalar `let`s of
+# TERMS terms each (c · sin(x_a) · x_b or with cos, over COORDINATES coordinates, a seeded
+# random choice), kinetic = Σ ½ dot(e_i)² + Σ dot(x_i)², potential = Σ e_i, in a crate of
+# its own that depends on lagrange-runtime, and prints the wall time and the largest
+# resident memory of building it in the dev profile (what a user's `cargo build` does),
+# without incremental compilation. Run by hand, not in CI:
+#
+#   benches/compile_cost.sh                    # LETS=60 TERMS=120 COORDINATES=6
+#   LETS=20 benches/compile_cost.sh
+#   LETS=20 MODE=check benches/compile_cost.sh # `cargo check`: the front end alone
+#   LETS=20 PASSES=1 benches/compile_cost.sh   # and rustc's time per pass (-Z time-passes)
+#
+# The crate and its target directory live in a temporary directory (or $COMPILE_COST_DIR,
+# kept between runs so that the dependencies are built once).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+LETS=${LETS:-60}
+TERMS=${TERMS:-120}
+COORDINATES=${COORDINATES:-6}
+MODE=${MODE:-build}
+dir=${COMPILE_COST_DIR:-$(mktemp -d)}
+mkdir -p "$dir/src"
+cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "compile_cost"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[workspace]
+
+[dependencies]
+lagrange-runtime = { path = "$repo/lagrange-runtime" }
+EOF
+cd "$dir"
+export CARGO_TARGET_DIR="$dir/target" CARGO_INCREMENTAL=0
+# The dependencies first, with an empty crate, so that only the model's crate is measured.
+echo "use lagrange_runtime as _;" >src/lib.rs
+cargo build --quiet
+python3 - "$LETS" "$TERMS" "$COORDINATES" >src/lib.rs <<'EOF'
+import random
+import sys
+
+lets, terms, n = (int(a) for a in sys.argv[1:])
+random.seed(1)
+print("use lagrange_runtime::prelude::*;\n\nlagrangian! {\n    pub struct Big {")
+print("        coordinates: " + ", ".join(f"x{i}" for i in range(n)) + ";")
+for i in range(lets):
+    sum_ = " + ".join(
+        f"{random.uniform(0.1, 1.0):.3f} * {random.choice(['sin', 'cos'])}"
+        f"(x{random.randrange(n)}) * x{random.randrange(n)}"
+        for _ in range(terms)
+    )
+    print(f"        let e{i} = {sum_};")
+kinetic = [f"dot(e{i})^2 / 2" for i in range(lets)] + [f"dot(x{i})^2" for i in range(n)]
+print("        kinetic = " + " + ".join(kinetic) + ";")
+print("        potential = " + " + ".join(f"e{i}" for i in range(lets)) + ";")
+print("    }\n}")
+EOF
+echo "model: $LETS lets of $TERMS terms over $COORDINATES coordinates ($(wc -c <src/lib.rs) bytes)"
+echo "rustc: $(rustc --version); $(nproc) cores, $(free -g | awk '/Mem:/ { print $2 }') GB"
+if [ "${PASSES:-0}" = 1 ]; then
+    RUSTC_BOOTSTRAP=1 cargo rustc --quiet -- -Z time-passes 2>&1 |
+        awk '/time:/ { if ($2 + 0 >= 0.5) print }'
+else
+    /usr/bin/time -f "cargo $MODE (dev): %e s wall, %M KB largest resident memory" \
+        cargo "$MODE" --quiet
+fi
