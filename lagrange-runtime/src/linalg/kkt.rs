@@ -71,6 +71,12 @@ fn factor_completed<S: Scalar, const N: usize, const K: usize>(
     }
 }
 
+/// What a debug build says of a [`MassTree`] that does not hold.
+pub(crate) const BROKEN_TREE: &str =
+    "Model::MASS_TREE does not hold: the mass matrix or JᵀJ has a \
+     nonzero entry between two coordinates of which neither is an ancestor of the other, or \
+     a constraint involves a coordinate from `constrained` on";
+
 /// The pivot test of M's own factorization: [`SINGULAR_MASS`](crate::tolerances::SINGULAR_MASS)
 /// without constraints, [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS) with them.
 fn plain<const K: usize>() -> f64 {
@@ -115,6 +121,7 @@ pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
     tree: Option<&MassTree<N>>,
 ) -> Result<(SVector<S, N>, SVector<S, K>), Unsolvable<S, K>> {
     if let Some(tree) = tree.filter(|t| t.is_valid()) {
+        debug_assert!(tree.holds(mass, j), "{BROKEN_TREE}");
         let mut factor = TreeLdlt::new(mass, tree);
         let weight = || gram::mass_weight(mass, j);
         let rho = factor

@@ -16,6 +16,11 @@ pub(crate) fn cholesky_solve<const N: usize>(
 ) -> Option<SVector<f64, N>> {
     let threshold = crate::tolerances::SINGULAR_MASS;
     if let Some(tree) = tree.filter(|t| t.is_valid()) {
+        debug_assert!(
+            tree.holds(mass, &SMatrix::<f64, 0, N>::zeros()),
+            "{}",
+            super::kkt::BROKEN_TREE
+        );
         let mut factor = super::tree::TreeLdlt::new(mass, tree);
         return factor
             .factor_above(mass, threshold)

@@ -41,6 +41,35 @@ impl<const N: usize> MassTree<N> {
                 .all(|(k, &p)| p == NO_PARENT || p < k)
     }
 
+    /// Whether `mass` and the constraint Jacobian `j` keep the tree's promise, read off
+    /// their real parts: every nonzero entry of M and of JᵀJ between a coordinate and one
+    /// of its ancestors (or itself), and J zero from `constrained` on. A debug assertion
+    /// of the solves that follow the tree: a hand-written tree that breaks it would give
+    /// wrong accelerations without any other sign.
+    pub(crate) fn holds<S: Scalar, const K: usize>(
+        &self,
+        mass: &SMatrix<S, N, N>,
+        j: &SMatrix<S, K, N>,
+    ) -> bool {
+        let related = |a: usize, b: usize| {
+            let (low, high) = (a.min(b), a.max(b));
+            let mut k = high;
+            while k != NO_PARENT && k > low {
+                k = self.parents[k];
+            }
+            k == low
+        };
+        let nonzero = |x: S| x.re() != 0.0;
+        (0..N).all(|a| {
+            (0..a).all(|b| related(a, b) || !nonzero(mass[(a, b)]))
+                && (0..K).all(|r| {
+                    (a < self.constrained || !nonzero(j[(r, a)]))
+                        && (0..a)
+                            .all(|b| related(a, b) || !nonzero(j[(r, a)]) || !nonzero(j[(r, b)]))
+                })
+        })
+    }
+
     /// The first coordinate of the run of consecutive ancestors each coordinate ends:
     /// `start[j] = start[j − 1]` when j − 1 is j's parent.
     fn starts(&self) -> [usize; N] {
@@ -397,6 +426,32 @@ mod tests {
                 assert!((a.eps - b.eps).abs() < 1e-9 * scale, "{a} {b}");
             }
         }
+    }
+
+    /// The debug check of the promise: M's zeros off the tree, J's columns from
+    /// `constrained` on, and pairs of a row of J on unrelated coordinates.
+    #[test]
+    fn a_broken_promise_is_seen() {
+        let mass = mass_on_tree(3, pivots(4));
+        let none = SMatrix::<f64, 0, 9>::zeros();
+        assert!(TREE.holds(&mass, &none));
+        let mut off = mass;
+        off[(5, 8)] = 1e-3;
+        off[(8, 5)] = 1e-3;
+        assert!(!TREE.holds(&off, &none));
+        let mut j = SMatrix::<f64, 1, 9>::zeros();
+        j[(0, 1)] = 1.0;
+        j[(0, 2)] = 1.0;
+        assert!(TREE.holds(&mass, &j));
+        j[(0, 4)] = 1.0;
+        assert!(!TREE.holds(&mass, &j), "beyond `constrained`");
+        let limbs = MassTree {
+            constrained: 9,
+            ..TREE
+        };
+        assert!(limbs.holds(&mass, &j), "4 descends from 1 and 2");
+        j[(0, 7)] = 1.0;
+        assert!(!limbs.holds(&mass, &j), "4 and 7 are on two limbs");
     }
 
     #[test]
