@@ -14,37 +14,38 @@ use lagrange_runtime::constrained::velocity_terms;
 use lagrange_runtime::model::Model;
 use lagrange_runtime::prelude::*;
 
-lagrangian! {
-    /// A cart (mass 3) carrying two double pendulums of unit links and masses.
-    pub struct CartWithTwoPendulums {
-        parameters: g = 9.81;
-        coordinates: s, a1, a2, b1, b2;
-        let p = [s + sin(a1), -cos(a1)];
-        let pa = p + [sin(a1 + a2), -cos(a1 + a2)];
-        let r = [s - sin(b1), -cos(b1)];
-        let rb = r + [sin(b1 + b2), -cos(b1 + b2)];
-        kinetic = 3 * dot(s)^2 / 2 + (inner(dot(p), dot(p)) + inner(dot(pa), dot(pa))
-            + inner(dot(r), dot(r)) + inner(dot(rb), dot(rb))) / 2;
-        potential = g * (p[1] + pa[1] + r[1] + rb[1]);
-    }
+/// A cart (mass 3) carrying two double pendulums of unit links and masses, with the
+/// statements given.
+macro_rules! cart_with_two_pendulums {
+    ($(#[$doc:meta])* $name:ident; $($extra:tt)*) => {
+        lagrangian! {
+            $(#[$doc])*
+            pub struct $name {
+                parameters: g = 9.81;
+                coordinates: s, a1, a2, b1, b2;
+                let p = [s + sin(a1), -cos(a1)];
+                let pa = p + [sin(a1 + a2), -cos(a1 + a2)];
+                let r = [s - sin(b1), -cos(b1)];
+                let rb = r + [sin(b1 + b2), -cos(b1 + b2)];
+                kinetic = 3 * dot(s)^2 / 2 + (inner(dot(p), dot(p)) + inner(dot(pa), dot(pa))
+                    + inner(dot(r), dot(r)) + inner(dot(rb), dot(rb))) / 2;
+                potential = g * (p[1] + pa[1] + r[1] + rb[1]);
+                $($extra)*
+            }
+        }
+    };
 }
 
-lagrangian! {
-    /// The same with the cart driven along s = sin(t) / 10: a constraint on the root of
-    /// the tree, which keeps it a tree.
-    pub struct DrivenCart {
-        parameters: g = 9.81;
-        coordinates: s, a1, a2, b1, b2;
-        let p = [s + sin(a1), -cos(a1)];
-        let pa = p + [sin(a1 + a2), -cos(a1 + a2)];
-        let r = [s - sin(b1), -cos(b1)];
-        let rb = r + [sin(b1 + b2), -cos(b1 + b2)];
-        kinetic = 3 * dot(s)^2 / 2 + (inner(dot(p), dot(p)) + inner(dot(pa), dot(pa))
-            + inner(dot(r), dot(r)) + inner(dot(rb), dot(rb))) / 2;
-        potential = g * (p[1] + pa[1] + r[1] + rb[1]);
-        constraint drive = s - sin(t) / 10;
-    }
-}
+cart_with_two_pendulums!(
+    /// Free.
+    CartWithTwoPendulums;
+);
+cart_with_two_pendulums!(
+    /// The cart driven along s = sin(t) / 10: a constraint on the root of the tree, which
+    /// keeps it a tree.
+    DrivenCart;
+    constraint drive = s - sin(t) / 10;
+);
 
 const ROOT: usize = lagrange_runtime::model::NO_PARENT;
 

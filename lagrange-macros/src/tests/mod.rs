@@ -38,6 +38,46 @@ fn lower_ok(tokens: TokenStream) -> crate::lower::Lowered {
     checked_lowered(&parse_ok(tokens))
 }
 
+/// A cart carrying two double pendulums of unit links and masses (every body at depth 3
+/// at most), with `extra` statements: the branched model of the sweep's and the tree's
+/// tests.
+fn cart_with_two_pendulums(extra: TokenStream) -> TokenStream {
+    quote! {
+        struct Tree {
+            coordinates: s, a1, a2, b1, b2;
+            let p = [s + sin(a1), -cos(a1)];
+            let pa = p + [sin(a1 + a2), -cos(a1 + a2)];
+            let r = [s - sin(b1), -cos(b1)];
+            let rb = r + [sin(b1 + b2), -cos(b1 + b2)];
+            kinetic = 3 * dot(s)^2 / 2 + (inner(dot(p), dot(p)) + inner(dot(pa), dot(pa))
+                + inner(dot(r), dot(r)) + inner(dot(rb), dot(rb))) / 2;
+            potential = 9.81 * (p[1] + pa[1] + r[1] + rb[1]);
+            #extra
+        }
+    }
+}
+
+/// A planar chain of `n` point masses on links of unit length, absolute angles.
+fn chain(n: usize) -> TokenStream {
+    let q: Vec<_> = (1..=n).map(|k| format_ident!("q{k}")).collect();
+    let (x, y): (Vec<_>, Vec<_>) = (1..=n)
+        .map(|k| (format_ident!("x{k}"), format_ident!("y{k}")))
+        .unzip();
+    let mut lets = vec![quote!(let x1 = sin(q1); let y1 = -cos(q1);)];
+    for k in 1..n {
+        let (qk, xk, yk, xp, yp) = (&q[k], &x[k], &y[k], &x[k - 1], &y[k - 1]);
+        lets.push(quote!(let #xk = #xp + sin(#qk); let #yk = #yp - cos(#qk);));
+    }
+    quote! {
+        struct Chain {
+            coordinates: #(#q),*;
+            #(#lets)*
+            kinetic = 0 #(+ (dot(#x)^2 + dot(#y)^2) / 2)*;
+            potential = 9.81 * (0 #(+ #y)*);
+        }
+    }
+}
+
 /// A parsed model checked and lowered, or a panic with the messages.
 fn checked_lowered(model: &Model) -> crate::lower::Lowered {
     let mut errors = crate::errors::Errors::default();

@@ -1,36 +1,15 @@
 //! The sweep's mass matrix: by the velocity Jacobians or by columns, and the columns' loops.
 
-use super::lower_ok;
+use super::{cart_with_two_pendulums, chain, lower_ok};
 use crate::sweep::loop_groups;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// The generated `__lagrange_sweep` of a model, as text.
 fn sweep_code(tokens: TokenStream) -> String {
     crate::sweep::sweep_fn(&lower_ok(tokens))
         .expect("a sweep")
         .to_string()
-}
-
-/// A planar chain of `n` point masses on links of unit length, absolute angles.
-fn chain(n: usize) -> TokenStream {
-    let q: Vec<_> = (1..=n).map(|k| format_ident!("q{k}")).collect();
-    let (x, y): (Vec<_>, Vec<_>) = (1..=n)
-        .map(|k| (format_ident!("x{k}"), format_ident!("y{k}")))
-        .unzip();
-    let mut lets = vec![quote!(let x1 = sin(q1); let y1 = -cos(q1);)];
-    for k in 1..n {
-        let (qk, xk, yk, xp, yp) = (&q[k], &x[k], &y[k], &x[k - 1], &y[k - 1]);
-        lets.push(quote!(let #xk = #xp + sin(#qk); let #yk = #yp - cos(#qk);));
-    }
-    quote! {
-        struct Chain {
-            coordinates: #(#q),*;
-            #(#lets)*
-            kinetic = 0 #(+ (dot(#x)^2 + dot(#y)^2) / 2)*;
-            potential = 9.81 * (0 #(+ #y)*);
-        }
-    }
 }
 
 /// Which way the mass matrix is written: by the Jacobians (their locals `__j…`) or by
@@ -46,19 +25,7 @@ fn by_jacobians(code: &str) -> bool {
 /// with less arithmetic.
 #[test]
 fn the_mass_matrix_is_written_the_cheaper_way() {
-    // A cart carrying two pendulums of two links each: every body at depth 3 at most.
-    let tree = quote! {
-        struct Tree {
-            coordinates: s, a1, a2, b1, b2;
-            let p = [s + sin(a1), -cos(a1)];
-            let pa = p + [sin(a1 + a2), -cos(a1 + a2)];
-            let r = [s - sin(b1), -cos(b1)];
-            let rb = r + [sin(b1 + b2), -cos(b1 + b2)];
-            kinetic = 3 * dot(s)^2 / 2 + (inner(dot(p), dot(p)) + inner(dot(pa), dot(pa))
-                + inner(dot(r), dot(r)) + inner(dot(rb), dot(rb))) / 2;
-            potential = 9.81 * (p[1] + pa[1] + r[1] + rb[1]);
-        }
-    };
+    let tree = cart_with_two_pendulums(quote!());
     assert!(by_jacobians(&sweep_code(tree)));
     assert!(by_jacobians(&sweep_code(chain(3))));
     assert!(!by_jacobians(&sweep_code(chain(24))));

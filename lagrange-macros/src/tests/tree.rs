@@ -1,7 +1,7 @@
 //! The kinematic tree of the mass matrix (`crate::tree`): found for branched models,
 //! refused for chains and for patterns that are not trees in the declared order.
 
-use super::lower_ok;
+use super::{cart_with_two_pendulums, chain, lower_ok};
 use crate::tree::{mass_tree, MassTree};
 use quote::quote;
 
@@ -10,18 +10,7 @@ const ROOT: usize = usize::MAX;
 /// A cart carrying two double pendulums: each pendulum's links hang from the cart.
 #[test]
 fn a_cart_with_two_pendulums_is_a_tree() {
-    let l = lower_ok(quote! {
-        struct Tree {
-            coordinates: s, a1, a2, b1, b2;
-            let p = [s + sin(a1), -cos(a1)];
-            let pa = p + [sin(a1 + a2), -cos(a1 + a2)];
-            let r = [s - sin(b1), -cos(b1)];
-            let rb = r + [sin(b1 + b2), -cos(b1 + b2)];
-            kinetic = 3 * dot(s)^2 / 2 + (inner(dot(p), dot(p)) + inner(dot(pa), dot(pa))
-                + inner(dot(r), dot(r)) + inner(dot(rb), dot(rb))) / 2;
-            potential = 9.81 * (p[1] + pa[1] + r[1] + rb[1]);
-        }
-    });
+    let l = lower_ok(cart_with_two_pendulums(quote!()));
     assert_eq!(
         mass_tree(&l),
         Some(MassTree {
@@ -62,27 +51,7 @@ fn a_quadruped_is_four_legs_on_a_base() {
 /// whose two halves a constraint ties together has no tree either.
 #[test]
 fn chains_and_closed_loops_have_none() {
-    let chain = lower_ok(quote! {
-        struct Chain {
-            coordinates: a, b, c;
-            let p = [sin(a), -cos(a)];
-            let r = p + [sin(a + b), -cos(a + b)];
-            let s = r + [sin(a + b + c), -cos(a + b + c)];
-            kinetic = (inner(dot(p), dot(p)) + inner(dot(r), dot(r)) + inner(dot(s), dot(s))) / 2;
-        }
-    });
-    assert_eq!(mass_tree(&chain), None);
-    let tied = lower_ok(quote! {
-        struct Tied {
-            coordinates: s, a1, a2, b1, b2;
-            let p = [s + sin(a1), -cos(a1)];
-            let pa = p + [sin(a1 + a2), -cos(a1 + a2)];
-            let r = [s - sin(b1), -cos(b1)];
-            let rb = r + [sin(b1 + b2), -cos(b1 + b2)];
-            kinetic = 3 * dot(s)^2 / 2 + (inner(dot(p), dot(p)) + inner(dot(pa), dot(pa))
-                + inner(dot(r), dot(r)) + inner(dot(rb), dot(rb))) / 2;
-            constraint tie = a2 - b2;
-        }
-    });
+    assert_eq!(mass_tree(&lower_ok(chain(3))), None);
+    let tied = lower_ok(cart_with_two_pendulums(quote!(constraint tie = a2 - b2;)));
     assert_eq!(mass_tree(&tied), None);
 }
