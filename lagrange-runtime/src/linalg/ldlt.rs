@@ -43,24 +43,25 @@ pub(crate) fn cholesky_solve<const N: usize>(
 /// is no pivoting whose choice could change within a derivative).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ldlt<S, const N: usize> {
-    /// `l[i][j]` (i > j) of the unit lower factor; the rest is the matrix's.
+    /// `l[i][j]` (i > j) of the unit lower factor; above the diagonal, `l[j][i]` holds
+    /// `l[i][j] d_j` as computed before the division (the diagonal is the matrix's).
     l: [[S; N]; N],
     /// 1 / dⱼ.
     inv: [S; N],
 }
 
-/// Σ a_k b_k: in order for short rows, in four interleaved partial sums from
-/// [`SPLIT_SUMS`] terms on.
+/// start − Σ a_k b_k: subtracted term by term for short rows, and from [`SPLIT_SUMS`]
+/// terms on the sum in four interleaved partial sums, subtracted once.
 #[inline]
-pub(crate) fn dot<S: Scalar>(a: &[S], b: &[S]) -> S {
+pub(crate) fn reduce<S: Scalar>(start: S, a: &[S], b: &[S]) -> S {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     if n < SPLIT_SUMS {
-        let mut sum = S::zero();
-        for (&x, &y) in a.iter().zip(b) {
-            sum += x * y;
+        let mut x = start;
+        for (&a, &b) in a.iter().zip(b) {
+            x -= a * b;
         }
-        return sum;
+        return x;
     }
     let mut parts = [S::zero(); 4];
     let (chunks_a, rest_a) = a.split_at(n - n % 4);
@@ -74,10 +75,10 @@ pub(crate) fn dot<S: Scalar>(a: &[S], b: &[S]) -> S {
     for (&x, &y) in rest_a.iter().zip(rest_b) {
         sum += x * y;
     }
-    sum
+    start - sum
 }
 
-/// From this many terms on, [`dot`] splits its sum (measured: chains of 24 and 64 links
+/// From this many terms on, [`reduce`] splits its sum (measured: chains of 24 and 64 links
 /// 8% and 18% faster `accelerations`; the double pendulum and the UR5 slower when every
 /// row's sum was split).
 const SPLIT_SUMS: usize = 12;
@@ -97,49 +98,44 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
         let mut l = mass.data.0;
         let mut inv = [S::zero(); N];
         let largest = largest_diagonal(mass);
-        // w = l[j][k] d_k for the column j being computed.
+        // w = l[j][k] d_k for the column j being computed, as computed before the
+        // division by d_k: kept in the triangle above the diagonal, which nothing else
+        // reads (`l[k][j]`, k < j).
         let mut w = [S::zero(); N];
         for j in 0..N {
-            let (above, rest) = l.split_at_mut(j);
-            let (row_j, below) = rest.split_first_mut().expect("j < N");
             for (k, w) in w.iter_mut().enumerate().take(j) {
-                let lk = row_j[k];
-                *w = lk * above[k][k];
+                *w = l[k][j];
             }
-            // l[k][k] holds d_k once column k is done.
-            let d = row_j[j] - dot(&row_j[..j], &w[..j]);
+            let (row_j, below) = l[j..].split_first_mut().expect("j < N");
+            let d = reduce(row_j[j], &row_j[..j], &w[..j]);
             if !clear_pivot(d.re(), mass[(j, j)].re(), threshold, largest) {
                 return None;
             }
-            row_j[j] = d;
             let inv_j = d.recip();
             inv[j] = inv_j;
-            for row_i in below.iter_mut() {
-                let x = row_i[j] - dot(&row_i[..j], &w[..j]);
+            for (i, row_i) in below.iter_mut().enumerate() {
+                let x = reduce(row_i[j], &row_i[..j], &w[..j]);
                 row_i[j] = x * inv_j;
+                row_j[j + 1 + i] = x;
             }
         }
         Some(Ldlt { l, inv })
     }
 
-    /// Solves `mass · x = rhs`: L y = rhs by rows, then Lᵀ x = D⁻¹ y by rows of L from
-    /// the last (each x_i, once known, taken out of the earlier rows).
+    /// Solves `mass · x = rhs`: L y = rhs by rows, then Lᵀ x = D⁻¹ y from the last.
     #[inline]
     pub(crate) fn solve(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
         let (l, inv) = (&self.l, &self.inv);
         let mut y: [S; N] = (*rhs).into();
         for i in 0..N {
-            let x = y[i] - dot(&l[i][..i], &y[..i]);
-            y[i] = x;
-        }
-        for (y, &inv) in y.iter_mut().zip(inv) {
-            *y *= inv;
+            y[i] = reduce(y[i], &l[i][..i], &y[..i]);
         }
         for i in (0..N).rev() {
-            let xi = y[i];
-            for (y, &lik) in y[..i].iter_mut().zip(&l[i][..i]) {
-                *y -= lik * xi;
+            let mut x = y[i] * inv[i];
+            for k in i + 1..N {
+                x -= l[k][i] * y[k];
             }
+            y[i] = x;
         }
         SVector::from(y)
     }
