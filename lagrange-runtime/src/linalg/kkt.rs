@@ -51,6 +51,7 @@ pub(crate) fn needs_completion<S: Scalar, const N: usize>(mass: &SMatrix<S, N, N
 /// [`SINGULAR_MASS`](crate::tolerances::SINGULAR_MASS); with them, the plain path needs
 /// [`PLAIN_MASS`](crate::tolerances::PLAIN_MASS) and the completed matrix the former.
 /// Along a tree, [`TreeLdlt::factor_completing`] makes the same choice.
+#[inline]
 fn factor_completed<S: Scalar, const N: usize, const K: usize>(
     mass: &SMatrix<S, N, N>,
     j: &SMatrix<S, K, N>,
@@ -72,8 +73,7 @@ fn factor_completed<S: Scalar, const N: usize, const K: usize>(
 }
 
 /// What a debug build says of a [`MassTree`] that does not hold.
-pub(crate) const BROKEN_TREE: &str =
-    "Model::MASS_TREE does not hold: the mass matrix or JᵀJ has a \
+const BROKEN_TREE: &str = "Model::MASS_TREE does not hold: the mass matrix or JᵀJ has a \
      nonzero entry between two coordinates of which neither is an ancestor of the other, or \
      a constraint involves a coordinate from `constrained` on";
 
@@ -113,6 +113,7 @@ pub(crate) fn completed<S: Scalar, const N: usize, const K: usize>(
 /// the constraints' columns too), else densely ([`factor_completed`]), completed by
 /// ρ JᵀJ when only semidefinite (which adds ρ Jᵀ γ to f, cancelled by J q̈ = γ); then λ
 /// from the Schur complement J M⁻¹ Jᵀ by LU.
+#[inline]
 pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
     mass: &SMatrix<S, N, N>,
     f: &SVector<S, N>,
@@ -137,6 +138,7 @@ pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
 }
 
 /// The rest of [`solve`], given the factorization's solve and the completion's weight.
+#[inline]
 fn solve_factored<S: Scalar, const N: usize, const K: usize>(
     solve: impl Fn(&SVector<S, N>) -> SVector<S, N>,
     rho: Option<f64>,

@@ -5,28 +5,19 @@ use crate::terms::Scalar;
 use nalgebra::{SMatrix, SVector};
 
 /// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ (along
-/// the model's `tree` when it has a valid one: [`TreeLdlt`](super::tree::TreeLdlt)),
-/// `None` where a pivot fails the test of [`factor_mass`](super::factor_mass) (or is
-/// NaN): see [`Ldlt`].
+/// the model's `tree` when it has a valid one): the constrained solve
+/// ([`kkt::solve`](super::kkt::solve)) without constraints, in `f64`. `None` where a
+/// pivot fails the test of [`factor_mass`](super::factor_mass) (or is NaN): see [`Ldlt`].
 #[inline]
 pub(crate) fn cholesky_solve<const N: usize>(
     mass: &SMatrix<f64, N, N>,
     rhs: &SVector<f64, N>,
     tree: Option<&super::MassTree<N>>,
 ) -> Option<SVector<f64, N>> {
-    let threshold = crate::tolerances::SINGULAR_MASS;
-    if let Some(tree) = tree.filter(|t| t.is_valid()) {
-        debug_assert!(
-            tree.holds(mass, &SMatrix::<f64, 0, N>::zeros()),
-            "{}",
-            super::kkt::BROKEN_TREE
-        );
-        let mut factor = super::tree::TreeLdlt::new(mass, tree);
-        return factor
-            .factor_above(mass, threshold)
-            .then(|| factor.solve(rhs));
-    }
-    Some(Ldlt::factor_above(mass, threshold)?.solve(rhs))
+    let none = SMatrix::<f64, 0, N>::zeros();
+    super::kkt::solve(mass, rhs, &none, &SVector::zeros(), tree)
+        .ok()
+        .map(|(x, _)| x)
 }
 
 /// The square-root-free Cholesky factorization L D Lᵀ of a mass matrix. The pivots dⱼ are
@@ -53,7 +44,7 @@ pub(crate) struct Ldlt<S, const N: usize> {
 /// start − Σ a_k b_k: subtracted term by term for short rows, and from [`SPLIT_SUMS`]
 /// terms on the sum in four interleaved partial sums, subtracted once.
 #[inline]
-pub(crate) fn reduce<S: Scalar>(start: S, a: &[S], b: &[S]) -> S {
+fn reduce<S: Scalar>(start: S, a: &[S], b: &[S]) -> S {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     if n < SPLIT_SUMS {

@@ -116,7 +116,7 @@ fn runs<'a, const N: usize>(
 
 impl<S: Scalar, const N: usize> TreeLdlt<S, N> {
     /// The working copy of `mass` (its entries (j, i), j ≤ i, in row i), nothing
-    /// eliminated yet: factor it in place with [`factor_above`](Self::factor_above) or
+    /// eliminated yet: factor it in place with
     /// [`factor_completing`](Self::factor_completing). `tree` must be
     /// [valid](MassTree::is_valid).
     pub(crate) fn new(mass: &SMatrix<S, N, N>, tree: &MassTree<N>) -> Self {
@@ -166,16 +166,6 @@ impl<S: Scalar, const N: usize> TreeLdlt<S, N> {
             }
         }
         Ok(smallest)
-    }
-
-    /// Factors `mass` (of which this is the [working copy](Self::new)); false where a
-    /// pivot is at most `threshold` times its diagonal entry (or is NaN), or a diagonal
-    /// entry is negligible against the largest: the tests of [`Ldlt::factor_above`], on
-    /// the pivots of this order.
-    pub(crate) fn factor_above(&mut self, mass: &SMatrix<S, N, N>, threshold: f64) -> bool {
-        let diagonal = std::array::from_fn(|k| mass[(k, k)].re());
-        self.eliminate(0..N, &diagonal, threshold, largest_diagonal(mass))
-            .is_ok()
     }
 
     /// Factors `mass` (of which this is the [working copy](Self::new)) as
@@ -353,9 +343,8 @@ mod tests {
             }
             let mut r = numbers(seed + 200);
             let rhs = SVector::<f64, 9>::from_fn(|_, _| r());
-            let mut factor = TreeLdlt::new(&mass, &TREE);
-            assert!(factor.factor_above(&mass, 1e-12));
-            let x = factor.solve(&rhs);
+            let none = SMatrix::<f64, 0, 9>::zeros();
+            let (x, _) = kkt::solve(&mass, &rhs, &none, &SVector::zeros(), Some(&TREE)).unwrap();
             let truth = mass.lu().solve(&rhs).unwrap();
             assert!((x - truth).amax() < 1e-12 * truth.amax(), "{x} {truth}");
         }
