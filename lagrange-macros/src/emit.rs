@@ -70,10 +70,41 @@ pub enum Scalar {
     Generic,
 }
 
-/// Statements and the locals they assign, all declared by one `let` at the top. A `let`
-/// per value would nest one lexical scope in the next, thousands deep in a large model,
-/// and LLVM's debug-info pass recurses through them until it overflows its stack (a crash
-/// of rustc with debug info on).
+/// The widest tuple of [`declare`].
+const FAN_OUT: usize = 32;
+
+/// One `let` declaring `names` (of `types`), uninitialized, as a tree of tuples of at most
+/// [`FAN_OUT`] fields: `let ((a, b, …), (…), …): ((S, S, …), (…), …);`.
+///
+/// One `let`, because a `let` per local would nest one lexical scope in the next, thousands
+/// deep in a large model, and LLVM's debug-info pass recurses through them until it
+/// overflows its stack (a crash of rustc with debug info on). A tree, because rustc checks
+/// a pattern's exhaustiveness field by field, each step copying the fields that remain: a
+/// flat tuple of k fields costs it k² (a model of 20 `let`s of 120 terms: 55% of the
+/// memory its build took, 3.4 GB at the largest), a tree k · FAN_OUT · depth.
+pub fn declare(names: &[Ident], types: &[TokenStream]) -> TokenStream {
+    fn tree(names: &[Ident], types: &[TokenStream]) -> (TokenStream, TokenStream) {
+        if names.len() <= FAN_OUT {
+            return (quote!((#(#names,)*)), quote!((#(#types,)*)));
+        }
+        let size = names
+            .len()
+            .div_ceil(FAN_OUT)
+            .next_power_of_two()
+            .max(FAN_OUT);
+        let (patterns, tys): (Vec<_>, Vec<_>) = names
+            .chunks(size)
+            .zip(types.chunks(size))
+            .map(|(n, t)| tree(n, t))
+            .unzip();
+        (quote!((#(#patterns,)*)), quote!((#(#tys,)*)))
+    }
+    let (pattern, ty) = tree(names, types);
+    quote!(let #pattern: #ty;)
+}
+
+/// Statements and the locals they assign, all declared by one `let` at the top
+/// ([`declare`]).
 pub struct Emit {
     prefix: &'static str,
     scalar: Scalar,
@@ -110,6 +141,11 @@ impl Emit {
         Val::Id(name)
     }
 
+    /// Every local, in the order of their creation.
+    pub fn names(&self) -> &[Ident] {
+        &self.declared
+    }
+
     /// A value as an expression of the scalar type.
     pub fn code(&self, v: &Val) -> TokenStream {
         match self.scalar {
@@ -118,15 +154,14 @@ impl Emit {
         }
     }
 
-    /// The one declaration of every local, uninitialized: `let (a, b, …): (S, S, …);`.
+    /// The one declaration of every local, uninitialized ([`declare`]).
     pub fn declaration(&self) -> TokenStream {
-        let names = &self.declared;
         let ty = match self.scalar {
             Scalar::F64 => quote!(f64),
             Scalar::Generic => quote!(__S),
         };
-        let types = names.iter().map(|_| &ty);
-        quote!(let (#(#names,)*): (#(#types,)*);)
+        let types: Vec<TokenStream> = self.declared.iter().map(|_| ty.clone()).collect();
+        declare(&self.declared, &types)
     }
 
     /// The sum of the terms, `None` when there are none. Factors of one are left out,

@@ -9,7 +9,8 @@
 //! shapes are right; the SI units themselves are in `units`) and `expand` (code generation
 //! from that graph; `graph` is the form of it that `fast`, forward-mode AD unrolled at
 //! compile time, and `sweep`, forward-over-reverse AD as straight-line code, both
-//! differentiate). The functions of the language are one enum in `func`, the statement
+//! differentiate; `chunk` splits a large sweep into functions for the cost of building
+//! it). The functions of the language are one enum in `func`, the statement
 //! keywords one in `ast`. Every error is spanned and all of a model's errors are reported
 //! together; when there are any, `fallback` still emits the model's struct so that the
 //! user sees the real errors and not a cascade of missing-type errors.
@@ -88,6 +89,7 @@ macro_rules! names {
 
 mod ast;
 mod check;
+mod chunk;
 mod dims;
 mod emit;
 mod errors;

@@ -34,7 +34,12 @@
 //! equations again: linearization, equilibria, parameter sensitivities) and takes the
 //! parameters as values of it. Work is O(N · size of the model) for the mass matrix and
 //! O(size) for everything else.
+//!
+//! Beyond [`SPLIT_ABOVE`] statements of the primal and reverse passes, each straight run
+//! of code (the passes, each column or loop of the mass matrix, the motion's sweep) is
+//! split into functions that share a tape ([`Parts`]), for the cost of building it.
 
+use crate::chunk::{Parts, SPLIT_ABOVE};
 use crate::emit::{Emit, Scalar, Term, Val};
 use crate::graph::{Form, Graph, Id, Op};
 use crate::lower::{Deps, Lowered};
@@ -43,6 +48,7 @@ use crate::names::{
 };
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
+use std::collections::HashSet;
 use syn::Ident;
 
 /// The jet of a function node: [f, f′, f″], or [f, f_a, f_b, f_aa, f_ab, f_bb].
@@ -428,14 +434,14 @@ pub(crate) fn loop_groups(sizes: &[usize], rows: &[Vec<bool>]) -> Vec<Vec<usize>
 /// body's entries are those of the joints between it and the root. Unlike one tangent
 /// sweep per column, no tangent of an adjoint is needed, and each entry is one sum.
 ///
-/// Returns the code storing the entries i ≤ j and their mirrors, and its arithmetic
-/// ([`Emit::work`]); `None` when its size (statements of the Jacobians and terms of the
+/// Returns the statements and the stores of the entries i ≤ j and their mirrors (the
+/// statements' arithmetic is their [`Emit::work`]); `None` when its size (statements of the Jacobians and terms of the
 /// entries) is beyond [`MAX_WRITTEN_MASS`].
 fn mass_from_jacobians(
     s: &Sweep,
     adjoint: &[Option<Val>],
     mass: &Ident,
-) -> Option<(TokenStream, usize)> {
+) -> Option<(Emit, Vec<TokenStream>)> {
     let g = s.g;
     let n = g.len();
     let on_velocity = |a: Id| g.deps(a).has(Deps::QD);
@@ -540,9 +546,7 @@ fn mass_from_jacobians(
         let Some(value) = e.sum(terms) else { continue };
         stores.push(store_at(mass, i, j, &value.scalar()));
     }
-    let declaration = e.declaration();
-    let statements = &e.statements;
-    Some((quote!({ #declaration #(#statements)* #(#stores)* }), e.work))
+    Some((e, stores))
 }
 
 /// The code that fills `mass`, the mass matrix: within [`MAX_WRITTEN_MASS`] written out,
@@ -565,6 +569,7 @@ fn mass_columns(
     adjoint: &[Option<Val>],
     velocities: &[Option<Id>],
     mass: &Ident,
+    parts: &mut Parts,
 ) -> TokenStream {
     let by_jacobians = mass_from_jacobians(s, adjoint, mass);
     let n = velocities.len();
@@ -584,19 +589,26 @@ fn mass_columns(
         |tangents: &[Option<Val>], i: usize| -> Option<Val> { tangents[velocities[i]?].clone() };
     let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
     let written = sizes.iter().sum::<usize>();
-    if let Some((code, work)) = by_jacobians {
-        if work <= columns.iter().map(|c| c.0.work).sum::<usize>() {
-            return code;
+    let none = HashSet::new();
+    if let Some((e, stores)) = by_jacobians {
+        if e.work <= columns.iter().map(|c| c.0.work).sum::<usize>() {
+            let code = parts.straight(e.declaration(), &e.statements, stores, &[], &none);
+            return quote!({ #code });
         }
     }
     if written <= MAX_WRITTEN_MASS {
-        let code = columns.iter().enumerate().map(|(j, (column, tangents))| {
-            let entries =
-                (j..n).filter_map(|i| Some(store_at(mass, i, j, &row(tangents, i)?.scalar())));
-            let declaration = column.declaration();
-            let statements = &column.statements;
-            quote!({ #declaration #(#statements)* #(#entries)* })
-        });
+        let code: Vec<TokenStream> = columns
+            .iter()
+            .enumerate()
+            .map(|(j, (column, tangents))| {
+                let entries = (j..n)
+                    .filter_map(|i| Some(store_at(mass, i, j, &row(tangents, i)?.scalar())))
+                    .collect();
+                let statements = &column.statements;
+                let code = parts.straight(column.declaration(), statements, entries, &[], &none);
+                quote!({ #code })
+            })
+            .collect();
         return quote!(#(#code)*);
     }
     let rows: Vec<Vec<bool>> = columns
@@ -614,7 +626,8 @@ fn mass_columns(
     }
     let p = private();
     let (one_hot, j, k) = (internal("__seed"), internal("__j"), internal("__k"));
-    let code = groups.iter().enumerate().map(|(g, group)| {
+    let mut code = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
         // One sweep seeded on the group's velocities, e_i = one_hot[i].
         let mut column = Emit::new("__c", Scalar::Generic);
         let seed_velocity = |op: Op| match op {
@@ -622,34 +635,39 @@ fn mass_columns(
             _ => None,
         };
         let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed_velocity);
-        let entries = (0..n).filter_map(|i| {
-            let store = store(mass, i, &j, &row(&tangents, i)?.scalar());
-            match rank[i].0.cmp(&g) {
-                std::cmp::Ordering::Less => None,
-                std::cmp::Ordering::Greater => Some(store),
-                std::cmp::Ordering::Equal => {
-                    let r = rank[i].1;
-                    Some(quote!(if #r >= #k { #store }))
+        let entries = (0..n)
+            .filter_map(|i| {
+                let store = store(mass, i, &j, &row(&tangents, i)?.scalar());
+                match rank[i].0.cmp(&g) {
+                    std::cmp::Ordering::Less => None,
+                    std::cmp::Ordering::Greater => Some(store),
+                    std::cmp::Ordering::Equal => {
+                        let r = rank[i].1;
+                        Some(quote!(if #r >= #k { #store }))
+                    }
                 }
-            }
-        });
-        let seeds = group.iter().map(|&i| {
-            let e = internal(&format!("__e{i}"));
-            quote!(let #e: __S = #one_hot[#i];)
-        });
-        let declaration = column.declaration();
-        let statements = &column.statements;
-        quote! {
+            })
+            .collect();
+        let seeds: Vec<Ident> = group
+            .iter()
+            .map(|&i| internal(&format!("__e{i}")))
+            .collect();
+        let straight = parts.straight(
+            column.declaration(),
+            &column.statements,
+            entries,
+            &seeds,
+            &none,
+        );
+        code.push(quote! {
             for (#k, #j) in [#(#group),*].into_iter().enumerate() {
                 let mut #one_hot = [<__S as #p::From<f64>>::from(0.0); #n];
                 #one_hot[#j] = <__S as #p::From<f64>>::from(1.0);
-                #(#seeds)*
-                #declaration
-                #(#statements)*
-                #(#entries)*
+                #( let #seeds: __S = #one_hot[#group]; )*
+                #straight
             }
-        }
-    });
+        });
+    }
     quote!(#(#code)*)
 }
 
@@ -702,9 +720,20 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     let velocities: Vec<Option<Id>> = (0..n).map(|i| leaf(Op::Vel, i)).collect();
     let coordinates: Vec<Option<Id>> = (0..n).map(|i| leaf(Op::Coord, i)).collect();
 
+    // Leaves, and the primal and reverse passes' locals: what every part of a split
+    // sweep may read.
+    let leaves: Vec<Ident> = std::iter::once(internal("__time"))
+        .chain((0..np).map(parameter))
+        .chain((0..m).map(input))
+        .chain((0..n).map(coordinate))
+        .chain((0..n).map(velocity))
+        .collect();
+    let outer = leaves.iter().chain(e.names()).map(Ident::to_string);
+    let mut parts = Parts::new(e.statements.len() > SPLIT_ABOVE, outer, n);
+
     // Columns of the mass matrix: one sweep along each velocity.
     let mass = internal("__mass");
-    let columns = mass_columns(&s, &adjoint, &velocities, &mass);
+    let columns = mass_columns(&s, &adjoint, &velocities, &mass, &mut parts);
 
     // Along the motion (q̇, a, 1): ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t + M a.
     let mut motion = Emit::new("__m", Scalar::Generic);
@@ -717,16 +746,44 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
     let classes = Deps::Q.union(Deps::QD).union(Deps::T);
     let along = tangent(&mut motion, &s, &adjoint, classes, &seed_motion);
 
-    let get = |list: &[Option<Val>], id: Option<Id>| -> TokenStream {
-        id.and_then(|id| list[id].clone())
-            .unwrap_or(Val::Lit(0.0))
-            .scalar()
+    let get = |list: &[Option<Val>], id: Option<Id>| -> Val {
+        id.and_then(|id| list[id].clone()).unwrap_or(Val::Lit(0.0))
     };
-    let momenta = velocities.iter().map(|&v| get(&adjoint, v));
-    let gradient = coordinates.iter().map(|&q| get(&adjoint, q));
-    let forces = velocities.iter().map(|&v| get(&applied, v));
-    let along = velocities.iter().map(|&v| get(&along, v));
-    let value = s.val(lagrangian).scalar();
+    let momenta: Vec<Val> = velocities.iter().map(|&v| get(&adjoint, v)).collect();
+    let gradient: Vec<Val> = coordinates.iter().map(|&q| get(&adjoint, q)).collect();
+    let forces: Vec<Val> = velocities.iter().map(|&v| get(&applied, v)).collect();
+    let along: Vec<Val> = velocities.iter().map(|&v| get(&along, v)).collect();
+    let value = s.val(lagrangian);
+    let locals = |values: &[Val]| -> Vec<Ident> {
+        values
+            .iter()
+            .filter_map(|v| match v {
+                Val::Id(i) => Some(i.clone()),
+                Val::Lit(_) => None,
+            })
+            .collect()
+    };
+    let accelerations_names: Vec<Ident> = (0..n).map(|i| internal(&format!("__a{i}"))).collect();
+    let keep_along: HashSet<String> = locals(&along).iter().map(Ident::to_string).collect();
+    let motion_code = parts.straight(
+        motion.declaration(),
+        &motion.statements,
+        Vec::new(),
+        &accelerations_names,
+        &keep_along,
+    );
+    let load_along = parts.load(&locals(&along));
+    let results: Vec<Ident> = [&momenta, &gradient, &forces, std::slice::from_ref(&value)]
+        .into_iter()
+        .flat_map(locals)
+        .collect();
+    let load_results = parts.load(&results);
+    let keep_outer = parts.wanted().clone();
+    let passes = parts.straight(e.declaration(), &e.statements, Vec::new(), &[], &keep_outer);
+    let prologue = parts.prologue(&leaves);
+    let [momenta, gradient, forces, along] =
+        [momenta, gradient, forces, along].map(|v| v.iter().map(Val::scalar).collect::<Vec<_>>());
+    let value = value.scalar();
 
     let p = private();
     let [x, params, qdd, with_motion, zero, accelerations, given, grad, along_motion, into] = [
@@ -749,14 +806,10 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
         (0..n).map(coordinate),
         (0..n).map(velocity),
     );
-    let an = (0..n).map(|i| internal(&format!("__a{i}")));
+    let an = &accelerations_names;
     let ai = 0..n;
     let time = internal("__time");
     let grad_bias = internal("__bias");
-    let declaration = e.declaration();
-    let statements = &e.statements;
-    let motion_declaration = motion.declaration();
-    let motion_statements = &motion.statements;
     Some(quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
@@ -772,8 +825,8 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             #( let #un: __S = #x.u[#ui]; )*
             #( let #qn: __S = #x.q[#qi]; )*
             #( let #vn: __S = #x.qd[#vi]; )*
-            #declaration
-            #(#statements)*
+            #prologue
+            #passes
             let #zero = <__S as #p::From<f64>>::from(0.0);
             if let ::core::option::Option::Some(#mass) = #into {
                 #columns
@@ -784,12 +837,13 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
                     ::core::option::Option::None => [#zero; #n],
                 };
                 #( let #an: __S = #accelerations[#ai]; )*
-                #motion_declaration
-                #(#motion_statements)*
+                #motion_code
+                #load_along
                 [#(#along),*]
             } else {
                 [#zero; #n]
             };
+            #load_results
             let #grad = #p::Gradient {
                 coordinates: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#gradient),*]),
                 momenta: <#p::SVector<__S, #n> as #p::From<[__S; #n]>>::from([#(#momenta),*]),

@@ -72,3 +72,28 @@ fn limbs_loop_apart_from_the_base() {
         vec![vec![0], vec![1, 2], vec![4], vec![5, 6], vec![3]]
     );
 }
+
+/// The model of `tests/split_sweep.rs` (`tests/common/large_model.rs`), as tokens.
+fn large_model() -> TokenStream {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/common/large_model.rs"
+    );
+    let text = std::fs::read_to_string(path).expect("the large model");
+    let (start, end) = (text.find('{').expect("{") + 1, text.rfind('}').expect("}"));
+    text[start..end].parse().expect("tokens")
+}
+
+/// A sweep whose primal and reverse passes are beyond `SPLIT_ABOVE` statements is split
+/// into functions that share a tape (so that `tests/split_sweep.rs` runs split code); a
+/// robot-sized one is not.
+#[test]
+fn large_sweeps_are_split_into_functions() {
+    let large = sweep_code(large_model());
+    assert!(large.contains("fn __part0"), "split");
+    assert!(large.contains("__TAPE"), "a tape");
+    let parts = large.matches("fn __part").count();
+    assert!(parts > 10, "{parts} parts");
+    let small = sweep_code(chain(24));
+    assert!(!small.contains("__part"), "not split");
+}
