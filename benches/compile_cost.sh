@@ -10,6 +10,11 @@
 #   LETS=20 benches/compile_cost.sh
 #   LETS=20 MODE=check benches/compile_cost.sh # `cargo check`: the front end alone
 #   LETS=20 PASSES=1 benches/compile_cost.sh   # and rustc's time per pass (-Z time-passes)
+#   LETS=20 CALL=1 benches/compile_cost.sh     # with a function that calls `accelerations`
+#
+# Without CALL the crate calls nothing, so that no generic code of the model is
+# instantiated: it measures the front end and the macro. With it, the code generation of the
+# sweep in `f64` too, as in a program that simulates the model.
 #
 # The crate and its target directory live in a temporary directory (or $COMPILE_COST_DIR,
 # kept between runs so that the dependencies are built once).
@@ -58,6 +63,14 @@ print("        kinetic = " + " + ".join(kinetic) + ";")
 print("        potential = " + " + ".join(f"e{i}" for i in range(lets)) + ";")
 print("    }\n}")
 EOF
+if [ "${CALL:-0}" = 1 ]; then
+    cat >>src/lib.rs <<EOF
+
+pub fn accelerations(s: &State<$COORDINATES>) -> SVector<f64, $COORDINATES> {
+    Big::default().accelerations(s, &SVector::zeros()).expect("regular")
+}
+EOF
+fi
 echo "model: $LETS lets of $TERMS terms over $COORDINATES coordinates ($(wc -c <src/lib.rs) bytes)"
 echo "rustc: $(rustc --version); $(nproc) cores, $(free -g | awk '/Mem:/ { print $2 }') GB"
 if [ "${PASSES:-0}" = 1 ]; then
