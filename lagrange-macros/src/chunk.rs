@@ -62,7 +62,9 @@ fn idents(tokens: &TokenStream, out: &mut Vec<Ident>) {
 }
 
 /// The locals a statement assigns: `x = …;` and `[x, y, z] = …;` (stores into the mass
-/// matrix and conditional stores assign none).
+/// matrix and conditional stores assign none). The only forms of assignment that
+/// [`Emit`](crate::emit::Emit) writes: a compound assignment (`x += …`) would not be seen
+/// here.
 fn defines(tokens: &TokenStream) -> Vec<Ident> {
     let mut it = tokens.clone().into_iter();
     let (first, second) = (it.next(), it.next());
@@ -124,6 +126,9 @@ impl Parts {
             return quote!(#declaration #(#statements)* #(#tail)*);
         }
         let units: Vec<&TokenStream> = statements.iter().chain(&tail).collect();
+        if units.is_empty() {
+            return TokenStream::new();
+        }
         let uses: Vec<Vec<Ident>> = units
             .iter()
             .map(|u| {
@@ -154,7 +159,13 @@ impl Parts {
                     last_use.insert(i.to_string(), p);
                 }
                 for d in defines(units[k]) {
-                    home.insert(d.to_string(), p);
+                    // Every local is assigned once, by one statement of the code given
+                    // (what `Emit` writes): a second assignment would share its slot.
+                    let first = home.insert(d.to_string(), p);
+                    assert!(
+                        first.is_none(),
+                        "`{d}` assigned twice in straight-line code"
+                    );
                 }
             }
         }
