@@ -82,7 +82,7 @@ fn defines(tokens: &TokenStream) -> Vec<Ident> {
 
 /// A statement's weight in a function: its identifiers (a sum of many terms weighs more
 /// than a product of two), at least one.
-fn weight(uses: &[Ident]) -> usize {
+fn weight<T>(uses: &[T]) -> usize {
     uses.len().max(1)
 }
 
@@ -129,14 +129,20 @@ impl Parts {
         if units.is_empty() {
             return TokenStream::new();
         }
-        let uses: Vec<Vec<Ident>> = units
+        // Each statement's identifiers and the locals it assigns, with their names (read
+        // once: in a compiler session every name is a call to it).
+        let named = |v: Vec<Ident>| -> Vec<(String, Ident)> {
+            v.into_iter().map(|i| (i.to_string(), i)).collect()
+        };
+        let uses: Vec<Vec<(String, Ident)>> = units
             .iter()
             .map(|u| {
                 let mut v = Vec::new();
                 idents(u, &mut v);
-                v
+                named(v)
             })
             .collect();
+        let assigns: Vec<Vec<(String, Ident)>> = units.iter().map(|u| named(defines(u))).collect();
         // Consecutive runs of at most PART.
         let mut bounds = vec![0];
         let mut load = 0;
@@ -151,20 +157,20 @@ impl Parts {
         bounds.push(units.len());
         let parts: Vec<std::ops::Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
         // The part of each definition of this code, and the last part that reads it.
-        let mut home: HashMap<String, usize> = HashMap::new();
-        let mut last_use: HashMap<String, usize> = HashMap::new();
+        let mut home: HashMap<&str, usize> = HashMap::new();
+        let mut last_use: HashMap<&str, usize> = HashMap::new();
         for (p, range) in parts.iter().enumerate() {
             for k in range.clone() {
-                for i in &uses[k] {
-                    last_use.insert(i.to_string(), p);
+                for (name, _) in &uses[k] {
+                    last_use.insert(name, p);
                 }
-                for d in defines(units[k]) {
+                for (name, _) in &assigns[k] {
                     // Every local is assigned once, by one statement of the code given
                     // (what `Emit` writes): a second assignment would share its slot.
-                    let first = home.insert(d.to_string(), p);
+                    let first = home.insert(name, p);
                     assert!(
                         first.is_none(),
-                        "`{d}` assigned twice in straight-line code"
+                        "`{name}` assigned twice in straight-line code"
                     );
                 }
             }
@@ -175,65 +181,65 @@ impl Parts {
         let mut calls = TokenStream::new();
         // The ambient locals that some part reads, to the tape.
         for a in ambient {
-            if last_use.contains_key(&a.to_string()) {
-                let s = slot_literal(self.slot(&a.to_string()));
+            let name = a.to_string();
+            if last_use.contains_key(name.as_str()) {
+                let s = slot_literal(self.slot(&name));
                 calls.extend(quote!(#tape[#s] = #a;));
             }
         }
         let n = self.n;
         for (index, range) in parts.iter().enumerate() {
-            let mut defined: HashSet<String> = HashSet::new();
-            let mut defs: Vec<Ident> = Vec::new();
-            let mut inputs: Vec<Ident> = Vec::new();
-            let mut seen: HashSet<String> = HashSet::new();
+            let mut defs: Vec<&(String, Ident)> = Vec::new();
+            let mut inputs: Vec<&(String, Ident)> = Vec::new();
+            let mut seen: HashSet<&str> = HashSet::new();
             let (mut uses_mass, mut uses_j, mut uses_k) = (false, false, false);
             for u in range.clone() {
-                let own = defines(units[u]);
-                let own_names: HashSet<String> = own.iter().map(Ident::to_string).collect();
-                for i in &uses[u] {
-                    let name = i.to_string();
-                    if own_names.contains(&name) && !defined.contains(&name) {
-                        continue;
+                for read in &uses[u] {
+                    let name = read.0.as_str();
+                    // A local's home is where it is assigned: its own statement, or an
+                    // earlier one of this part when it is not an input.
+                    match home.get(name) {
+                        Some(&h) if h == index => continue,
+                        _ => {}
                     }
-                    match name.as_str() {
+                    match name {
                         "__mass" => uses_mass = true,
                         "__j" => uses_j = true,
                         "__k" => uses_k = true,
                         _ => {}
                     }
-                    let read_from_tape = !defined.contains(&name)
-                        && (home.get(&name).is_some_and(|&h| h < index)
-                            || ambient_names.contains(&name)
-                            || (self.outer.contains(&name) && !home.contains_key(&name)));
-                    if read_from_tape && seen.insert(name.clone()) {
-                        if self.outer.contains(&name) && !home.contains_key(&name) {
-                            self.wanted.insert(name.clone());
+                    // Outer locals this code does not assign come from the tape, written
+                    // by the code that assigns them (asked for through `wanted`).
+                    let outer = self.outer.contains(name) && !home.contains_key(name);
+                    let read_from_tape = home.get(name).is_some_and(|&h| h < index)
+                        || ambient_names.contains(name)
+                        || outer;
+                    if read_from_tape && seen.insert(name) {
+                        if outer {
+                            self.wanted.insert(name.to_owned());
                         }
-                        inputs.push(i.clone());
+                        inputs.push(read);
                     }
                 }
-                for d in own {
-                    if defined.insert(d.to_string()) {
-                        defs.push(d);
-                    }
-                }
+                defs.extend(&assigns[u]);
             }
-            let outputs: Vec<Ident> = defs
+            let outputs: Vec<&(String, Ident)> = defs
                 .iter()
-                .filter(|d| {
-                    let name = d.to_string();
-                    keep.contains(&name) || last_use.get(&name).is_some_and(|&l| l > index)
+                .filter(|(name, _)| {
+                    keep.contains(name) || last_use.get(name.as_str()).is_some_and(|&l| l > index)
                 })
-                .cloned()
+                .copied()
                 .collect();
             let in_slots: Vec<Literal> = inputs
                 .iter()
-                .map(|i| slot_literal(self.slot(&i.to_string())))
+                .map(|(name, _)| slot_literal(self.slot(name)))
                 .collect();
             let out_slots: Vec<Literal> = outputs
                 .iter()
-                .map(|o| slot_literal(self.slot(&o.to_string())))
+                .map(|(name, _)| slot_literal(self.slot(name)))
                 .collect();
+            let [inputs, defs, outputs] =
+                [inputs, defs, outputs].map(|v| v.into_iter().map(|(_, i)| i).collect::<Vec<_>>());
             let name = internal(&format!("__part{}", self.items.len()));
             let mut params = quote!(#tape: &mut [__S; __TAPE]);
             let mut args = quote!(&mut *#tape);
@@ -249,7 +255,7 @@ impl Parts {
                 params.extend(quote!(, #k: usize));
                 args.extend(quote!(, #k));
             }
-            let locals: Vec<Ident> = inputs.iter().chain(&defs).cloned().collect();
+            let locals: Vec<Ident> = inputs.iter().chain(&defs).map(|&i| i.clone()).collect();
             let declaration = declare(&locals, &vec![quote!(__S); locals.len()]);
             let body = units[range.clone()].iter();
             self.items.push(quote! {

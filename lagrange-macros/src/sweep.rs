@@ -630,8 +630,9 @@ fn mass_columns(
     for (g, group) in groups.iter().enumerate() {
         // One sweep seeded on the group's velocities, e_i = one_hot[i].
         let mut column = Emit::new("__c", Scalar::Generic);
+        let seed = |i: usize| internal(&format!("__e{i}"));
         let seed_velocity = |op: Op| match op {
-            Op::Vel(i) if group.contains(&i) => Some(Val::Id(internal(&format!("__e{i}")))),
+            Op::Vel(i) if group.contains(&i) => Some(Val::Id(seed(i))),
             _ => None,
         };
         let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed_velocity);
@@ -648,10 +649,7 @@ fn mass_columns(
                 }
             })
             .collect();
-        let seeds: Vec<Ident> = group
-            .iter()
-            .map(|&i| internal(&format!("__e{i}")))
-            .collect();
+        let seeds: Vec<Ident> = group.iter().map(|&i| seed(i)).collect();
         let straight = parts.straight(
             column.declaration(),
             &column.statements,
@@ -737,9 +735,10 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
 
     // Along the motion (q̇, a, 1): ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t + M a.
     let mut motion = Emit::new("__m", Scalar::Generic);
+    let accelerations_names: Vec<Ident> = (0..n).map(|i| internal(&format!("__a{i}"))).collect();
     let seed_motion = |op: Op| match op {
         Op::Coord(i) => Some(Val::Id(velocity(i))),
-        Op::Vel(i) => Some(Val::Id(internal(&format!("__a{i}")))),
+        Op::Vel(i) => Some(Val::Id(accelerations_names[i].clone())),
         Op::Time => Some(Val::Lit(1.0)),
         _ => None,
     };
@@ -763,7 +762,6 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             })
             .collect()
     };
-    let accelerations_names: Vec<Ident> = (0..n).map(|i| internal(&format!("__a{i}"))).collect();
     let keep_along: HashSet<String> = locals(&along).iter().map(Ident::to_string).collect();
     let motion_code = parts.straight(
         motion.declaration(),
