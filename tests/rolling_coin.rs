@@ -469,20 +469,24 @@ fn upright_rolling_stability_from_the_reduced_linearization() {
             let what = format!("coin {k}, Ω/Ω_c = {ratio}");
             let spin_rate = ratio * critical_spin(&c);
             let motion = upright(spin_rate);
-            // Upright, rolling straight along the heading at r Ω.
+            // Upright, rolling straight along the heading at r Ω. The heading and the
+            // contact point are not fixed by the equations (every heading rolls the same
+            // way): the Gauss–Newton steps that take the lean from 0.04 to 0 move them by
+            // rounding only, a few 1e-12 here (which changes with the order of the mass
+            // matrix's sums), so the state is checked to 1e-11.
             let want = rolling(&c, [0.4, -0.7, 0.3, 0.0, 1.9], 0.0, 0.0, spin_rate);
             assert_slice_close(
                 motion.state.q.as_slice(),
                 want.q.as_slice(),
                 1.0,
-                1e-12,
+                1e-11,
                 &what,
             );
             assert_slice_close(
                 motion.state.qd.as_slice(),
                 want.qd.as_slice(),
                 1.0,
-                1e-12,
+                1e-11,
                 &what,
             );
             let got = &motion.spectrum.eigenvalues;
