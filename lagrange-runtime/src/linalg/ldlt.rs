@@ -6,18 +6,55 @@ use nalgebra::{SMatrix, SVector};
 
 /// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ (along
 /// the model's `tree` when it has a valid one): the constrained solve
-/// ([`kkt::solve`](super::kkt::solve)) without constraints, in `f64`. `None` where a
-/// pivot fails the test of [`factor_mass`](super::factor_mass) (or is NaN): see [`Ldlt`].
+/// ([`kkt::solve`](super::kkt::solve)) without constraints, in `f64`; a 2×2 matrix by its
+/// adjugate ([`adjugate_solve`]) under the same test. `None` where a pivot fails the test
+/// of [`factor_mass`](super::factor_mass) (or is NaN): see [`Ldlt`].
 #[inline]
 pub(crate) fn cholesky_solve<const N: usize>(
     mass: &SMatrix<f64, N, N>,
     rhs: &SVector<f64, N>,
     tree: Option<&super::MassTree<N>>,
 ) -> Option<SVector<f64, N>> {
+    if N == 2 {
+        if let Some(x) = adjugate_solve(mass, rhs) {
+            return Some(x);
+        }
+    }
     let none = SMatrix::<f64, 0, N>::zeros();
     super::kkt::solve(mass, rhs, &none, &SVector::zeros(), tree)
         .ok()
         .map(|(x, _)| x)
+}
+
+/// A 2×2 mass matrix's solve by its adjugate, x = adj(M) rhs / det M: one division where
+/// L D Lᵀ takes two in sequence (the second pivot waits on the first), which is most of
+/// the difference between a two-coordinate model and its textbook closed form. Accepted
+/// under the pivot test of [`Ldlt`], its second pivot d₂ = det M / M₁₁ compared without
+/// the division; `None` otherwise (a determinant that overflows or underflows too), and
+/// the caller factors the matrix as any other.
+#[inline]
+fn adjugate_solve<const N: usize>(
+    mass: &SMatrix<f64, N, N>,
+    rhs: &SVector<f64, N>,
+) -> Option<SVector<f64, N>> {
+    let (a, b, c) = (mass[(0, 0)], mass[(1, 0)], mass[(1, 1)]);
+    let det = a * c - b * b;
+    let threshold = crate::tolerances::SINGULAR_MASS;
+    let largest = largest_diagonal(mass);
+    // clear_pivot(d₂, c, …) with d₂ = det / a and a > 0: det > threshold c a.
+    let regular = clear_pivot(a, a, threshold, largest)
+        && det.is_finite()
+        && det > 0.0
+        && det > threshold * c * a
+        && c > crate::tolerances::NEGLIGIBLE_INERTIA * largest;
+    if !regular {
+        return None;
+    }
+    let inv = det.recip();
+    let mut x = SVector::<f64, N>::zeros();
+    x[0] = (c * rhs[0] - b * rhs[1]) * inv;
+    x[1] = (a * rhs[1] - b * rhs[0]) * inv;
+    Some(x)
 }
 
 /// The square-root-free Cholesky factorization L D Lᵀ of a mass matrix. The pivots dⱼ are
@@ -129,5 +166,77 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
             y[i] = x;
         }
         SVector::from(y)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{adjugate_solve, cholesky_solve, Ldlt};
+    use nalgebra::{SMatrix, SVector};
+
+    type M2 = SMatrix<f64, 2, 2>;
+
+    /// The solve of L D Lᵀ, the reference of the 2×2 adjugate.
+    fn by_ldlt(m: &SMatrix<f64, 2, 2>, b: &SVector<f64, 2>) -> Option<SVector<f64, 2>> {
+        Ldlt::factor(m).map(|f| f.solve(b))
+    }
+
+    /// A symmetric positive definite matrix of scale `scale` and condition up to 1e6, from
+    /// a seed: [[a, b], [b, c]] with b² < a c.
+    fn spd(seed: u64, scale: f64) -> SMatrix<f64, 2, 2> {
+        let r = |k: u64| (((seed * 7919 + k * 104_729) % 1000) as f64 + 1.0) / 1000.0;
+        let (a, c) = (scale * r(1), scale * r(2) * 10f64.powi((seed % 4) as i32));
+        let b = (a * c).sqrt() * (2.0 * r(3) - 1.0) * 0.999;
+        M2::new(a, b, b, c)
+    }
+
+    /// Whatever the scale, the adjugate solves as L D Lᵀ does (to rounding), and M x = b.
+    #[test]
+    fn solves_as_the_factorization_does() {
+        for seed in 0..200 {
+            for scale in [1e-150, 1e-3, 1.0, 7.5, 1e4, 1e150] {
+                let m = spd(seed, scale);
+                let b = SVector::<f64, 2>::new(1.0 - seed as f64 * 0.01, 0.3 * scale);
+                let want = by_ldlt(&m, &b).expect("positive definite");
+                let got = cholesky_solve(&m, &b, None).expect("positive definite");
+                let size = want.amax();
+                assert!(
+                    (got - want).amax() <= 1e-9 * size,
+                    "seed {seed}, scale {scale:e}: {got} against {want}"
+                );
+                let residual = (m * got - b).amax();
+                assert!(residual <= 1e-9 * (m.amax() * size).max(b.amax()));
+            }
+        }
+    }
+
+    /// A singular, indefinite or non-finite matrix, or one with a negligible diagonal
+    /// entry, is left to the factorization, which refuses it; a determinant that overflows
+    /// or underflows too, and the factorization solves it.
+    #[test]
+    fn leaves_what_it_cannot_take_to_the_factorization() {
+        let b = SVector::<f64, 2>::new(1.0, 2.0);
+        let refused = [
+            M2::new(1.0, 2.0, 2.0, 4.0),
+            M2::new(1.0, 3.0, 3.0, 4.0),
+            M2::new(-1.0, 0.0, 0.0, 4.0),
+            M2::new(1.0, 0.0, 0.0, 0.0),
+            M2::new(1.0, 0.0, 0.0, 1e-40),
+            M2::new(f64::NAN, 0.0, 0.0, 1.0),
+            M2::new(1.0, 0.0, 0.0, f64::INFINITY),
+        ];
+        for m in refused {
+            assert!(adjugate_solve(&m, &b).is_none(), "{m}");
+            assert!(cholesky_solve(&m, &b, None).is_none(), "{m}");
+            assert!(by_ldlt(&m, &b).is_none(), "{m}");
+        }
+        for m in [
+            M2::new(1e200, 1e199, 1e199, 1e200),
+            M2::new(1e-200, 1e-201, 1e-201, 1e-200),
+        ] {
+            assert!(adjugate_solve(&m, &b).is_none(), "{m}");
+            let want = by_ldlt(&m, &b).expect("positive definite");
+            assert_eq!(cholesky_solve(&m, &b, None), Some(want));
+        }
     }
 }
