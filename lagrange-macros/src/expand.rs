@@ -675,7 +675,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
     let has_dissipation = l.dissipation.is_some();
     let has_forces = !l.forces.is_empty();
     let quadratic = l.quadratic_in_velocities();
-    let terms = term_fns(l, false);
+    let terms = delegated_term_fns(l);
     let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
     let [x, qdd, scalar] = ["x", "qdd", "__S"].map(internal);
     let lifted = quote!(&[#(<#scalar as #p::From<f64>>::from(self.#fields)),*]);
@@ -764,7 +764,7 @@ fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>, swept: bool) -> Toke
     let p = private();
     let names = c.parameters.iter().map(|x| crate::check::key(&x.name));
     let fields = c.parameters.iter().map(|x| &x.name);
-    let terms = term_fns(c, true);
+    let terms = term_fns(c);
     let parameter_units = units.map(|u| {
         let units = u.parameters.iter().map(Unit::text);
         quote!(const PARAMETER_UNITS: ::core::option::Option<[&'static str; #np]> =
@@ -800,25 +800,72 @@ fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>, swept: bool) -> Toke
     }
 }
 
-/// The model's terms as functions generic over the number type, each taking a `Point`:
-/// `eval_energies`, `eval_dissipation`, `eval_forces` and `eval_constraints`, or with
-/// `parametric` their `_with` forms taking the parameters as an array first.
-fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
+/// `Model`'s terms, `eval_energies`, `eval_dissipation`, `eval_forces` and
+/// `eval_constraints`: those of `Parametric` ([`term_fns`]) at the model's parameters, so
+/// that the terms are written once (a model of 60 `let`s of 120 terms: 2.6 MB of tokens for
+/// each copy of its energies, every one type-checked and borrow-checked).
+fn delegated_term_fns(l: &Lowered) -> TokenStream {
+    let (n, m, np) = (l.coordinates.len(), l.inputs.len(), l.parameters.len());
+    let p = private();
+    let [d, f, x, apply, level] = ["__D", "__F", "x", "apply", "level"].map(internal);
+    let point = point_type(l, &d);
+    let fields = l.parameters.iter().map(|x| &x.name);
+    let values = quote!(&[#(<#d as #p::From<f64>>::from(self.#fields)),*]);
+    let with = quote!(<Self as #p::Parametric<#n, #m, #np>>);
+    let dissipation = l.dissipation.is_some().then(|| {
+        quote! {
+            #[inline]
+            fn eval_dissipation<#d: #p::Scalar>(&self, #x: &#point) -> #d {
+                #with::eval_dissipation_with(self, #values, #x)
+            }
+        }
+    });
+    let forces = (!l.forces.is_empty()).then(|| {
+        quote! {
+            #[inline]
+            fn eval_forces<#d: #p::Scalar, #f: #p::FnMut(#d, #d)>(&self, #x: &#point, #apply: #f) {
+                #with::eval_forces_with(self, #values, #x, #apply)
+            }
+        }
+    });
+    let constraints = (!l.constraints.is_empty()).then(|| {
+        quote! {
+            #[inline]
+            fn eval_constraints<#d: #p::Scalar, #f: #p::FnMut(usize, #d)>(
+                &self,
+                #level: #p::Level,
+                #x: &#point,
+                #apply: #f,
+            ) {
+                #with::eval_constraints_with(self, #level, #values, #x, #apply)
+            }
+        }
+    });
+    quote! {
+        #[inline]
+        fn eval_energies<#d: #p::Scalar>(&self, #x: &#point) -> #p::Energies<#d> {
+            #with::eval_energies_with(self, #values, #x)
+        }
+        #dissipation
+        #forces
+        #constraints
+    }
+}
+
+/// The model's terms as functions generic over the number type, each taking a `Point`,
+/// with the parameters as an array first: `Parametric`'s `eval_energies_with`,
+/// `eval_dissipation_with`, `eval_forces_with` and `eval_constraints_with`.
+fn term_fns(l: &Lowered) -> TokenStream {
     let np = l.parameters.len();
     let p = private();
     let [d, f, x, apply, pa] = ["__D", "__F", "x", "apply", "parameters"].map(internal);
     let point = point_type(l, &d);
-    let args = if parametric {
-        quote!(&self, #pa: &[#d; #np], #x: &#point)
-    } else {
-        quote!(&self, #x: &#point)
-    };
+    let args = quote!(&self, #pa: &[#d; #np], #x: &#point);
     let unpack = unpack_point(&x);
-    let suffix = if parametric { "_with" } else { "" };
-    let fn_name = |base: &str| Ident::new(&format!("{base}{suffix}"), Span::call_site());
+    let fn_name = |base: &str| Ident::new(&format!("{base}_with"), Span::call_site());
     let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]);
 
-    let mut g = Gen::new(l, parametric);
+    let mut g = Gen::new(l, true);
     let kinetic = lift(g.primal(l.kinetic));
     let potential = match l.potential {
         Some(v) => lift(g.primal(v)),
@@ -828,7 +875,7 @@ fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
     let eval_energies = fn_name("eval_energies");
 
     let dissipation = l.dissipation.map(|e| {
-        let mut g = Gen::new(l, parametric);
+        let mut g = Gen::new(l, true);
         let v = g.primal(e);
         let body = g.body(lift(v));
         let eval_dissipation = fn_name("eval_dissipation");
@@ -840,7 +887,7 @@ fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
     });
 
     let forces = (!l.forces.is_empty()).then(|| {
-        let mut g = Gen::new(l, parametric);
+        let mut g = Gen::new(l, true);
         let calls: Vec<TokenStream> = l
             .forces
             .iter()
@@ -858,7 +905,7 @@ fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
         }
     });
 
-    let constraints = constraints_fn(l, &allow, parametric);
+    let constraints = constraints_fn(l, &allow);
     quote! {
         #allow
         #[inline]
@@ -890,10 +937,10 @@ fn units_const(units: Option<&ModelUnits>) -> TokenStream {
     }
 }
 
-/// `eval_constraints` (or `eval_constraints_with`): each constraint as written at
+/// `eval_constraints_with`: each constraint as written at
 /// `Level::Position`; at `Level::Velocity` holonomic ones differentiated along the motion
 /// (their tangent's `eps`) and nonholonomic ones as written.
-fn constraints_fn(l: &Lowered, allow: &TokenStream, parametric: bool) -> Option<TokenStream> {
+fn constraints_fn(l: &Lowered, allow: &TokenStream) -> Option<TokenStream> {
     if l.constraints.is_empty() {
         return None;
     }
@@ -901,7 +948,7 @@ fn constraints_fn(l: &Lowered, allow: &TokenStream, parametric: bool) -> Option<
     let [d, f, apply, level, x, pa] =
         ["__D", "__F", "apply", "level", "x", "parameters"].map(internal);
     let np = l.parameters.len();
-    let mut position = Gen::new(l, parametric);
+    let mut position = Gen::new(l, true);
     let calls: Vec<TokenStream> = l
         .constraints
         .iter()
@@ -912,7 +959,7 @@ fn constraints_fn(l: &Lowered, allow: &TokenStream, parametric: bool) -> Option<
         })
         .collect();
     let position = position.body(quote!(#(#calls)*));
-    let mut velocity = Gen::new(l, parametric);
+    let mut velocity = Gen::new(l, true);
     let calls: Vec<TokenStream> = l
         .constraints
         .iter()
@@ -928,11 +975,7 @@ fn constraints_fn(l: &Lowered, allow: &TokenStream, parametric: bool) -> Option<
         })
         .collect();
     let velocity = velocity.body(quote!(#(#calls)*));
-    let (name, parameters) = if parametric {
-        (quote!(eval_constraints_with), quote!(#pa: &[#d; #np],))
-    } else {
-        (quote!(eval_constraints), quote!())
-    };
+    let (name, parameters) = (quote!(eval_constraints_with), quote!(#pa: &[#d; #np],));
     let point = point_type(l, &d);
     let unpack = unpack_point(&x);
     Some(quote! {

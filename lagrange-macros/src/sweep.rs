@@ -454,7 +454,9 @@ pub(crate) fn loop_groups(sizes: &[usize], rows: &[Vec<bool>]) -> Vec<Vec<usize>
 ///
 /// Returns the statements and the stores of the entries i ≤ j and their mirrors (the
 /// statements' arithmetic is their [`Emit::work`]); `None` when its size (statements and
-/// terms of the entries' sums) is beyond [`MAX_WRITTEN_MASS`].
+/// terms of the entries' sums) is beyond [`MAX_WRITTEN_MASS`], or when the products
+/// before grouping are beyond [`GROUPED_MASS`] times it (a large model, whose products
+/// are not grouped at all).
 fn mass_from_jacobians(
     s: &Sweep,
     adjoint: &[Option<Val>],
@@ -550,16 +552,19 @@ fn mass_from_jacobians(
             .collect();
     }
     // The entries i ≤ j as products w · x · y: a weight (n̄ ∂²n/∂a∂b, free of the
-    // velocities), x an entry of column j of one operand's Jacobian, y of column i of the
-    // other's.
+    // velocities), x an entry of the later column j of one operand's Jacobian, y of the
+    // earlier column i of the other's.
     let mut products: BTreeMap<(usize, usize), Vec<Product>> = BTreeMap::new();
     let mut count = 0;
     for (factors, a, b) in pairs {
         let w = values.weight(factors);
-        for (i, _, y) in &jac[a] {
-            for (j, _, x) in &jac[b] {
+        for (i, _, earlier) in &jac[a] {
+            for (j, _, later) in &jac[b] {
                 if i <= j {
-                    products.entry((*i, *j)).or_default().push((w, *x, *y));
+                    products
+                        .entry((*i, *j))
+                        .or_default()
+                        .push((w, *later, *earlier));
                     count += 1;
                 }
             }
@@ -637,7 +642,8 @@ const EXPANSION: usize = 8;
 /// Jacobian entries then share the sum of their weights ([`Interner::sums`]).
 struct Expansions<'s, 'g> {
     s: &'s Sweep<'g>,
-    /// How many live nodes read each node; `None` when nothing is expanded.
+    /// How many live nodes read each node; `None` when nothing is expanded. An expansion is
+    /// exact whoever reads the node: this decides only what is shared.
     readers: Option<Vec<u32>>,
     done: HashMap<Id, Rc<Combination>>,
 }
@@ -728,7 +734,10 @@ type Combination = Vec<(Vec<Val>, Id)>;
 const GROUPED_MASS: usize = 50;
 
 /// Values by key: equal values (the same literal, the same local) have the same key; and
-/// the weights of the mass matrix's products, by keys of their own.
+/// the weights of the mass matrix's products, by keys of their own. Sound because every
+/// local of the generated code is assigned once: the same name is the same value. Values
+/// equal by arithmetic but not by name (x and 1 · x, weights of opposite signs) have
+/// different keys, which costs sharing, never correctness.
 #[derive(Default)]
 struct Interner {
     keys: HashMap<String, usize>,
