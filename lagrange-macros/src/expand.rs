@@ -675,7 +675,15 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
     let has_dissipation = l.dissipation.is_some();
     let has_forces = !l.forces.is_empty();
     let quadratic = l.quadratic_in_velocities();
-    let terms = delegated_term_fns(l);
+    // A large model's terms are written once, in `impl Parametric`; a small one's twice,
+    // its parameters constants of `f64` here (a dual number times an `f64` costs less than
+    // times a dual: a slider pendulum's constrained accelerations, whose rod length is a
+    // parameter, 1 480 instructions per call against 1 563 through `Parametric`).
+    let terms = if l.nodes.len() > DELEGATE_ABOVE {
+        delegated_term_fns(l)
+    } else {
+        term_fns(l, false)
+    };
     let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
     let [x, qdd, scalar] = ["x", "qdd", "__S"].map(internal);
     let lifted = quote!(&[#(<#scalar as #p::From<f64>>::from(self.#fields)),*]);
@@ -764,7 +772,7 @@ fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>, swept: bool) -> Toke
     let p = private();
     let names = c.parameters.iter().map(|x| crate::check::key(&x.name));
     let fields = c.parameters.iter().map(|x| &x.name);
-    let terms = term_fns(c);
+    let terms = term_fns(c, true);
     let parameter_units = units.map(|u| {
         let units = u.parameters.iter().map(Unit::text);
         quote!(const PARAMETER_UNITS: ::core::option::Option<[&'static str; #np]> =
@@ -799,6 +807,11 @@ fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>, swept: bool) -> Toke
         }
     }
 }
+
+/// Beyond this many nodes of `Lowered`, `impl Model`'s terms call `impl Parametric`'s
+/// ([`delegated_term_fns`]): the G1 humanoid (about 5 100) and the 12 `let`s of 120 terms of
+/// `tests/common/large_model.rs` (5 000) are; the Solo-12 (1 900) is not.
+const DELEGATE_ABOVE: usize = 4_000;
 
 /// `Model`'s terms, `eval_energies`, `eval_dissipation`, `eval_forces` and
 /// `eval_constraints`: those of `Parametric` ([`term_fns`]) at the model's parameters, so
@@ -852,20 +865,25 @@ fn delegated_term_fns(l: &Lowered) -> TokenStream {
     }
 }
 
-/// The model's terms as functions generic over the number type, each taking a `Point`,
-/// with the parameters as an array first: `Parametric`'s `eval_energies_with`,
-/// `eval_dissipation_with`, `eval_forces_with` and `eval_constraints_with`.
-fn term_fns(l: &Lowered) -> TokenStream {
+/// The model's terms as functions generic over the number type, each taking a `Point`:
+/// `eval_energies`, `eval_dissipation`, `eval_forces` and `eval_constraints`, or with
+/// `parametric` their `_with` forms taking the parameters as an array first.
+fn term_fns(l: &Lowered, parametric: bool) -> TokenStream {
     let np = l.parameters.len();
     let p = private();
     let [d, f, x, apply, pa] = ["__D", "__F", "x", "apply", "parameters"].map(internal);
     let point = point_type(l, &d);
-    let args = quote!(&self, #pa: &[#d; #np], #x: &#point);
+    let args = if parametric {
+        quote!(&self, #pa: &[#d; #np], #x: &#point)
+    } else {
+        quote!(&self, #x: &#point)
+    };
     let unpack = unpack_point(&x);
-    let fn_name = |base: &str| Ident::new(&format!("{base}_with"), Span::call_site());
+    let suffix = if parametric { "_with" } else { "" };
+    let fn_name = |base: &str| Ident::new(&format!("{base}{suffix}"), Span::call_site());
     let allow = quote!(#[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]);
 
-    let mut g = Gen::new(l, true);
+    let mut g = Gen::new(l, parametric);
     let kinetic = lift(g.primal(l.kinetic));
     let potential = match l.potential {
         Some(v) => lift(g.primal(v)),
@@ -875,7 +893,7 @@ fn term_fns(l: &Lowered) -> TokenStream {
     let eval_energies = fn_name("eval_energies");
 
     let dissipation = l.dissipation.map(|e| {
-        let mut g = Gen::new(l, true);
+        let mut g = Gen::new(l, parametric);
         let v = g.primal(e);
         let body = g.body(lift(v));
         let eval_dissipation = fn_name("eval_dissipation");
@@ -887,7 +905,7 @@ fn term_fns(l: &Lowered) -> TokenStream {
     });
 
     let forces = (!l.forces.is_empty()).then(|| {
-        let mut g = Gen::new(l, true);
+        let mut g = Gen::new(l, parametric);
         let calls: Vec<TokenStream> = l
             .forces
             .iter()
@@ -905,7 +923,7 @@ fn term_fns(l: &Lowered) -> TokenStream {
         }
     });
 
-    let constraints = constraints_fn(l, &allow);
+    let constraints = constraints_fn(l, &allow, parametric);
     quote! {
         #allow
         #[inline]
@@ -937,10 +955,10 @@ fn units_const(units: Option<&ModelUnits>) -> TokenStream {
     }
 }
 
-/// `eval_constraints_with`: each constraint as written at
+/// `eval_constraints` (or `eval_constraints_with`): each constraint as written at
 /// `Level::Position`; at `Level::Velocity` holonomic ones differentiated along the motion
 /// (their tangent's `eps`) and nonholonomic ones as written.
-fn constraints_fn(l: &Lowered, allow: &TokenStream) -> Option<TokenStream> {
+fn constraints_fn(l: &Lowered, allow: &TokenStream, parametric: bool) -> Option<TokenStream> {
     if l.constraints.is_empty() {
         return None;
     }
@@ -948,7 +966,7 @@ fn constraints_fn(l: &Lowered, allow: &TokenStream) -> Option<TokenStream> {
     let [d, f, apply, level, x, pa] =
         ["__D", "__F", "apply", "level", "x", "parameters"].map(internal);
     let np = l.parameters.len();
-    let mut position = Gen::new(l, true);
+    let mut position = Gen::new(l, parametric);
     let calls: Vec<TokenStream> = l
         .constraints
         .iter()
@@ -959,7 +977,7 @@ fn constraints_fn(l: &Lowered, allow: &TokenStream) -> Option<TokenStream> {
         })
         .collect();
     let position = position.body(quote!(#(#calls)*));
-    let mut velocity = Gen::new(l, true);
+    let mut velocity = Gen::new(l, parametric);
     let calls: Vec<TokenStream> = l
         .constraints
         .iter()
@@ -975,7 +993,11 @@ fn constraints_fn(l: &Lowered, allow: &TokenStream) -> Option<TokenStream> {
         })
         .collect();
     let velocity = velocity.body(quote!(#(#calls)*));
-    let (name, parameters) = (quote!(eval_constraints_with), quote!(#pa: &[#d; #np],));
+    let (name, parameters) = if parametric {
+        (quote!(eval_constraints_with), quote!(#pa: &[#d; #np],))
+    } else {
+        (quote!(eval_constraints), quote!())
+    };
     let point = point_type(l, &d);
     let unpack = unpack_point(&x);
     Some(quote! {
