@@ -176,6 +176,54 @@ fn solo12_state(rng: &mut common::Rng) -> (State<19>, SVector<f64, 18>) {
     (State::new(rng.uniform(0.0, 2.0), q, qd), u)
 }
 
+/// Moving the whole Solo-12 by a horizontal translation changes nothing of its dynamics:
+/// the mass matrix, the accelerations and the inverse dynamics at a state and at the same
+/// state 10 km away agree to rounding of the quantities themselves (the kinetic energy is
+/// written about the base's origin, its arms summed from it, never as a difference of
+/// positions 1e4 m from the origin, which would lose ε · 1e4 / 0.2 m ≈ 1e-11 of them). At
+/// rest and moving.
+#[test]
+fn a_floating_robot_far_from_the_origin_moves_as_near_it() {
+    let solo = Solo12::default();
+    let mut rng = common::Rng(41);
+    for k in 0..4 {
+        let (mut s, u) = solo12_state(&mut rng);
+        if k == 0 {
+            s.qd = SVector::zeros();
+        }
+        // On the unit sphere, so that the constraint holds.
+        let n = s.q.fixed_rows::<4>(3).normalize();
+        s.q.fixed_rows_mut::<4>(3).copy_from(&n);
+        let nd = s.qd.fixed_rows::<4>(3) - n * n.dot(&s.qd.fixed_rows::<4>(3));
+        s.qd.fixed_rows_mut::<4>(3).copy_from(&nd);
+        let mut far = s;
+        far.q[0] += 1e4;
+        far.q[1] -= 7e3;
+        let qdd = SVector::<f64, 19>::from_fn(|i, _| 0.1 * (i as f64 * 0.7).sin());
+        let (near, away) = (solo.mass_matrix(&s, &u), solo.mass_matrix(&far, &u));
+        assert!(
+            (near - away).amax() <= 1e-13 * near.amax(),
+            "{k}: {near}{away}"
+        );
+        let (near, away) = (
+            solo.accelerations(&s, &u).expect("regular"),
+            solo.accelerations(&far, &u).expect("regular"),
+        );
+        assert!(
+            (near - away).amax() <= 1e-12 * near.amax().max(1.0),
+            "{k}: {near}{away}"
+        );
+        let (near, away) = (
+            solo.inverse_dynamics(&s, &qdd, &u),
+            solo.inverse_dynamics(&far, &qdd, &u),
+        );
+        assert!(
+            (near - away).amax() <= 1e-12 * near.amax().max(1.0),
+            "{k}: {near}{away}"
+        );
+    }
+}
+
 /// The derivative checks of `common::derivatives` for the floating base, at the structured
 /// states around the base at the origin with the identity quaternion and every joint at
 /// zero (at rest, moving, and every other coordinate there), at the base turned half

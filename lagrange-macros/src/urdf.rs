@@ -19,7 +19,10 @@
 //!   joint (a its axis, P_R times the joint origin's rotation of the file's axis), and
 //!   v_L, the velocity of the link's point at the reference o (the world's origin, or
 //!   with `floating` the root's origin): v_L = v_P + ((L_p − o) × a) q̇ for a revolute
-//!   joint, v_P + a q̇ for a prismatic one; ċ = v_L + ω_L × (L_c − o). The root's are
+//!   joint, v_P + a q̇ for a prismatic one; ċ = v_L + ω_L × (L_c − o), with `floating`
+//!   L_p − o the sum of the arms from the root, not a difference of positions that may be
+//!   far from the world's origin (`tests/urdf_robots.rs`,
+//!   `a_floating_robot_far_from_the_origin_moves_as_near_it`). The root's are
 //!   zero, or with `floating` ω = `angular_velocity(root_R)` and v = `dot(root_p)`. The
 //!   rotational energy is written as three squares through I = L D Lᵀ
 //!   (`Writer::rotational_energy`). Every link below a joint shares the joint's a and
@@ -975,16 +978,10 @@ impl Writer {
         let mut moves = vec![false; links.len()];
         moves[root] = floating;
         let mut frames = vec![root];
-        // Points relative to the reference point o: the world's origin, or with `floating`
-        // the root's origin.
-        let reference = |point: &str| {
-            let point = self.name(point);
-            if floating {
-                self.binary(BinOp::Sub, point, self.name(&format!("{r}_p")))
-            } else {
-                point
-            }
-        };
+        // Each link's origin from the reference point o, the world's origin or with
+        // `floating` the root's: `L_p`, or with `floating` the sum of the arms from the
+        // root (`None`: o itself), never a difference of positions far from the origin.
+        let mut from_o: Vec<Option<Expr>> = vec![None; links.len()];
         // Each link's angular velocity and the velocity of its point at o, in the world
         // frame, as expressions of its parent's (`None`: zero, a link that does not move).
         let mut omega: Vec<Option<Expr>> = vec![None; links.len()];
@@ -1036,10 +1033,15 @@ impl Writer {
             // ω_L = ω_P + a q̇; v_L = v_P + ((L_p − o) × a) q̇ for a revolute joint, v_P +
             // a q̇ for a prismatic one.
             let (w_parent, v_parent) = (&omega[joint.parent], &velocity[joint.parent]);
-            let turning = spin.clone().map(|spin| {
-                let at = reference(&format!("{child}_p"));
-                self.call("cross", vec![at, spin])
-            });
+            from_o[joint.child] = if floating {
+                self.total([from_o[joint.parent].clone(), Some(arm.clone())])
+            } else {
+                Some(self.name(&format!("{child}_p")))
+            };
+            let turning = spin
+                .clone()
+                .zip(from_o[joint.child].clone())
+                .map(|(spin, at)| self.call("cross", vec![at, spin]));
             velocity[joint.child] = self.total([v_parent.clone(), turning, slide]);
             omega[joint.child] = self.total([w_parent.clone(), spin]);
             let position = self.binary(BinOp::Add, self.name(&format!("{parent}_p")), arm);
@@ -1079,7 +1081,19 @@ impl Writer {
             }
             let m = inertial.mass;
             let c = || self.name(&format!("{id}_c"));
-            let r = || reference(&format!("{id}_c"));
+            // The centre of mass from o.
+            let r = if floating {
+                let about = (com != [0.0; 3]).then(|| {
+                    self.binary(
+                        BinOp::Mul,
+                        self.name(&format!("{id}_R")),
+                        self.vector(com, Some(Si::Metre)),
+                    )
+                });
+                self.total([from_o[l].clone(), about])
+            } else {
+                Some(c())
+            };
             if m > 0.0 {
                 // m g c_z
                 let height = Expr::Index {
@@ -1098,7 +1112,10 @@ impl Writer {
                 potential.push(self.binary(BinOp::Mul, weight, height));
                 // ċ = v + ω × r: v, the velocity of the link's point at o, and ω have
                 // velocity Jacobians that are the same for every link below a joint.
-                let turning = omega[l].clone().map(|w| self.call("cross", vec![w, r()]));
+                let turning = omega[l]
+                    .clone()
+                    .zip(r)
+                    .map(|(w, r)| self.call("cross", vec![w, r]));
                 if let Some(v) = self.total([velocity[l].clone(), turning]) {
                     let speed = self.call("inner", vec![v.clone(), v]);
                     let half = self.number(m / 2.0, Some(Si::Kilogram));
