@@ -12,7 +12,8 @@
 //! The split sweep's mass matrix, bias, momenta, L, inverse dynamics, gradient and
 //! accelerations equal them at the structured states and at random ones; its
 //! linearization (the sweep in dual numbers) equals central differences, in the 2 MiB
-//! stack of a test thread. That this model's sweep is split is the macro's unit test
+//! stack of a test thread; each evaluation allocates one block, its tape, and nothing
+//! else. That this model's sweep is split is the macro's unit test
 //! (`lagrange-macros/src/tests/sweep.rs`). No generic reference passes here: instantiated
 //! over this model's unsplit energies, they took minutes to build.
 
@@ -21,6 +22,7 @@ mod common;
 use common::{assert_close, assert_slice_close, Rng};
 use lagrange_runtime::model::{Model, Point};
 use lagrange_runtime::prelude::*;
+use std::hint::black_box;
 
 include!("common/large_model.rs");
 
@@ -182,4 +184,70 @@ fn the_split_sweep_linearizes_in_a_2_mib_stack() {
         .expect("a thread")
         .join()
         .expect("no panic");
+}
+
+/// Counts the allocations of the thread that makes them, so that tests running in
+/// parallel do not count each other's.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_of(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(|n| n.get());
+    f();
+    ALLOCATIONS.with(|n| n.get()) - before
+}
+
+/// What the README promises of a split model (`tests/no_allocation.rs` proves that a model
+/// that is not split allocates nothing): one allocation per evaluation, its tape, whatever
+/// the number of parts, and none for what it returns.
+#[test]
+fn a_split_evaluation_allocates_its_tape_and_nothing_else() {
+    let model = Large::default();
+    let (s, u) = states().swap_remove(3);
+    let qdd = model.accelerations(&s, &u).expect("a regular mass matrix");
+    let x = Point::new(&s, &u);
+    type Call<'a> = Box<dyn Fn() + 'a>;
+    let calls: [(&str, Call); 5] = [
+        (
+            "accelerations",
+            Box::new(|| _ = black_box(model.accelerations(&s, &u))),
+        ),
+        (
+            "mass_matrix",
+            Box::new(|| _ = black_box(model.mass_matrix(&s, &u))),
+        ),
+        (
+            "inverse_dynamics",
+            Box::new(|| _ = black_box(model.inverse_dynamics(&s, &qdd, &u))),
+        ),
+        (
+            "eval_equations",
+            Box::new(|| _ = black_box(model.eval_equations(&x))),
+        ),
+        (
+            "eval_gradient_in",
+            Box::new(|| _ = black_box(model.eval_gradient_in(&x))),
+        ),
+    ];
+    for (name, call) in &calls {
+        // The first call of each may initialize what the standard library keeps per thread.
+        call();
+        assert_eq!(allocations_of(call), 1, "{name}");
+    }
 }
