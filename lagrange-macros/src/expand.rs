@@ -684,9 +684,8 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
     } else {
         term_fns(l, false)
     };
-    let fields: Vec<&Ident> = l.parameters.iter().map(|x| &x.name).collect();
     let [x, qdd, scalar] = ["x", "qdd", "__S"].map(internal);
-    let lifted = quote!(&[#(<#scalar as #p::From<f64>>::from(self.#fields)),*]);
+    let lifted = lifted_parameters(l, &scalar);
     let equations = &generated.equations;
     let equations_in = sweep_equations(n, &quote!(#scalar), &lifted, &x, true);
     let swept = generated.sweep.as_ref().map(|_| {
@@ -808,6 +807,15 @@ fn parametric_impl(c: &Lowered, units: Option<&ModelUnits>, swept: bool) -> Toke
     }
 }
 
+/// The struct's parameters as an array of the scalar `scalar` (an expression of a method
+/// of `impl Model`), for the functions that take them as values: `__lagrange_sweep` and
+/// `impl Parametric`'s `_with` forms.
+fn lifted_parameters(l: &Lowered, scalar: &Ident) -> TokenStream {
+    let p = private();
+    let fields = l.parameters.iter().map(|x| &x.name);
+    quote!(&[#(<#scalar as #p::From<f64>>::from(self.#fields)),*])
+}
+
 /// Beyond this many nodes of `Lowered`, `impl Model`'s terms call `impl Parametric`'s
 /// ([`delegated_term_fns`]): the G1 humanoid (about 5 100) and the 12 `let`s of 120 terms of
 /// `tests/common/large_model.rs` (5 000) are; the Solo-12 (1 900) is not.
@@ -822,8 +830,7 @@ fn delegated_term_fns(l: &Lowered) -> TokenStream {
     let p = private();
     let [d, f, x, apply, level] = ["__D", "__F", "x", "apply", "level"].map(internal);
     let point = point_type(l, &d);
-    let fields = l.parameters.iter().map(|x| &x.name);
-    let values = quote!(&[#(<#d as #p::From<f64>>::from(self.#fields)),*]);
+    let values = lifted_parameters(l, &d);
     let with = quote!(<Self as #p::Parametric<#n, #m, #np>>);
     let dissipation = l.dissipation.is_some().then(|| {
         quote! {
