@@ -200,26 +200,38 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     let momenta = (0..n).map(|i| get(lagrangian, Mono::D1(qd(i))).unwrap_or(zero.clone()));
     let mut bias = Vec::new();
     for i in 0..n {
-        let mut terms = Vec::new();
+        // (subtracted, term)
+        let mut terms: Vec<(bool, TokenStream)> = Vec::new();
         if let Some(v) = get(lagrangian, Mono::D1(Dir::Q(i))) {
-            terms.push(quote!(+ #v));
+            terms.push((false, quote!(#v)));
         }
         if let Some(v) = get(lagrangian, d2(qd(i), Dir::W)) {
-            terms.push(quote!(- #v));
+            terms.push((true, quote!(#v)));
         }
         for (f, v) in forces {
             if let Some(dv) = get(*v, Mono::D1(qd(i))) {
                 let f = values[*f].clone().expect("live");
-                terms.push(quote!(+ #f * #dv));
+                terms.push((false, quote!(#f * #dv)));
             }
         }
         if let Some(d) = dissipation.and_then(|d| get(d, Mono::D1(qd(i)))) {
-            terms.push(quote!(- #d));
+            terms.push((true, quote!(#d)));
+        }
+        // The first term as it is, not added to a literal zero, which LLVM may not remove
+        // (0.0 + x is not x for x = −0.0).
+        let mut code = TokenStream::new();
+        for (k, (subtracted, term)) in terms.iter().enumerate() {
+            code.extend(match (k, subtracted) {
+                (0, false) => quote!(#term),
+                (0, true) => quote!(-(#term)),
+                (_, false) => quote!(+ #term),
+                (_, true) => quote!(- #term),
+            });
         }
         bias.push(if terms.is_empty() {
             quote!(0.0f64)
         } else {
-            quote!(0.0f64 #(#terms)*)
+            code
         });
     }
     let value = values[lagrangian].clone().expect("live");
