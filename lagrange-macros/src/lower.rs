@@ -643,7 +643,17 @@ impl Lowerer<'_, '_, '_> {
             (Matrix(_, n), Matrix(m, _)) if n == m => Some(self.matrix_product(l, r, at)),
             (Vector(_), Vector(_)) => {
                 let hint = format!("\n= help: a product of two vectors is `inner({a}, {b})` (a scalar) or `cross({a}, {b})` (a vector)");
-                self.mismatch(at, a, l.shape, b, r.shape, &hint);
+                if l.shape == r.shape {
+                    // Not "`a` is a vector of 3, `b` is a vector of 3": equal shapes are
+                    // no mismatch of sizes, `*` takes no two vectors.
+                    let (qa, qb) = (quoted(a, "the left side"), quoted(b, "the right side"));
+                    self.errors.spanning(
+                        at,
+                        format!("mismatched shapes: `*` of two vectors ({qa} and {qb}, each {}) is not defined{hint}", l.shape),
+                    );
+                } else {
+                    self.mismatch(at, a, l.shape, b, r.shape, &hint);
+                }
                 None
             }
             (Vector(_), Matrix(..)) => {
