@@ -506,3 +506,33 @@ fn baumgarte_gains_are_checked_before_the_first_step() {
         model.accelerations(&start, &U)
     );
 }
+
+#[test]
+fn a_constraint_whose_gradient_vanishes_is_named_as_fixing_no_direction() {
+    // A rod of length zero: x² + y² = 0 holds at the origin only, where its gradient
+    // 2 (x, y) is zero. The multiplier is undetermined; the one constraint cannot be
+    // redundant with another, and the message says what is wrong with it instead.
+    let model = Pendulum::new(1.0, 0.0, 9.81);
+    let s = State::new(0.0, SVector::zeros(), SVector::zeros());
+    let err = model.accelerations(&s, &U).unwrap_err();
+    assert!(
+        matches!(&err, DynamicsError::RedundantConstraints { constraints } if constraints == &["rod"]),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("`rod` fixes no direction") && message.contains("Jacobian row is zero"),
+        "{message}"
+    );
+    // Projecting onto a rod of nonzero length from the origin, where the gradient is zero:
+    // Newton cannot move, and the message names the gradient as a cause.
+    let err = Pendulum::default().project(&s, &U, &[], 1e-12).unwrap_err();
+    assert!(
+        matches!(err, DynamicsError::ProjectionFailed { .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("gradient nonzero at the start"),
+        "{err}"
+    );
+}

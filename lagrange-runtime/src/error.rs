@@ -68,7 +68,9 @@ pub enum DynamicsError {
         name: &'static str,
     },
     /// The constraints are redundant (their Jacobian has dependent rows), so the multipliers
-    /// are not unique, or they cannot all hold at once.
+    /// are not unique, or they cannot all hold at once. One constraint named alone depends
+    /// on no other: its own Jacobian row is zero (its gradient vanishes, as that of
+    /// x² + y² = 0 does), which the message says.
     RedundantConstraints {
         /// The constraints involved in the dependency.
         constraints: Vec<&'static str>,
@@ -150,6 +152,13 @@ impl fmt::Display for DynamicsError {
                     _ => write!(f, "{what} `{name}` is not finite"),
                 }
             }
+            // One constraint named alone is dependent on no other (the others' rows are
+            // independent without it, see `constrained::redundant`): its own row is zero.
+            Self::RedundantConstraints { constraints } if constraints.len() == 1 => write!(
+                f,
+                "the constraint `{}` fixes no direction: its Jacobian row is zero, or negligible against the other constraints' (its gradient vanishes, as that of x² + y² = 0 does wherever it holds)",
+                constraints[0]
+            ),
             Self::RedundantConstraints { constraints } => write!(
                 f,
                 "the constraints {} are redundant: their Jacobian rows are linearly dependent",
@@ -162,7 +171,7 @@ impl fmt::Display for DynamicsError {
             ),
             Self::ProjectionFailed { residual } => write!(
                 f,
-                "projection onto the constraints did not converge (residual {residual:e}): are they satisfiable with the coordinates that may move?"
+                "projection onto the constraints did not converge (residual {residual:e}): are they satisfiable with the coordinates that may move, and is each one's gradient nonzero at the start (Newton's steps follow it)?"
             ),
             Self::OffConstraints {
                 positions,
