@@ -58,11 +58,19 @@ pub struct Checked<'a> {
     pub symbols: HashMap<String, Symbol>,
     /// The statement index of each let.
     pub let_statement: Vec<usize>,
+    /// Names whose declaration was refused (reserved, a function's, or declared twice):
+    /// what their uses would say follows from a guess of what was meant.
+    pub contested: Vec<String>,
 }
 
 impl Checked<'_> {
     pub fn symbol(&self, ident: &Ident) -> Option<Symbol> {
         self.symbols.get(&key(ident)).copied()
+    }
+
+    /// Whether `ident`'s declaration was refused, so that a use of it is reported no more.
+    pub fn contested(&self, ident: &Ident) -> bool {
+        self.contested.contains(&key(ident))
     }
 }
 
@@ -92,6 +100,7 @@ pub fn check<'a>(model: &'a Model, errors: &mut Errors) -> Checked<'a> {
         inputs: cx.inputs,
         symbols: cx.symbols,
         let_statement: cx.let_statement,
+        contested: cx.rejected,
     }
 }
 
@@ -134,8 +143,9 @@ struct Checker<'a, 'e> {
     declared_at: HashMap<String, Span>,
     /// Every declaration in order, for suggestions that do not depend on hashing.
     declared_order: Vec<String>,
-    /// Declarations already rejected (reserved or function names): their uses are not
-    /// reported again.
+    /// Declarations already rejected (reserved or function names, and second declarations):
+    /// their uses are not reported again (a name declared twice resolves to its first
+    /// declaration, and is checked as that).
     rejected: Vec<String>,
     let_statement: Vec<usize>,
     parameters: Vec<&'a Parameter>,
@@ -208,6 +218,7 @@ impl<'a> Checker<'a, '_> {
             );
             self.errors
                 .at(*first, format!("`{name}` is first declared here"));
+            self.rejected.push(name);
             return;
         }
         self.declared_at.insert(name.clone(), ident.span());

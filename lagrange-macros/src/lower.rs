@@ -1080,7 +1080,11 @@ impl Lowerer<'_, '_, '_> {
                 _ => None,
             };
             if let Some(problem) = problem {
-                self.errors.spanning(arg.extent(), problem);
+                // `parameters: x; coordinates: x;` or `coordinates: t;` is reported where
+                // it is declared; which `x` a `dot(x)` meant is a guess.
+                if !self.c.contested(ident) {
+                    self.errors.spanning(arg.extent(), problem);
+                }
                 return None;
             }
         }
