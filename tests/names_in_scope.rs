@@ -1,6 +1,7 @@
 //! A model's names never clash with items in the user's scope, lets of literals are plain
 //! numbers in every generated function, raw identifiers are the names they spell, and a
-//! model's `#[cfg]` covers everything generated for it (regressions found in review).
+//! model's `#[cfg]` covers everything generated for it (regressions found in review), and
+//! `parameters:`, `coordinates:` and `inputs:` given more than once append in order.
 
 mod common;
 
@@ -111,4 +112,52 @@ fn derivatives_match_finite_differences() {
         .check();
     Derivatives::new("Raw", &Raw::default()).standard().check();
     Derivatives::new("Shown", &Shown).standard().check();
+}
+
+lagrangian! {
+    /// A cart and its pendulum, each group of declarations beside the `let`s that use it.
+    struct Grouped {
+        parameters: mc = 2.0;
+        coordinates: x;
+        inputs: push;
+        let cart = mc/2 * dot(x)^2;
+        parameters: mp = 0.5, l = 0.8, g = 9.81;
+        coordinates: theta;
+        inputs: tau;
+        let bob = [x + l * sin(theta), -l * cos(theta)];
+        kinetic = cart + mp/2 * inner(dot(bob), dot(bob));
+        potential = mp * g * bob[1];
+        force push on x;
+        force tau on theta;
+    }
+}
+
+lagrangian! {
+    /// The same model with each group declared once.
+    struct Together {
+        parameters: mc = 2.0, mp = 0.5, l = 0.8, g = 9.81;
+        coordinates: x, theta;
+        inputs: push, tau;
+        let bob = [x + l * sin(theta), -l * cos(theta)];
+        kinetic = mc/2 * dot(x)^2 + mp/2 * inner(dot(bob), dot(bob));
+        potential = mp * g * bob[1];
+        force push on x;
+        force tau on theta;
+    }
+}
+
+#[test]
+fn repeated_declarations_append_in_order() {
+    assert_eq!(<Grouped as Dynamics<2, 2>>::COORDINATES, ["x", "theta"]);
+    assert_eq!(<Grouped as Dynamics<2, 2>>::INPUTS, ["push", "tau"]);
+    let grouped = Grouped::new(2.0, 0.5, 0.8, 9.81);
+    let values = lagrange_runtime::model::Parametric::parameter_values(&grouped);
+    assert_eq!(values, [2.0, 0.5, 0.8, 9.81]);
+    let together = Together::default();
+    let s = State::new(0.0, SVector::from([0.3, 0.7]), SVector::from([-0.2, 1.1]));
+    let u = SVector::from([0.4, -0.3]);
+    assert_eq!(
+        grouped.accelerations(&s, &u).unwrap(),
+        together.accelerations(&s, &u).unwrap()
+    );
 }
