@@ -8,28 +8,8 @@ mod common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
-struct Counting;
-
-thread_local! {
-    // Per thread, so tests running in parallel do not count each other's allocations.
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+include!("common/counting_allocator.rs");
 
 lagrangian! {
     /// A driven, damped 2-link arm: every kind of term the runtime evaluates.
@@ -47,12 +27,6 @@ lagrangian! {
         force tau * cos(t) on q2;
         force 0.3 on x2;
     }
-}
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
 }
 
 #[test]

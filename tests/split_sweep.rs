@@ -25,6 +25,7 @@ use lagrange_runtime::prelude::*;
 use std::hint::black_box;
 
 include!("common/large_model.rs");
+include!("common/counting_allocator.rs");
 
 const TOLERANCE: f64 = 1e-11;
 const K: f64 = 1.5;
@@ -186,33 +187,6 @@ fn the_split_sweep_linearizes_in_a_2_mib_stack() {
         .expect("no panic");
 }
 
-/// Counts the allocations of the thread that makes them, so that tests running in
-/// parallel do not count each other's.
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-unsafe impl std::alloc::GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-        unsafe { std::alloc::System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_of(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(|n| n.get());
-    f();
-    ALLOCATIONS.with(|n| n.get()) - before
-}
-
 /// What the README promises of a split model (`tests/no_allocation.rs` proves that a model
 /// that is not split allocates nothing): one allocation per evaluation, its tape, whatever
 /// the number of parts, and none for what it returns.
@@ -248,6 +222,6 @@ fn a_split_evaluation_allocates_its_tape_and_nothing_else() {
     for (name, call) in &calls {
         // The first call of each may initialize what the standard library keeps per thread.
         call();
-        assert_eq!(allocations_of(call), 1, "{name}");
+        assert_eq!(allocations_during(call), 1, "{name}");
     }
 }
