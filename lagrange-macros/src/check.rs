@@ -82,7 +82,7 @@ pub fn check<'a>(model: &'a Model, errors: &mut Errors) -> Checked<'a> {
         symbols: HashMap::new(),
         declared_at: HashMap::new(),
         declared_order: Vec::new(),
-        rejected: Vec::new(),
+        contested: Vec::new(),
         let_statement: Vec::new(),
         parameters: Vec::new(),
         coordinates: Vec::new(),
@@ -100,7 +100,7 @@ pub fn check<'a>(model: &'a Model, errors: &mut Errors) -> Checked<'a> {
         inputs: cx.inputs,
         symbols: cx.symbols,
         let_statement: cx.let_statement,
-        contested: cx.rejected,
+        contested: cx.contested,
     }
 }
 
@@ -143,10 +143,10 @@ struct Checker<'a, 'e> {
     declared_at: HashMap<String, Span>,
     /// Every declaration in order, for suggestions that do not depend on hashing.
     declared_order: Vec<String>,
-    /// Declarations already rejected (reserved or function names, and second declarations):
-    /// their uses are not reported again (a name declared twice resolves to its first
-    /// declaration, and is checked as that).
-    rejected: Vec<String>,
+    /// Names whose declaration was refused (reserved or function names, and second
+    /// declarations), [`Checked::contested`]: their uses are not reported again (a name
+    /// declared twice resolves to its first declaration, and is checked as that).
+    contested: Vec<String>,
     let_statement: Vec<usize>,
     parameters: Vec<&'a Parameter>,
     coordinates: Vec<&'a Declared>,
@@ -197,14 +197,14 @@ impl<'a> Checker<'a, '_> {
     fn declare_name(&mut self, ident: &Ident, symbol: Symbol) {
         let name = key(ident);
         if let Some(meaning) = reserved(&name) {
-            self.rejected.push(name.clone());
+            self.contested.push(name.clone());
             return self.errors.at(
                 ident.span(),
                 format!("`{name}` is reserved (it means {meaning}) and cannot be declared"),
             );
         }
         if Func::from_name(&name).is_some() {
-            self.rejected.push(name.clone());
+            self.contested.push(name.clone());
             return self.errors.at(
                 ident.span(),
                 format!("`{name}` is the name of a function and cannot be declared"),
@@ -218,7 +218,7 @@ impl<'a> Checker<'a, '_> {
             );
             self.errors
                 .at(*first, format!("`{name}` is first declared here"));
-            self.rejected.push(name);
+            self.contested.push(name);
             return;
         }
         self.declared_at.insert(name.clone(), ident.span());
@@ -369,7 +369,7 @@ impl<'a> Checker<'a, '_> {
 
     fn resolve_name(&mut self, ident: &Ident, at: usize) {
         let name = key(ident);
-        if self.rejected.contains(&name) && !self.symbols.contains_key(&name) {
+        if self.contested.contains(&name) && !self.symbols.contains_key(&name) {
             return;
         }
         if Builtin::from_name(&name).is_some() {
