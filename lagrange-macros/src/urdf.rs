@@ -1055,20 +1055,17 @@ impl Writer {
             let id = &link_id[l];
             let inertial = links[l].inertial.as_ref();
             let com = inertial.map_or([0.0; 3], |i| i.xyz);
-            let c = if com == [0.0; 3] {
-                self.name(&format!("{id}_p"))
-            } else {
+            // The centre of mass from the link's origin, R times the file's offset (`None`:
+            // the origin itself).
+            let offset = (com != [0.0; 3]).then(|| {
                 self.binary(
-                    BinOp::Add,
-                    self.name(&format!("{id}_p")),
-                    self.binary(
-                        BinOp::Mul,
-                        self.name(&format!("{id}_R")),
-                        self.vector(com, Some(Si::Metre)),
-                    ),
+                    BinOp::Mul,
+                    self.name(&format!("{id}_R")),
+                    self.vector(com, Some(Si::Metre)),
                 )
-            };
-            out.push(self.let_(&format!("{id}_c"), c));
+            });
+            let c = self.total([Some(self.name(&format!("{id}_p"))), offset.clone()]);
+            out.push(self.let_(&format!("{id}_c"), c.expect("a position")));
             let Some(inertial) =
                 inertial.filter(|i| i.mass > 0.0 || i.inertia.iter().any(|&x| x != 0.0))
             else {
@@ -1083,14 +1080,7 @@ impl Writer {
             let c = || self.name(&format!("{id}_c"));
             // The centre of mass from o.
             let r = if floating {
-                let about = (com != [0.0; 3]).then(|| {
-                    self.binary(
-                        BinOp::Mul,
-                        self.name(&format!("{id}_R")),
-                        self.vector(com, Some(Si::Metre)),
-                    )
-                });
-                self.total([from_o[l].clone(), about])
+                self.total([from_o[l].clone(), offset])
             } else {
                 Some(c())
             };
