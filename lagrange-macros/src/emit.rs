@@ -169,6 +169,12 @@ impl Emit {
     pub fn sum(&mut self, mut terms: Vec<Term>) -> Option<Val> {
         for t in &mut terms {
             t.factors.retain(|v| !v.is_literal(1.0));
+            // `c · x` as `x · c`: the generic scalar takes an `f64` on the right of `*`,
+            // where on the left the literal is converted first (a call, and for a dual
+            // number a full product). The same value: both factors' product rounded once.
+            if let [Val::Lit(_), Val::Id(_), ..] = t.factors.as_slice() {
+                t.factors.swap(0, 1);
+            }
         }
         terms.retain(|t| !t.factors.iter().any(|v| v.is_literal(0.0)));
         if let [t] = terms.as_slice() {

@@ -174,7 +174,20 @@ fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
             bin(e, quote!(-#a))
         }
         Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) => {
-            let (x, y) = (s.val(a).scalar(), s.val(b).scalar());
+            // A literal on the right stays an `f64`, which the generic scalar takes there
+            // (on the left it would be converted first: a call, and for a dual number a
+            // full operation); a sum's or a product's literal goes to the right, the same
+            // value rounded once.
+            let (mut x, mut y) = (s.val(a), s.val(b));
+            let commutes = matches!(g.op(id), Op::Add(..) | Op::Mul(..));
+            if commutes && matches!((&x, &y), (Val::Lit(_), Val::Id(_))) {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let x = x.scalar();
+            let y = match y {
+                Val::Lit(_) => y.to_token_stream(),
+                Val::Id(_) => y.scalar(),
+            };
             bin(
                 e,
                 match g.op(id) {
