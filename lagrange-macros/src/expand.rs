@@ -417,7 +417,14 @@ fn jacobians_impl(l: &Lowered) -> TokenStream {
                 (quote!(self.#name(&#x)), code)
             }
             None => {
-                let eval = internal("__eval_jacobian_lets");
+                // Every `let` has a Jacobian (the usual case): their values are what
+                // `lets` evaluates, by the same method, not a second copy of it.
+                let every_let = ids == let_elements(l);
+                let eval = internal(if every_let {
+                    EVAL_LETS
+                } else {
+                    "__eval_jacobian_lets"
+                });
                 let rows = quote! {
                     #p::jacobian::rows::<#n, #m, #k>(
                         &#x,
@@ -426,7 +433,12 @@ fn jacobians_impl(l: &Lowered) -> TokenStream {
                         |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
                     )
                 };
-                (rows, values_fn(l, &eval, &ids))
+                let eval_fn = if every_let {
+                    TokenStream::new()
+                } else {
+                    values_fn(l, &eval, &ids)
+                };
+                (rows, eval_fn)
             }
         };
     quote! {
@@ -454,6 +466,18 @@ fn jacobians_impl(l: &Lowered) -> TokenStream {
     }
 }
 
+/// The hidden generic method evaluating every element of every `let` ([`let_elements`]).
+const EVAL_LETS: &str = "__eval_lets";
+
+/// The nodes of every `let`'s elements, in the order of the `let`s.
+fn let_elements(l: &Lowered) -> Vec<Id> {
+    l.lets
+        .iter()
+        .filter_map(|l| l.value.as_ref())
+        .flat_map(|v| v.elems.iter().copied())
+        .collect()
+}
+
 /// `Name::lets`, `Name::lets_along`, and the hidden generic method that evaluates the lets.
 fn lets_impl(l: &Lowered) -> TokenStream {
     let name = &l.header.name;
@@ -462,10 +486,7 @@ fn lets_impl(l: &Lowered) -> TokenStream {
     let [s, u, v] = ["s", "u", "v"].map(internal);
     let values: Vec<&crate::lower::Value> =
         l.lets.iter().filter_map(|l| l.value.as_ref()).collect();
-    let ids: Vec<Id> = values
-        .iter()
-        .flat_map(|v| v.elems.iter().copied())
-        .collect();
+    let ids = let_elements(l);
     let mut next = 0;
     let fields = l.lets.iter().zip(&values).map(|(l, value)| {
         let field = &l.name;
@@ -480,7 +501,7 @@ fn lets_impl(l: &Lowered) -> TokenStream {
         quote!(#field: #init)
     });
     let ty = lets_type(&l.header);
-    let eval_lets_name = internal("__eval_lets");
+    let eval_lets_name = internal(EVAL_LETS);
     let eval_lets = values_fn(l, &eval_lets_name, &ids);
     let doc =
         format!("The `let`s of the model at the state `s` with inputs `u`, by name ([`{ty}`]).");
@@ -1127,7 +1148,9 @@ impl<'l> Gen<'l> {
                     }
                 }
             }
-            if self.primal[id] {
+            // A node with a tangent takes its primal value from it (`.re`, in `body`), not
+            // from its operands' primal values.
+            if self.primal[id] && !self.tangent[id] {
                 match op {
                     Op::Dot(a) => {
                         self.tangent[a] = true;
