@@ -6,20 +6,33 @@
 //! machine of 24 GB. Split into functions of [`PART`] statements at most, the cost grows
 //! with the number of functions, linearly.
 //!
-//! The values that cross from one function to another live in a tape, `[S; K]` on the heap,
-//! which the functions read and write at slots known at compile time: a value is written
-//! once by the function that computes it and read by each later function that uses it.
-//! Which ones cross is found from the code itself: a statement `x = …;` or `[x, y, z] = …;`
-//! defines its left side, and reads every identifier of its right side that is a local.
+//! The values that cross from one function to another live in a tape on the heap, rows of
+//! [`LANES`] values, `[[S; LANES]; K]`, at places known at compile time. Which values cross
+//! is found from the code itself: a statement `x = …;` or `[x, y, z] = …;` defines its left
+//! side, and reads every identifier of its right side that is a local. Every value has one
+//! producer (the function that computes it, or the caller's code before the functions run)
+//! and is read by its consumers (later functions, or the caller after them). Each
+//! producer's values fill rows of their own, ordered by who reads them, so that a producer
+//! writes a row in one statement (`__tape[r] = [a, b, …];`) and a consumer reads the values
+//! it needs from a row in one statement (`[a, _, b, ..] = __tape[r];`): a statement and a
+//! bounds check per row, where one per value made half the code of a split sweep (the
+//! 60 `let`s of `benches/compile_cost.sh`: 122 000 reads and 43 000 writes of 366 000
+//! statements, against 14 000 and 1 500 by rows).
+//!
+//! Where a value goes is known only once every producer and consumer is known (the
+//! primal pass, which produces most of them, is rendered last, when the columns of the mass
+//! matrix and the motion's sweep have said what they read), so [`Parts`] records the
+//! functions and renders them in [`Parts::prologue`]; the caller's reads and writes go
+//! through small functions rendered there too.
 //!
 //! [`Parts`] renders either way: inline (the statements as they are, for models below
-//! [`PART`] statements), or as functions and the calls of them.
+//! [`SPLIT_ABOVE`] statements), or as functions and the calls of them.
 
-use crate::emit::declare;
+use crate::emit::{declare_uniform, FAN_OUT};
 use crate::names::{internal, private};
 use proc_macro2::{Delimiter, Literal, TokenStream, TokenTree};
 use quote::quote;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use syn::Ident;
 
 /// The largest function of a split sweep, in identifiers of its statements ([`weight`]).
@@ -34,21 +47,8 @@ pub const PART: usize = 4_000;
 /// all) took 2.1 GB and 23 s unsplit, 1.15 GB and 20 s split.
 pub const SPLIT_ABOVE: usize = 10_000;
 
-/// How code is rendered: inline, or split into functions that share a tape.
-pub struct Parts {
-    split: bool,
-    /// The slot of each value on the tape.
-    slots: HashMap<String, usize>,
-    /// Locals that every function may read from the tape (the leaves, the values of the
-    /// primal and reverse passes), whether a slot was given to them yet or not.
-    outer: HashSet<String>,
-    /// Outer locals some function read, so that their definitions write them.
-    wanted: HashSet<String>,
-    /// The functions.
-    items: Vec<TokenStream>,
-    /// The number of coordinates (the mass matrix's size).
-    n: usize,
-}
+/// The values in a row of the tape.
+const LANES: usize = 32;
 
 /// A statement's identifiers, in order, through every group.
 fn idents(tokens: &TokenStream, out: &mut Vec<Ident>) {
@@ -86,8 +86,84 @@ fn weight<T>(uses: &[T]) -> usize {
     uses.len().max(1)
 }
 
-fn slot_literal(slot: usize) -> Literal {
-    Literal::usize_unsuffixed(slot)
+/// A value that may cross: the code that defines it ([`OUTER`] for the locals every part
+/// may read, else the [`Parts::straight`] call that defines it) and its name.
+type Key = (usize, String);
+
+/// The scope of the outer locals (the leaves, the primal and reverse passes' values).
+const OUTER: usize = 0;
+
+/// A function rendered once the tape's layout is known: a part of straight-line code, or
+/// one of the caller's reads or writes.
+struct Pending {
+    name: Ident,
+    /// Values read from the tape, with their locals.
+    reads: Vec<(Key, Ident)>,
+    /// Values defined here that may be written to the tape (those that someone reads).
+    defines: Vec<(Key, Ident)>,
+    kind: Kind,
+}
+
+enum Kind {
+    /// A part: its statements, after one declaration of its locals.
+    Part {
+        statements: Vec<TokenStream>,
+        mass: bool,
+        j: bool,
+        k: bool,
+    },
+    /// The caller's values given as an array, written to the tape.
+    Write,
+    /// Values read from the tape, returned as an array.
+    Read,
+}
+
+/// How code is rendered: inline, or split into functions that share a tape.
+pub struct Parts {
+    split: bool,
+    /// Locals that every function may read from the tape (the leaves, the values of the
+    /// primal and reverse passes).
+    outer: HashSet<String>,
+    /// The number of coordinates (the mass matrix's size).
+    n: usize,
+    pending: Vec<Pending>,
+    /// Who produces each value (an index of `pending`) and who reads it.
+    producer: HashMap<Key, usize>,
+    consumers: HashMap<Key, Vec<usize>>,
+    /// The key of each local defined by the last `straight` call.
+    latest: HashMap<String, Key>,
+    /// The next scope of a `straight` call.
+    scope: usize,
+}
+
+/// One `let` binding the values read from rows of the tape, `(pattern, row)` each:
+/// `let ((&[a, _, b, ..], &[.., c], …), …) = ((&__tape[3], &__tape[7], …), …);`, a tree
+/// of tuples of at most [`FAN_OUT`] (as [`declare`](crate::emit::declare) makes, for the
+/// same cost of checking a flat pattern). One `let` for all, so that they nest no scopes; by
+/// reference, so that no row is copied whole.
+fn read_rows(rows: Vec<(TokenStream, TokenStream)>) -> TokenStream {
+    fn tree(rows: &[(TokenStream, TokenStream)]) -> (TokenStream, TokenStream) {
+        if rows.len() <= FAN_OUT {
+            let (patterns, rows): (Vec<_>, Vec<_>) = rows.iter().cloned().unzip();
+            return (quote!((#(#patterns,)*)), quote!((#(#rows,)*)));
+        }
+        let size = rows
+            .len()
+            .div_ceil(FAN_OUT)
+            .next_power_of_two()
+            .max(FAN_OUT);
+        let (patterns, rows): (Vec<_>, Vec<_>) = rows.chunks(size).map(tree).unzip();
+        (quote!((#(#patterns,)*)), quote!((#(#rows,)*)))
+    }
+    if rows.is_empty() {
+        return TokenStream::new();
+    }
+    let (pattern, rows) = tree(&rows);
+    quote!(let #pattern = #rows;)
+}
+
+fn row_literal(row: usize) -> Literal {
+    Literal::usize_unsuffixed(row)
 }
 
 impl Parts {
@@ -96,31 +172,63 @@ impl Parts {
     pub fn new(split: bool, outer: impl IntoIterator<Item = String>, n: usize) -> Self {
         Parts {
             split,
-            slots: HashMap::new(),
             outer: outer.into_iter().collect(),
-            wanted: HashSet::new(),
-            items: Vec::new(),
             n,
+            pending: Vec::new(),
+            producer: HashMap::new(),
+            consumers: HashMap::new(),
+            latest: HashMap::new(),
+            scope: OUTER + 1,
         }
     }
 
-    fn slot(&mut self, name: &str) -> usize {
-        let next = self.slots.len();
-        *self.slots.entry(name.to_owned()).or_insert(next)
+    /// The key of a local read or defined by the code of `scope`.
+    fn key(&self, scope: usize, name: &str) -> Key {
+        if self.outer.contains(name) {
+            (OUTER, name.to_owned())
+        } else {
+            (scope, name.to_owned())
+        }
+    }
+
+    /// Records a function named `prefix` and its index; returns its name.
+    fn push(
+        &mut self,
+        prefix: &str,
+        reads: Vec<(Key, Ident)>,
+        defines: Vec<(Key, Ident)>,
+        kind: Kind,
+    ) -> Ident {
+        let index = self.pending.len();
+        for (key, _) in &reads {
+            self.consumers.entry(key.clone()).or_default().push(index);
+        }
+        for (key, _) in &defines {
+            // Every value is defined once: by one statement of the code given (what
+            // `Emit` writes), or once by the caller.
+            let first = self.producer.insert(key.clone(), index);
+            assert!(first.is_none(), "`{}` defined twice", key.1);
+        }
+        let name = internal(&format!("{prefix}{index}"));
+        self.pending.push(Pending {
+            name: name.clone(),
+            reads,
+            defines,
+            kind,
+        });
+        name
     }
 
     /// Straight-line code: the statements of one [`Emit`](crate::emit::Emit) with its
     /// declaration, then `tail` (stores, which read its locals). Inline, as they are;
     /// split, the calls of the functions, after writing the `ambient` locals (defined by
-    /// the caller's code, read by the statements) to the tape. `keep`: the locals that
-    /// code after this reads (written to the tape when split, see [`Parts::load`]).
+    /// the caller's code, read by the statements) to the tape.
     pub fn straight(
         &mut self,
         declaration: TokenStream,
         statements: &[TokenStream],
         tail: Vec<TokenStream>,
         ambient: &[Ident],
-        keep: &HashSet<String>,
     ) -> TokenStream {
         if !self.split {
             return quote!(#declaration #(#statements)* #(#tail)*);
@@ -129,6 +237,8 @@ impl Parts {
         if units.is_empty() {
             return TokenStream::new();
         }
+        let scope = self.scope;
+        self.scope += 1;
         // Each statement's identifiers and the locals it assigns, with their names (read
         // once: in a compiler session every name is a call to it).
         let named = |v: Vec<Ident>| -> Vec<(String, Ident)> {
@@ -156,152 +266,150 @@ impl Parts {
         }
         bounds.push(units.len());
         let parts: Vec<std::ops::Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
-        // The part of each definition of this code, and the last part that reads it.
+        // The part of each definition of this code.
         let mut home: HashMap<&str, usize> = HashMap::new();
-        let mut last_use: HashMap<&str, usize> = HashMap::new();
         for (p, range) in parts.iter().enumerate() {
             for k in range.clone() {
-                for (name, _) in &uses[k] {
-                    last_use.insert(name, p);
-                }
                 for (name, _) in &assigns[k] {
-                    // Every local is assigned once, by one statement of the code given
-                    // (what `Emit` writes): a second assignment would share its slot.
-                    let first = home.insert(name, p);
-                    assert!(
-                        first.is_none(),
-                        "`{name}` assigned twice in straight-line code"
-                    );
+                    home.insert(name, p);
                 }
             }
         }
         let ambient_names: HashSet<String> = ambient.iter().map(Ident::to_string).collect();
-        let p = private();
-        let [tape, mass, j, k] = ["__tape", "__mass", "__j", "__k"].map(internal);
-        let mut calls = TokenStream::new();
-        // The ambient locals that some part reads, to the tape.
-        for a in ambient {
-            let name = a.to_string();
-            if last_use.contains_key(name.as_str()) {
-                let s = slot_literal(self.slot(&name));
-                calls.extend(quote!(#tape[#s] = #a;));
-            }
-        }
-        let n = self.n;
+        let mut read_ambient: HashSet<String> = HashSet::new();
+        let mut specs = Vec::new();
         for (index, range) in parts.iter().enumerate() {
-            let mut defs: Vec<&(String, Ident)> = Vec::new();
-            let mut inputs: Vec<&(String, Ident)> = Vec::new();
+            let mut defs: Vec<(Key, Ident)> = Vec::new();
+            let mut reads: Vec<(Key, Ident)> = Vec::new();
             let mut seen: HashSet<&str> = HashSet::new();
-            let (mut uses_mass, mut uses_j, mut uses_k) = (false, false, false);
+            let (mut mass, mut j, mut k) = (false, false, false);
             for u in range.clone() {
-                for read in &uses[u] {
-                    let name = read.0.as_str();
+                for (name, ident) in &uses[u] {
                     // A local's home is where it is assigned: its own statement, or an
-                    // earlier one of this part when it is not an input.
-                    match home.get(name) {
-                        Some(&h) if h == index => continue,
-                        _ => {}
+                    // earlier one of this part when it is not read from the tape.
+                    if home.get(name.as_str()) == Some(&index) {
+                        continue;
                     }
-                    match name {
-                        "__mass" => uses_mass = true,
-                        "__j" => uses_j = true,
-                        "__k" => uses_k = true,
+                    match name.as_str() {
+                        "__mass" => mass = true,
+                        "__j" => j = true,
+                        "__k" => k = true,
                         _ => {}
                     }
                     // Outer locals this code does not assign come from the tape, written
-                    // by the code that assigns them (asked for through `wanted`).
-                    let outer = self.outer.contains(name) && !home.contains_key(name);
-                    let read_from_tape = home.get(name).is_some_and(|&h| h < index)
-                        || ambient_names.contains(name)
-                        || outer;
-                    if read_from_tape && seen.insert(name) {
-                        if outer {
-                            self.wanted.insert(name.to_owned());
+                    // by the code that assigns them.
+                    let outer = self.outer.contains(name) && !home.contains_key(name.as_str());
+                    let earlier = home.get(name.as_str()).is_some_and(|&h| h < index);
+                    let from_caller = ambient_names.contains(name);
+                    if (earlier || from_caller || outer) && seen.insert(name) {
+                        if from_caller {
+                            read_ambient.insert(name.clone());
                         }
-                        inputs.push(read);
+                        reads.push((self.key(scope, name), ident.clone()));
                     }
                 }
-                defs.extend(&assigns[u]);
-            }
-            let outputs: Vec<&(String, Ident)> = defs
-                .iter()
-                .filter(|(name, _)| {
-                    keep.contains(name) || last_use.get(name.as_str()).is_some_and(|&l| l > index)
-                })
-                .copied()
-                .collect();
-            let in_slots: Vec<Literal> = inputs
-                .iter()
-                .map(|(name, _)| slot_literal(self.slot(name)))
-                .collect();
-            let out_slots: Vec<Literal> = outputs
-                .iter()
-                .map(|(name, _)| slot_literal(self.slot(name)))
-                .collect();
-            let [inputs, defs, outputs] =
-                [inputs, defs, outputs].map(|v| v.into_iter().map(|(_, i)| i).collect::<Vec<_>>());
-            let name = internal(&format!("__part{}", self.items.len()));
-            let mut params = quote!(#tape: &mut [__S; __TAPE]);
-            let mut args = quote!(&mut *#tape);
-            if uses_mass {
-                params.extend(quote!(, #mass: &mut #p::SMatrix<__S, #n, #n>));
-                args.extend(quote!(, #mass));
-            }
-            if uses_j {
-                params.extend(quote!(, #j: usize));
-                args.extend(quote!(, #j));
-            }
-            if uses_k {
-                params.extend(quote!(, #k: usize));
-                args.extend(quote!(, #k));
-            }
-            let locals: Vec<Ident> = inputs.iter().chain(&defs).map(|&i| i.clone()).collect();
-            let declaration = declare(&locals, &vec![quote!(__S); locals.len()]);
-            let body = units[range.clone()].iter();
-            self.items.push(quote! {
-                #[inline(never)]
-                #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
-                fn #name<__S: #p::Scalar>(#params) {
-                    #declaration
-                    #(#inputs = #tape[#in_slots];)*
-                    #(#body)*
-                    #(#tape[#out_slots] = #outputs;)*
+                for (name, ident) in &assigns[u] {
+                    defs.push((self.key(scope, name), ident.clone()));
                 }
-            });
+            }
+            specs.push((range.clone(), reads, defs, mass, j, k));
+        }
+        let tape = internal("__tape");
+        let mut calls = TokenStream::new();
+        // The ambient locals that some part reads, to the tape.
+        let written: Vec<Ident> = ambient
+            .iter()
+            .filter(|a| read_ambient.contains(&a.to_string()))
+            .cloned()
+            .collect();
+        if !written.is_empty() {
+            let defines = written
+                .iter()
+                .map(|a| (self.key(scope, &a.to_string()), a.clone()))
+                .collect();
+            let put = self.push("__put", Vec::new(), defines, Kind::Write);
+            calls.extend(quote!(#put(&mut *#tape, [#(#written),*]);));
+        }
+        for (range, reads, defines, mass, j, k) in specs {
+            let statements = units[range].iter().map(|&u| u.clone()).collect();
+            let kind = Kind::Part {
+                statements,
+                mass,
+                j,
+                k,
+            };
+            let name = self.push("__part", reads, defines, kind);
+            let mut args = quote!(&mut *#tape);
+            for (used, arg) in [(mass, "__mass"), (j, "__j"), (k, "__k")] {
+                if used {
+                    let arg = internal(arg);
+                    args.extend(quote!(, #arg));
+                }
+            }
             calls.extend(quote!(#name(#args);));
         }
+        self.latest = assigns
+            .iter()
+            .flatten()
+            .map(|(name, _)| (name.clone(), self.key(scope, name)))
+            .collect();
         calls
     }
 
-    /// Reads `names` that live on the tape back into locals of the same names, for the
-    /// code after the parts (inline, nothing).
+    /// Reads `names` that live on the tape (outer locals, and the locals of the last
+    /// [`Parts::straight`] code) back into locals of the same names, for the code after
+    /// the parts (inline, nothing).
     pub fn load<'a>(&mut self, names: impl IntoIterator<Item = &'a Ident>) -> TokenStream {
         if !self.split {
             return TokenStream::new();
         }
-        let tape = internal("__tape");
         let mut seen = HashSet::new();
-        let mut code = TokenStream::new();
+        let mut reads = Vec::new();
         for i in names {
             let name = i.to_string();
             if !seen.insert(name.clone()) {
                 continue;
             }
-            if self.outer.contains(&name) {
-                self.wanted.insert(name.clone());
-                self.slot(&name);
-            }
-            if let Some(&s) = self.slots.get(&name) {
-                let s = slot_literal(s);
-                code.extend(quote!(let #i: __S = #tape[#s];));
-            }
+            let key = if self.outer.contains(&name) {
+                (OUTER, name)
+            } else if let Some(key) = self.latest.get(&name) {
+                key.clone()
+            } else {
+                // A local of the caller's own, in scope already.
+                continue;
+            };
+            reads.push((key, i.clone()));
         }
-        code
+        if reads.is_empty() {
+            return TokenStream::new();
+        }
+        let locals: Vec<Ident> = reads.iter().map(|(_, i)| i.clone()).collect();
+        let count = locals.len();
+        let tape = internal("__tape");
+        let get = self.push("__get", reads, Vec::new(), Kind::Read);
+        quote!(let [#(#locals),*]: [__S; #count] = #get(&*#tape);)
     }
 
-    /// The outer locals that parts rendered so far read, or that were loaded.
-    pub fn wanted(&self) -> &HashSet<String> {
-        &self.wanted
+    /// Where each value goes: its row and its lane in the row. Each producer's values that
+    /// someone reads fill rows of their own, grouped by who reads them (so that a reader
+    /// finds its values in few rows); returns the number of rows.
+    fn layout(&self) -> (HashMap<&Key, (usize, usize)>, usize) {
+        let mut place = HashMap::new();
+        let mut rows = 0;
+        for p in &self.pending {
+            let mut out: Vec<(&Vec<usize>, usize, &Key)> = p
+                .defines
+                .iter()
+                .enumerate()
+                .filter_map(|(order, (key, _))| Some((self.consumers.get(key)?, order, key)))
+                .collect();
+            out.sort();
+            for (k, (_, _, key)) in out.iter().enumerate() {
+                place.insert(*key, (rows + k / LANES, k % LANES));
+            }
+            rows += out.len().div_ceil(LANES);
+        }
+        (place, rows)
     }
 
     /// The tape's allocation and the functions, to put at the top of the sweep's body,
@@ -311,28 +419,155 @@ impl Parts {
             return TokenStream::new();
         }
         let tape = internal("__tape");
+        // The leaves that some function reads.
+        let written: Vec<Ident> = writes
+            .iter()
+            .filter(|w| self.consumers.contains_key(&(OUTER, w.to_string())))
+            .cloned()
+            .collect();
         let mut stores = TokenStream::new();
-        for w in writes {
-            let name = w.to_string();
-            if self.wanted.contains(&name) {
-                let s = slot_literal(self.slot(&name));
-                stores.extend(quote!(#tape[#s] = #w;));
-            }
+        if !written.is_empty() {
+            let defines = written
+                .iter()
+                .map(|w| ((OUTER, w.to_string()), w.clone()))
+                .collect();
+            let put = self.push("__put", Vec::new(), defines, Kind::Write);
+            stores.extend(quote!(#put(&mut *#tape, [#(#written),*]);));
         }
-        let size = Literal::usize_unsuffixed(self.slots.len().max(1));
+        let (place, rows) = self.layout();
+        let items: Vec<TokenStream> = self
+            .pending
+            .iter()
+            .map(|pending| self.render(pending, &place))
+            .collect();
+        let size = Literal::usize_unsuffixed(rows.max(1));
         let p = private();
-        let items = &self.items;
         quote! {
             const __TAPE: usize = #size;
             #(#items)*
-            let mut #tape: ::std::boxed::Box<[__S; __TAPE]> =
-                match <::std::boxed::Box<[__S; __TAPE]> as ::core::convert::TryFrom<::std::boxed::Box<[__S]>>>::try_from(
-                    ::std::vec![<__S as #p::From<f64>>::from(0.0); __TAPE].into_boxed_slice(),
+            let mut #tape: ::std::boxed::Box<[[__S; #LANES]; __TAPE]> =
+                match <::std::boxed::Box<[[__S; #LANES]; __TAPE]> as ::core::convert::TryFrom<::std::boxed::Box<[[__S; #LANES]]>>>::try_from(
+                    ::std::vec![[<__S as #p::From<f64>>::from(0.0); #LANES]; __TAPE].into_boxed_slice(),
                 ) {
                     ::core::result::Result::Ok(t) => t,
                     ::core::result::Result::Err(_) => ::core::unreachable!(),
                 };
             #stores
+        }
+    }
+
+    /// One function, with its reads and writes of the tape by rows.
+    fn render(&self, pending: &Pending, place: &HashMap<&Key, (usize, usize)>) -> TokenStream {
+        let tape = internal("__tape");
+        // Reads: one pattern per row, `_` for the lanes not read, all in one `let`
+        // ([`read_rows`]).
+        let mut by_row: BTreeMap<usize, Vec<(usize, &Ident)>> = BTreeMap::new();
+        for (key, local) in &pending.reads {
+            let (row, lane) = place[key];
+            by_row.entry(row).or_default().push((lane, local));
+        }
+        let rows = by_row.into_iter().map(|(row, mut lanes)| {
+            lanes.sort_by_key(|&(lane, _)| lane);
+            // `..` stands for the widest run of lanes not read (before the first, between
+            // two, or after the last), the others are written out, `_` where not read.
+            let mut skip = (0, lanes[0].0);
+            let mut from = 0;
+            for &(lane, _) in &lanes {
+                if lane - from > skip.1 - skip.0 {
+                    skip = (from, lane);
+                }
+                from = lane + 1;
+            }
+            if LANES - from > skip.1 - skip.0 {
+                skip = (from, LANES);
+            }
+            let mut pattern = vec![quote!(_); LANES];
+            for &(lane, local) in &lanes {
+                pattern[lane] = quote!(#local);
+            }
+            if skip.1 > skip.0 {
+                pattern.splice(skip.0..skip.1, [quote!(..)]);
+            }
+            let row = row_literal(row);
+            (quote!(&[#(#pattern),*]), quote!(&#tape[#row]))
+        });
+        let reads = read_rows(rows.collect());
+        // Writes: one array per row, its unused lanes filled with its first value.
+        let mut by_row: BTreeMap<usize, Vec<(usize, &Ident)>> = BTreeMap::new();
+        for (key, local) in &pending.defines {
+            if let Some(&(row, lane)) = place.get(key) {
+                by_row.entry(row).or_default().push((lane, local));
+            }
+        }
+        let writes = by_row.into_iter().map(|(row, mut lanes)| {
+            lanes.sort_by_key(|&(lane, _)| lane);
+            let first = lanes[0].1;
+            let mut values = vec![quote!(#first); LANES];
+            for (lane, local) in lanes {
+                values[lane] = quote!(#local);
+            }
+            let row = row_literal(row);
+            quote!(#tape[#row] = [#(#values),*];)
+        });
+        let p = private();
+        let name = &pending.name;
+        let attributes = quote! {
+            #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        };
+        let tape_type = quote!([[__S; #LANES]; __TAPE]);
+        match &pending.kind {
+            Kind::Part {
+                statements,
+                mass,
+                j,
+                k,
+            } => {
+                let n = self.n;
+                let mut params = quote!(#tape: &mut #tape_type);
+                if *mass {
+                    let mass = internal("__mass");
+                    params.extend(quote!(, #mass: &mut #p::SMatrix<__S, #n, #n>));
+                }
+                for (used, name) in [(*j, "__j"), (*k, "__k")] {
+                    if used {
+                        let name = internal(name);
+                        params.extend(quote!(, #name: usize));
+                    }
+                }
+                let locals: Vec<Ident> = pending.defines.iter().map(|(_, i)| i.clone()).collect();
+                let declaration = declare_uniform(&locals, &quote!(__S));
+                quote! {
+                    #[inline(never)]
+                    #attributes
+                    fn #name<__S: #p::Scalar>(#params) {
+                        #reads
+                        #declaration
+                        #(#statements)*
+                        #(#writes)*
+                    }
+                }
+            }
+            Kind::Write => {
+                let values: Vec<&Ident> = pending.defines.iter().map(|(_, i)| i).collect();
+                let count = values.len();
+                quote! {
+                    #attributes
+                    fn #name<__S: #p::Scalar>(#tape: &mut #tape_type, [#(#values),*]: [__S; #count]) {
+                        #(#writes)*
+                    }
+                }
+            }
+            Kind::Read => {
+                let values: Vec<&Ident> = pending.reads.iter().map(|(_, i)| i).collect();
+                let count = values.len();
+                quote! {
+                    #attributes
+                    fn #name<__S: #p::Scalar>(#tape: &#tape_type) -> [__S; #count] {
+                        #reads
+                        [#(#values),*]
+                    }
+                }
+            }
         }
     }
 }

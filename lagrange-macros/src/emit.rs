@@ -71,7 +71,7 @@ pub enum Scalar {
 }
 
 /// The widest tuple of [`declare`].
-const FAN_OUT: usize = 32;
+pub const FAN_OUT: usize = 32;
 
 /// One `let` declaring `names` (of `types`), uninitialized, as a tree of tuples of at most
 /// [`FAN_OUT`] fields: `let ((a, b, …), (…), …): ((S, S, …), (…), …);`.
@@ -101,6 +101,29 @@ pub fn declare(names: &[Ident], types: &[TokenStream]) -> TokenStream {
     }
     let (pattern, ty) = tree(names, types);
     quote!(let #pattern: #ty;)
+}
+
+/// [`declare`] for locals of one type `ty`: a tree of arrays of at most [`FAN_OUT`]
+/// elements, the type written once per level (`let [[a, b, …], [c, _, …]]: [[S; 32]; 2];`)
+/// where a tuple writes it once per local (half the declaration's tokens). Each level's
+/// last array is filled with `_`.
+pub fn declare_uniform(names: &[Ident], ty: &TokenStream) -> TokenStream {
+    if names.len() <= FAN_OUT {
+        let count = names.len();
+        return quote!(let [#(#names),*]: [#ty; #count];);
+    }
+    let mut patterns: Vec<TokenStream> = names.iter().map(|n| quote!(#n)).collect();
+    let mut ty = ty.clone();
+    while patterns.len() > FAN_OUT {
+        patterns.resize(patterns.len().next_multiple_of(FAN_OUT), quote!(_));
+        patterns = patterns
+            .chunks(FAN_OUT)
+            .map(|c| quote!([#(#c),*]))
+            .collect();
+        ty = quote!([#ty; #FAN_OUT]);
+    }
+    let count = patterns.len();
+    quote!(let [#(#patterns),*]: [#ty; #count];)
 }
 
 /// Statements and the locals they assign, all declared by one `let` at the top
@@ -160,8 +183,7 @@ impl Emit {
             Scalar::F64 => quote!(f64),
             Scalar::Generic => quote!(__S),
         };
-        let types: Vec<TokenStream> = self.declared.iter().map(|_| ty.clone()).collect();
-        declare(&self.declared, &types)
+        declare_uniform(&self.declared, &ty)
     }
 
     /// The sum of the terms, `None` when there are none. Factors of one are left out,
@@ -193,22 +215,56 @@ impl Emit {
             .iter()
             .map(|t| t.factors.len().max(1) + usize::from(t.divisor.is_some()))
             .sum::<usize>();
+        // A sum of literals is a literal: the same additions of the same products, in the
+        // same order, done here.
+        let literal = |v: &Val| match v {
+            Val::Lit(x) => Some(*x),
+            Val::Id(_) => None,
+        };
+        let constant: Option<f64> = terms
+            .iter()
+            .map(|t| match t.divisor {
+                Some(_) => None,
+                None => t.factors.iter().map(literal).product(),
+            })
+            .try_fold(None, |sum: Option<f64>, x| {
+                x.map(|x| Some(sum.map_or(x, |s| s + x)))
+            })
+            .flatten();
+        if let Some(c) = constant {
+            return Some(Val::Lit(c));
+        }
         let mut code = TokenStream::new();
         for (k, t) in terms.iter().enumerate() {
-            let product = match t.factors.split_first() {
+            // A factor of −1 is the term's sign: `a - b`, not `a + b * (-1.0)` (the same
+            // value, negation being exact).
+            let mut negative = false;
+            let mut factors: Vec<&Val> = Vec::with_capacity(t.factors.len());
+            for v in &t.factors {
+                if v.is_literal(-1.0) && (t.factors.len() > 1 || t.divisor.is_some()) {
+                    negative = !negative;
+                } else {
+                    factors.push(v);
+                }
+            }
+            let product = match factors.split_first() {
                 None => self.code(&Val::Lit(1.0)),
                 Some((first, rest)) => rest
                     .iter()
                     .fold(self.code(first), |acc, v| quote!(#acc * #v)),
             };
+            // A literal divisor stays an `f64`, which the generic scalar takes on the
+            // right of `/`.
             let product = match &t.divisor {
-                Some(d) => {
-                    let d = self.code(d);
-                    quote!(#product / #d)
-                }
+                Some(d) => quote!(#product / #d),
                 None => product,
             };
-            code.extend(if k == 0 { product } else { quote!(+ #product) });
+            code.extend(match (k, negative) {
+                (0, false) => product,
+                (0, true) => quote!(-#product),
+                (_, false) => quote!(+ #product),
+                (_, true) => quote!(- #product),
+            });
         }
         Some(self.bind(code))
     }

@@ -53,7 +53,7 @@ use crate::names::{
 };
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use syn::Ident;
 
@@ -921,10 +921,9 @@ fn mass_columns(
         |tangents: &[Option<Val>], i: usize| -> Option<Val> { tangents[velocities[i]?].clone() };
     let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
     let written = sizes.iter().sum::<usize>();
-    let none = HashSet::new();
     if let Some((e, stores)) = by_jacobians {
         if e.work <= columns.iter().map(|c| c.0.work).sum::<usize>() {
-            let code = parts.straight(e.declaration(), &e.statements, stores, &[], &none);
+            let code = parts.straight(e.declaration(), &e.statements, stores, &[]);
             return quote!({ #code });
         }
     }
@@ -937,7 +936,7 @@ fn mass_columns(
                     .filter_map(|i| Some(store_at(mass, i, j, &row(tangents, i)?.scalar())))
                     .collect();
                 let statements = &column.statements;
-                let code = parts.straight(column.declaration(), statements, entries, &[], &none);
+                let code = parts.straight(column.declaration(), statements, entries, &[]);
                 quote!({ #code })
             })
             .collect();
@@ -982,13 +981,7 @@ fn mass_columns(
             })
             .collect();
         let seeds: Vec<Ident> = group.iter().map(|&i| seed(i)).collect();
-        let straight = parts.straight(
-            column.declaration(),
-            &column.statements,
-            entries,
-            &seeds,
-            &none,
-        );
+        let straight = parts.straight(column.declaration(), &column.statements, entries, &seeds);
         code.push(quote! {
             for (#k, #j) in [#(#group),*].into_iter().enumerate() {
                 let mut #one_hot = [<__S as #p::From<f64>>::from(0.0); #n];
@@ -1094,13 +1087,11 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
             })
             .collect()
     };
-    let keep_along: HashSet<String> = locals(&along).iter().map(Ident::to_string).collect();
     let motion_code = parts.straight(
         motion.declaration(),
         &motion.statements,
         Vec::new(),
         &accelerations_names,
-        &keep_along,
     );
     let load_along = parts.load(&locals(&along));
     let results: Vec<Ident> = [&momenta, &gradient, &forces, std::slice::from_ref(&value)]
@@ -1108,8 +1099,7 @@ pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
         .flat_map(locals)
         .collect();
     let load_results = parts.load(&results);
-    let keep_outer = parts.wanted().clone();
-    let passes = parts.straight(e.declaration(), &e.statements, Vec::new(), &[], &keep_outer);
+    let passes = parts.straight(e.declaration(), &e.statements, Vec::new(), &[]);
     let prologue = parts.prologue(&leaves);
     let [momenta, gradient, forces, along] =
         [momenta, gradient, forces, along].map(|v| v.iter().map(Val::scalar).collect::<Vec<_>>());
