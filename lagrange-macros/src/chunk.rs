@@ -14,10 +14,13 @@
 //! and is read by its consumers (later functions, or the caller after them). Each
 //! producer's values fill rows of their own, ordered by who reads them, so that a producer
 //! writes a row in one statement (`__tape[r] = [a, b, …];`) and a consumer reads the values
-//! it needs from a row in one statement (`[a, _, b, ..] = __tape[r];`): a statement and a
-//! bounds check per row, where one per value made half the code of a split sweep (the
-//! 60 `let`s of `benches/compile_cost.sh`: 122 000 reads and 43 000 writes of 366 000
-//! statements, against 14 000 and 1 500 by rows).
+//! it needs from a row by one pattern, all rows in one `let` at its top
+//! (`let (&[a, _, b, ..], &[.., c], …) = (&__tape[r], &__tape[s], …);`): a bounds check
+//! per row, where a statement and a bounds check per value made half the code of a split
+//! sweep (the 60 `let`s of `benches/compile_cost.sh`: 122 000 reads and 43 000 writes of
+//! 366 000 statements, against 13 500 rows read and 1 500 written; its dev build went
+//! from 63 s and 2.5 GB to 44 s and 1.9 GB with the changes to the generated code made
+//! with it).
 //!
 //! Where a value goes is known only once every producer and consumer is known (the
 //! primal pass, which produces most of them, is rendered last, when the columns of the mass
@@ -47,7 +50,9 @@ pub const PART: usize = 4_000;
 /// all) took 2.1 GB and 23 s unsplit, 1.15 GB and 20 s split.
 pub const SPLIT_ABOVE: usize = 10_000;
 
-/// The values in a row of the tape.
+/// The values in a row of the tape. The 60 `let`s of `benches/compile_cost.sh` built in
+/// the same memory with rows of 16, 32 and 64 (2.13–2.14 GB before the reads became one
+/// `let`), and in 48, 47 and 51 s.
 const LANES: usize = 32;
 
 /// A statement's identifiers, in order, through every group.
@@ -105,7 +110,8 @@ struct Pending {
 }
 
 enum Kind {
-    /// A part: its statements, after one declaration of its locals.
+    /// A part: its statements, after the `let` of its reads and one declaration of the
+    /// locals it defines.
     Part {
         statements: Vec<TokenStream>,
         mass: bool,
@@ -463,7 +469,9 @@ impl Parts {
         // ([`read_rows`]).
         let mut by_row: BTreeMap<usize, Vec<(usize, &Ident)>> = BTreeMap::new();
         for (key, local) in &pending.reads {
-            let (row, lane) = place[key];
+            let (row, lane) = *place
+                .get(key)
+                .expect("a value read from the tape is written by its producer");
             by_row.entry(row).or_default().push((lane, local));
         }
         let rows = by_row.into_iter().map(|(row, mut lanes)| {
