@@ -72,6 +72,25 @@ fn no_output_times_is_invalid() {
 }
 
 #[test]
+fn coefficients_whose_sum_overflows_are_reported_when_evaluated() {
+    // The generator adds literals at compile time; 1e308 + 1e308 is infinite, which it
+    // leaves to the evaluation (found by a probe: the macro panicked on it).
+    lagrangian! {
+        struct Huge { coordinates: x; kinetic = dot(x)^2 * 1e308 + dot(x)^2 * 1e308; }
+    }
+    let s = State::new(0.0, SVector::from([1.0]), SVector::from([1.0]));
+    let mass = Huge::default().mass_matrix(&s, &SVector::zeros());
+    assert_eq!(mass[(0, 0)], f64::INFINITY);
+    let error = Huge::default()
+        .accelerations(&s, &SVector::zeros())
+        .unwrap_err();
+    assert!(
+        matches!(error, DynamicsError::NonFiniteResult { .. }),
+        "{error}"
+    );
+}
+
+#[test]
 fn a_lagrangian_undefined_at_the_state_is_reported() {
     lagrangian! {
         struct Log { parameters: k = 1.0; coordinates: x; kinetic = dot(x)^2 / 2; potential = -k * ln(x); }

@@ -231,7 +231,9 @@ impl Emit {
                 x.map(|x| Some(sum.map_or(x, |s| s + x)))
             })
             .flatten();
-        if let Some(c) = constant {
+        // (Only a finite one: an infinite or NaN sum stays arithmetic, for the runtime's
+        // checks to report.)
+        if let Some(c) = constant.filter(|c| c.is_finite()) {
             return Some(Val::Lit(c));
         }
         let mut code = TokenStream::new();
