@@ -1,5 +1,5 @@
 //! A model large enough that `lagrangian!` splits its sweep into functions sharing a tape
-//! (`tests/common/large_model.rs`, 12 `let`s of 120 terms over 6 coordinates, written with
+//! (`tests/common/large_model.rs`, 16 `let`s of 120 terms over 6 coordinates, written with
 //! the table of its terms by `tests/common/large_model.py`). Its equations in closed form:
 //! with eᵢ(x) = Σ c · f(x_a) · x_b, gᵢ = ∇eᵢ and Hᵢ = ∇²eᵢ,
 //!
@@ -13,7 +13,8 @@
 //! accelerations equal them at the structured states and at random ones; its
 //! linearization (the sweep in dual numbers) equals central differences, in the 2 MiB
 //! stack of a test thread; each evaluation allocates one block, its tape, and nothing
-//! else. That this model's sweep is split is the macro's unit test
+//! else. That this model's sweep is split, and its mass matrix's columns computed in a
+//! loop of split functions, is the macro's unit test
 //! (`lagrange-macros/src/tests/sweep.rs`). No generic reference passes here: instantiated
 //! over this model's unsplit energies, they took minutes to build.
 
