@@ -31,7 +31,7 @@
 //! [`Parts`] renders either way: inline (the statements as they are, for models below
 //! [`SPLIT_ABOVE`] statements), or as functions and the calls of them.
 
-use crate::emit::{declare_uniform, FAN_OUT};
+use crate::emit::{declare_uniform, tuple_tree};
 use crate::names::{internal, private};
 use proc_macro2::{Delimiter, Literal, TokenStream, TokenTree};
 use quote::quote;
@@ -145,27 +145,15 @@ pub struct Parts {
 
 /// One `let` binding the values read from rows of the tape, `(pattern, row)` each:
 /// `let ((&[a, _, b, ..], &[.., c], …), …) = ((&__tape[3], &__tape[7], …), …);`, a tree
-/// of tuples of at most [`FAN_OUT`] (as [`declare`](crate::emit::declare) makes, for the
-/// same cost of checking a flat pattern). One `let` for all, so that they nest no scopes; by
+/// of tuples ([`tuple_tree`], as [`declare`](crate::emit::declare) makes, for the same cost
+/// of checking a flat pattern). One `let` for all, so that they nest no scopes; by
 /// reference, so that no row is copied whole.
 fn read_rows(rows: Vec<(TokenStream, TokenStream)>) -> TokenStream {
-    fn tree(rows: &[(TokenStream, TokenStream)]) -> (TokenStream, TokenStream) {
-        if rows.len() <= FAN_OUT {
-            let (patterns, rows): (Vec<_>, Vec<_>) = rows.iter().cloned().unzip();
-            return (quote!((#(#patterns,)*)), quote!((#(#rows,)*)));
-        }
-        let size = rows
-            .len()
-            .div_ceil(FAN_OUT)
-            .next_power_of_two()
-            .max(FAN_OUT);
-        let (patterns, rows): (Vec<_>, Vec<_>) = rows.chunks(size).map(tree).unzip();
-        (quote!((#(#patterns,)*)), quote!((#(#rows,)*)))
-    }
     if rows.is_empty() {
         return TokenStream::new();
     }
-    let (pattern, rows) = tree(&rows);
+    let (patterns, rows): (Vec<_>, Vec<_>) = rows.into_iter().unzip();
+    let (pattern, rows) = tuple_tree(&patterns, &rows);
     quote!(let #pattern = #rows;)
 }
 

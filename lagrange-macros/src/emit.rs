@@ -71,7 +71,7 @@ pub enum Scalar {
 }
 
 /// The widest tuple of [`declare`].
-pub const FAN_OUT: usize = 32;
+const FAN_OUT: usize = 32;
 
 /// One `let` declaring `names` (of `types`), uninitialized, as a tree of tuples of at most
 /// [`FAN_OUT`] fields: `let ((a, b, …), (…), …): ((S, S, …), (…), …);`.
@@ -83,24 +83,29 @@ pub const FAN_OUT: usize = 32;
 /// flat tuple of k fields costs it k² (a model of 20 `let`s of 120 terms: 55% of the
 /// memory its build took, 3.4 GB at the largest), a tree k · FAN_OUT · depth.
 pub fn declare(names: &[Ident], types: &[TokenStream]) -> TokenStream {
-    fn tree(names: &[Ident], types: &[TokenStream]) -> (TokenStream, TokenStream) {
-        if names.len() <= FAN_OUT {
-            return (quote!((#(#names,)*)), quote!((#(#types,)*)));
-        }
-        let size = names
-            .len()
-            .div_ceil(FAN_OUT)
-            .next_power_of_two()
-            .max(FAN_OUT);
-        let (patterns, tys): (Vec<_>, Vec<_>) = names
-            .chunks(size)
-            .zip(types.chunks(size))
-            .map(|(n, t)| tree(n, t))
-            .unzip();
-        (quote!((#(#patterns,)*)), quote!((#(#tys,)*)))
-    }
-    let (pattern, ty) = tree(names, types);
+    let names: Vec<TokenStream> = names.iter().map(ToTokens::to_token_stream).collect();
+    let (pattern, ty) = tuple_tree(&names, types);
     quote!(let #pattern: #ty;)
+}
+
+/// Two lists of the same length as trees of tuples of the same shape, at most
+/// [`FAN_OUT`] fields each (a pattern and its type, or a pattern and its value), for one
+/// `let` of many bindings ([`declare`]).
+pub fn tuple_tree(left: &[TokenStream], right: &[TokenStream]) -> (TokenStream, TokenStream) {
+    if left.len() <= FAN_OUT {
+        return (quote!((#(#left,)*)), quote!((#(#right,)*)));
+    }
+    let size = left
+        .len()
+        .div_ceil(FAN_OUT)
+        .next_power_of_two()
+        .max(FAN_OUT);
+    let (left, right): (Vec<_>, Vec<_>) = left
+        .chunks(size)
+        .zip(right.chunks(size))
+        .map(|(l, r)| tuple_tree(l, r))
+        .unzip();
+    (quote!((#(#left,)*)), quote!((#(#right,)*)))
 }
 
 /// [`declare`] for locals of one type `ty`: a tree of arrays of at most [`FAN_OUT`]
