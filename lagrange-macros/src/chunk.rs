@@ -134,8 +134,9 @@ pub struct Parts {
     /// The number of coordinates (the mass matrix's size).
     n: usize,
     pending: Vec<Pending>,
-    /// Who produces each value (an index of `pending`) and who reads it.
-    producer: HashMap<Key, usize>,
+    /// The values some function defines (each once), and who reads each (indices of
+    /// `pending`).
+    defined: HashSet<Key>,
     consumers: HashMap<Key, Vec<usize>>,
     /// The key of each local defined by the last `straight` call.
     latest: HashMap<String, Key>,
@@ -170,7 +171,7 @@ impl Parts {
             outer: outer.into_iter().collect(),
             n,
             pending: Vec::new(),
-            producer: HashMap::new(),
+            defined: HashSet::new(),
             consumers: HashMap::new(),
             latest: HashMap::new(),
             scope: OUTER + 1,
@@ -201,8 +202,8 @@ impl Parts {
         for (key, _) in &defines {
             // Every value is defined once: by one statement of the code given (what
             // `Emit` writes), or once by the caller.
-            let first = self.producer.insert(key.clone(), index);
-            assert!(first.is_none(), "`{}` defined twice", key.1);
+            let first = self.defined.insert(key.clone());
+            assert!(first, "`{}` defined twice", key.1);
         }
         let name = internal(&format!("{prefix}{index}"));
         self.pending.push(Pending {
@@ -312,19 +313,13 @@ impl Parts {
         let tape = internal("__tape");
         let mut calls = TokenStream::new();
         // The ambient locals that some part reads, to the tape.
-        let written: Vec<Ident> = ambient
+        let written = ambient
             .iter()
-            .filter(|a| read_ambient.contains(&a.to_string()))
-            .cloned()
+            .map(|a| (a.to_string(), a))
+            .filter(|(name, _)| read_ambient.contains(name))
+            .map(|(name, a)| (self.key(scope, &name), a.clone()))
             .collect();
-        if !written.is_empty() {
-            let defines = written
-                .iter()
-                .map(|a| (self.key(scope, &a.to_string()), a.clone()))
-                .collect();
-            let put = self.push("__put", Vec::new(), defines, Kind::Write);
-            calls.extend(quote!(#put(&mut *#tape, [#(#written),*]);));
-        }
+        calls.extend(self.put(written));
         for (range, reads, defines, mass, j, k) in specs {
             let statements = units[range].iter().map(|&u| u.clone()).collect();
             let kind = Kind::Part {
@@ -349,6 +344,18 @@ impl Parts {
             .map(|(name, _)| (name.clone(), self.key(scope, name)))
             .collect();
         calls
+    }
+
+    /// The caller's locals `values` written to the tape, by a function rendered in
+    /// [`Parts::prologue`]: its call (nothing when there are none).
+    fn put(&mut self, values: Vec<(Key, Ident)>) -> TokenStream {
+        if values.is_empty() {
+            return TokenStream::new();
+        }
+        let locals: Vec<Ident> = values.iter().map(|(_, i)| i.clone()).collect();
+        let tape = internal("__tape");
+        let put = self.push("__put", Vec::new(), values, Kind::Write);
+        quote!(#put(&mut *#tape, [#(#locals),*]);)
     }
 
     /// Reads `names` that live on the tape (outer locals, and the locals of the last
@@ -415,20 +422,12 @@ impl Parts {
         }
         let tape = internal("__tape");
         // The leaves that some function reads.
-        let written: Vec<Ident> = writes
+        let written = writes
             .iter()
-            .filter(|w| self.consumers.contains_key(&(OUTER, w.to_string())))
-            .cloned()
+            .map(|w| ((OUTER, w.to_string()), w.clone()))
+            .filter(|(key, _)| self.consumers.contains_key(key))
             .collect();
-        let mut stores = TokenStream::new();
-        if !written.is_empty() {
-            let defines = written
-                .iter()
-                .map(|w| ((OUTER, w.to_string()), w.clone()))
-                .collect();
-            let put = self.push("__put", Vec::new(), defines, Kind::Write);
-            stores.extend(quote!(#put(&mut *#tape, [#(#written),*]);));
-        }
+        let stores = self.put(written);
         let (place, rows) = self.layout();
         let items: Vec<TokenStream> = self
             .pending
