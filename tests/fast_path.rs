@@ -255,6 +255,19 @@ lagrangian! {
 }
 
 lagrangian! {
+    /// A point at x = a·b on a line, and a kinetic term of each coordinate so that M is
+    /// regular: ∂L/∂a and ∂²L/∂ȧ∂w both hold m ẋ ∂ẋ/∂a = m (ȧ b + a ḃ) ḃ, which cancels
+    /// in the right-hand side −m ∂x/∂a ẍ|q̈=0 = −2 m b ȧ ḃ.
+    pub struct ProductPosition {
+        parameters: m = 1.0, k = 1.0;
+        coordinates: a, b;
+
+        let x = a * b;
+        kinetic = m/2 * dot(x)^2 + k/2 * (dot(a)^2 + dot(b)^2);
+    }
+}
+
+lagrangian! {
     /// Lets that depend only on parameters (and on literals); a parameter without default.
     pub struct ParameterLets {
         parameters: m = 2.0, l = 0.9, g = 9.81, k;
@@ -799,6 +812,42 @@ fn holonomic_constraint() {
 #[test]
 fn nonholonomic_constraint() {
     assert_fast_path_matches("KnifeEdge", &KnifeEdge::default(), ORDER_ONE);
+}
+
+/// The fast path's right-hand side is −Σ m ∂x/∂q ẍ|q̈=0 for a kinetic term m/2 ẋ²: the
+/// terms m ẋ ∂ẋ/∂q of ∂L/∂q and of d/dt ∂L/∂q̇, which cancel, are never computed, so a
+/// small right-hand side next to large ones has full relative accuracy. At a = 10⁶,
+/// b = 10⁻⁶, ȧ = 1, ḃ = 10³, the cancelling terms are about 10¹² and the right-hand side
+/// of a is −2·10⁻³: subtracting them in floating point would leave an error near 10⁻⁴.
+#[test]
+fn right_hand_side_without_cancellation() {
+    let model = ProductPosition::new(1.5, 0.5);
+    for (a, b, ad, bd) in [
+        (1e6, 1e-6, 1.0, 1e3),
+        (-3e5, 2e-5, -0.7, 4e2),
+        (0.0, 0.0, 1.0, 1.0),
+    ] {
+        let s = State::new(0.0, SVector::from([a, b]), SVector::from([ad, bd]));
+        let u = SVector::<f64, 0>::zeros();
+        let e = model.eval_equations(&Point::new(&s, &u));
+        let m = 1.5;
+        let want = [-2.0 * m * b * ad * bd, -2.0 * m * a * ad * bd];
+        for i in 0..2 {
+            let err = (e.bias[i] - want[i]).abs();
+            assert!(
+                err <= 4.0 * f64::EPSILON * want[i].abs(),
+                "bias[{i}] at (a, b, ȧ, ḃ) = ({a}, {b}, {ad}, {bd}): {} against {}",
+                e.bias[i],
+                want[i]
+            );
+        }
+        let mass = [[m * b * b + 0.5, m * a * b], [m * a * b, m * a * a + 0.5]];
+        for (i, row) in mass.iter().enumerate() {
+            for (j, want) in row.iter().enumerate() {
+                assert!((e.mass[(i, j)] - want).abs() <= 4.0 * f64::EPSILON * want.abs());
+            }
+        }
+    }
 }
 
 #[test]

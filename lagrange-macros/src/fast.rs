@@ -7,8 +7,12 @@
 //!
 //! - first order along `q_i`, `q̇_i` and `w`, where `w` is the direction of the motion
 //!   with the velocities held fixed, (q̇, 0, 1) in (q, q̇, t);
-//! - second order in the pairs (q̇_i, q̇_j) (the mass matrix), (q̇_i, w) (∂²L/∂q̇∂q q̇ +
-//!   ∂²L/∂q̇∂t), and, inside `dot`, (q_i, w) and (w, w).
+//! - second order in the pairs (q̇_i, q̇_j) (the mass matrix) and, inside `dot`, (q_i, w)
+//!   and (w, w);
+//! - the right-hand side's ∂/∂q_i − ∂²/∂q̇_i∂w (∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t) as one
+//!   component, `Mono::Bias`, whose rules leave out what cancels between its two parts:
+//!   for T = Σ ½ m ẋ² it is −Σ m ∂x/∂q ẍ|q̈=0, computed from each position's Jacobian and
+//!   drift, never from ∂ẋ/∂q.
 //!
 //! The rules are those of a second-order dual number (the product rule, the chain rule
 //! with `f′` and `f″` from `lagrange_runtime::jet`), applied
@@ -54,11 +58,18 @@ enum Dir {
 }
 
 /// A derivative component: first order along one direction, or second order along two
-/// (stored with `a <= b`).
+/// (stored with `a <= b`), or the difference [`Mono::Bias`] of two.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Mono {
     D1(Dir),
     D2(Dir, Dir),
+    /// ∂/∂q_i − ∂²/∂q̇_i∂w, the i-th entry of the equations' right-hand side for L, carried
+    /// as one component so that what cancels in it is never computed. For `dot(e)` it is
+    /// zero, exactly: both parts are ∂²e/∂q_i∂w (∂ė/∂q_i = d/dt ∂e/∂q_i). For a product
+    /// a b it is a B(b) + B(a) b − ∂a/∂q̇_i ∂b/∂w − ∂a/∂w ∂b/∂q̇_i, for f(a) it is
+    /// f′ B(a) − f″ ∂a/∂q̇_i ∂a/∂w, linear otherwise. For T = Σ ½ m (dot(x))², say, this
+    /// is −Σ m ∂x/∂q_i ẍ|q̈=0, where the two parts each hold Σ m ẋ ∂ẋ/∂q_i as well.
+    Bias(usize),
 }
 
 fn d2(a: Dir, b: Dir) -> Mono {
@@ -92,9 +103,16 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
         // the first-order ones of every second-order component.
         let mut chain = set.clone();
         for m in &set {
-            if let Mono::D2(a, b) = *m {
-                chain.insert(Mono::D1(a));
-                chain.insert(Mono::D1(b));
+            match *m {
+                Mono::D2(a, b) => {
+                    chain.insert(Mono::D1(a));
+                    chain.insert(Mono::D1(b));
+                }
+                Mono::Bias(i) => {
+                    chain.insert(Mono::D1(Dir::Qd(i)));
+                    chain.insert(Mono::D1(Dir::W));
+                }
+                Mono::D1(_) => {}
             }
         }
         let mut require = |operand: Id, s: &BTreeSet<Mono>| {
@@ -114,6 +132,11 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
                 require(a, &set);
                 require(b, &BTreeSet::new());
             }
+            // A constant factor scales every component: the other needs only the node's.
+            Op::Mul(a, b) if !g.varies(a) || !g.varies(b) => {
+                require(a, &set);
+                require(b, &set);
+            }
             Op::Mul(a, b) | Op::Binary(_, a, b) => {
                 require(a, &chain);
                 require(b, &chain);
@@ -131,10 +154,12 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
                         Mono::D1(Dir::Q(i)) => s.insert(d2(Dir::Q(i), Dir::W)),
                         Mono::D1(Dir::Qd(i)) => s.insert(Mono::D1(Dir::Q(i))),
                         Mono::D1(Dir::W) => s.insert(d2(Dir::W, Dir::W)),
-                        Mono::D2(Dir::Qd(i), Dir::W) => s.insert(d2(Dir::Q(i), Dir::W)),
-                        Mono::D2(Dir::Qd(_), Dir::Qd(_)) => false,
-                        // Would need third derivatives of `e`; the checker forbids `dot`
-                        // of velocities, which is the only way to get here.
+                        // Zero: ė is linear in q̇, and its Bias vanishes (`Mono::Bias`).
+                        Mono::D2(Dir::Qd(_), Dir::Qd(_)) | Mono::Bias(_) => false,
+                        // Would need third derivatives of `e`: reached only by a `dot` of
+                        // velocities, which the checker forbids (no root asks for the
+                        // other pairs, (q̇_i, w) included, since the right-hand side is a
+                        // Bias).
                         Mono::D2(..) => return None,
                     };
                 }
@@ -147,6 +172,17 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
 }
 
 type Comps = BTreeMap<Mono, Val>;
+
+/// The two first-order directions whose products make the second-order part of `m` (in
+/// the product and the chain rule), and the factor −1 when they are subtracted (a
+/// [`Mono::Bias`]); `None` for a first-order component.
+fn second_order(m: Mono, minus: &Val) -> Option<(Dir, Dir, Option<&Val>)> {
+    match m {
+        Mono::D1(_) => None,
+        Mono::D2(a, b) => Some((a, b, None)),
+        Mono::Bias(i) => Some((Dir::Qd(i), Dir::W, Some(minus))),
+    }
+}
 
 /// Terms of a sum, each a product of the factors given.
 fn products(terms: Vec<Vec<&Val>>) -> Vec<Term> {
@@ -172,9 +208,8 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     let qd = |i| Dir::Qd(i);
     let mut l_needs = BTreeSet::new();
     for i in 0..n {
-        l_needs.insert(Mono::D1(Dir::Q(i)));
+        l_needs.insert(Mono::Bias(i));
         l_needs.insert(Mono::D1(qd(i)));
-        l_needs.insert(d2(qd(i), Dir::W));
         for j in i..n {
             l_needs.insert(d2(qd(i), qd(j)));
         }
@@ -202,11 +237,8 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
     for i in 0..n {
         // (subtracted, term)
         let mut terms: Vec<(bool, TokenStream)> = Vec::new();
-        if let Some(v) = get(lagrangian, Mono::D1(Dir::Q(i))) {
+        if let Some(v) = get(lagrangian, Mono::Bias(i)) {
             terms.push((false, quote!(#v)));
-        }
-        if let Some(v) = get(lagrangian, d2(qd(i), Dir::W)) {
-            terms.push((true, quote!(#v)));
         }
         for (f, v) in forces {
             if let Some(dv) = get(*v, Mono::D1(qd(i))) {
@@ -397,6 +429,7 @@ fn node(
     t: &Ident,
 ) -> (Val, Comps) {
     let val = |a: Id| values[a].clone().expect("operands come first");
+    let minus = Val::Lit(-1.0);
     let mut out = Comps::new();
     let value = match g.op(id) {
         Op::Lit(bits) => Val::Lit(f64::from_bits(bits)),
@@ -413,6 +446,7 @@ fn node(
         Op::D1(_) | Op::P1(..) => unreachable!("`needs` declines a graph with derivative nodes"),
         Op::Coord(i) => {
             out.insert(Mono::D1(Dir::Q(i)), Val::Lit(1.0));
+            out.insert(Mono::Bias(i), Val::Lit(1.0));
             out.insert(Mono::D1(Dir::W), Val::Id(velocity(i)));
             Val::Id(coordinate(i))
         }
@@ -457,13 +491,13 @@ fn node(
                 if let Some(x) = ca.get(m) {
                     terms.push(vec![x, &vb]);
                 }
-                if let Mono::D2(d, f) = *m {
+                if let Some((d, f, sign)) = second_order(*m, &minus) {
                     let (d, f) = (Mono::D1(d), Mono::D1(f));
                     if let (Some(x), Some(y)) = (ca.get(&d), cb.get(&f)) {
-                        terms.push(vec![x, y]);
+                        terms.push(sign.into_iter().chain([x, y]).collect());
                     }
                     if let (Some(x), Some(y)) = (ca.get(&f), cb.get(&d)) {
-                        terms.push(vec![x, y]);
+                        terms.push(sign.into_iter().chain([x, y]).collect());
                     }
                 }
                 if let Some(v) = e.sum(products(terms)) {
@@ -495,9 +529,9 @@ fn node(
                 if let Some(x) = ca.get(m) {
                     terms.push(vec![&f1, x]);
                 }
-                if let Mono::D2(d, h) = *m {
+                if let Some((d, h, sign)) = second_order(*m, &minus) {
                     if let (Some(x), Some(y)) = (ca.get(&Mono::D1(d)), ca.get(&Mono::D1(h))) {
-                        terms.push(vec![&f2, x, y]);
+                        terms.push(sign.into_iter().chain([&f2, x, y]).collect());
                     }
                 }
                 if let Some(v) = e.sum(products(terms)) {
@@ -521,19 +555,18 @@ fn node(
                 if let Some(x) = cb.get(m) {
                     terms.push(vec![&fb, x]);
                 }
-                if let Mono::D2(d, h) = *m {
+                if let Some((d, h, sign)) = second_order(*m, &minus) {
                     let (d, h) = (Mono::D1(d), Mono::D1(h));
-                    if let (Some(x), Some(y)) = (ca.get(&d), ca.get(&h)) {
-                        terms.push(vec![&faa, x, y]);
-                    }
-                    if let (Some(x), Some(y)) = (ca.get(&d), cb.get(&h)) {
-                        terms.push(vec![&fab, x, y]);
-                    }
-                    if let (Some(x), Some(y)) = (ca.get(&h), cb.get(&d)) {
-                        terms.push(vec![&fab, x, y]);
-                    }
-                    if let (Some(x), Some(y)) = (cb.get(&d), cb.get(&h)) {
-                        terms.push(vec![&fbb, x, y]);
+                    let pairs = [
+                        (&faa, ca.get(&d), ca.get(&h)),
+                        (&fab, ca.get(&d), cb.get(&h)),
+                        (&fab, ca.get(&h), cb.get(&d)),
+                        (&fbb, cb.get(&d), cb.get(&h)),
+                    ];
+                    for (f2, x, y) in pairs {
+                        if let (Some(x), Some(y)) = (x, y) {
+                            terms.push(sign.into_iter().chain([f2, x, y]).collect());
+                        }
                     }
                 }
                 if let Some(v) = e.sum(products(terms)) {
@@ -549,7 +582,6 @@ fn node(
                     Mono::D1(Dir::Q(i)) => d2(Dir::Q(i), Dir::W),
                     Mono::D1(Dir::Qd(i)) => Mono::D1(Dir::Q(i)),
                     Mono::D1(Dir::W) => d2(Dir::W, Dir::W),
-                    Mono::D2(Dir::Qd(i), Dir::W) => d2(Dir::Q(i), Dir::W),
                     _ => continue,
                 };
                 if let Some(v) = cx.get(&source) {
