@@ -40,13 +40,14 @@ fn adjugate_solve<const N: usize>(
     let (a, b, c) = (mass[(0, 0)], mass[(1, 0)], mass[(1, 1)]);
     let det = a * c - b * b;
     let threshold = crate::tolerances::SINGULAR_MASS;
-    let largest = largest_diagonal(mass);
-    // clear_pivot(d₂, c, …) with d₂ = det / a and a > 0: det > threshold c a.
-    let regular = clear_pivot(a, a, threshold, largest)
-        && det.is_finite()
-        && det > 0.0
-        && det > threshold * c * a
-        && c > crate::tolerances::NEGLIGIBLE_INERTIA * largest;
+    // The test of `clear_pivot` for both pivots, a and d₂ = det / a (compared without the
+    // division), in the fewest comparisons, every one false for NaN: `a > ε² max(a, c)`
+    // holds only for a > 0 (and then a > threshold a), the same for c, so that
+    // det > threshold c a > 0, and `det < ∞` is then `det.is_finite()`. With a and c
+    // positive, max(a, c) is `largest_diagonal`.
+    let negligible = crate::tolerances::NEGLIGIBLE_INERTIA * if a > c { a } else { c };
+    let regular =
+        a > negligible && c > negligible && det > threshold * c * a && det < f64::INFINITY;
     if !regular {
         return None;
     }
@@ -208,6 +209,55 @@ mod tests {
                 assert!(residual <= 1e-9 * (m.amax() * size).max(b.amax()));
             }
         }
+    }
+
+    /// The adjugate's few comparisons accept exactly the matrices that `clear_pivot` accepts
+    /// for both pivots (a, and d₂ = det / a compared without the division) with a finite
+    /// determinant, over values where the comparisons flip: NaN, infinities, signs, zero,
+    /// negligible and huge entries.
+    #[test]
+    fn accepts_what_the_pivot_test_accepts() {
+        use super::super::mass::{clear_pivot, largest_diagonal};
+        use crate::tolerances::SINGULAR_MASS;
+        let values = [
+            f64::NAN,
+            f64::NEG_INFINITY,
+            -1.0,
+            -1e-300,
+            -0.0,
+            0.0,
+            1e-300,
+            1e-40,
+            1e-33,
+            1e-30,
+            0.5,
+            1.0,
+            1.0 + 1e-13,
+            2.0,
+            1e30,
+            1e200,
+            f64::INFINITY,
+        ];
+        let b = SVector::<f64, 2>::new(1.0, 2.0);
+        let mut accepted = 0;
+        for &a in &values {
+            for &c in &values {
+                for &off in &[0.0, 1e-20, 0.5, 1.0, -1.0, 1e100, f64::NAN] {
+                    let m = M2::new(a, off, off, c);
+                    let det = a * c - off * off;
+                    // The test as written before, pivot by pivot.
+                    let largest = largest_diagonal(&m);
+                    let want = clear_pivot(a, a, SINGULAR_MASS, largest)
+                        && det.is_finite()
+                        && det > 0.0
+                        && det > SINGULAR_MASS * c * a
+                        && c > crate::tolerances::NEGLIGIBLE_INERTIA * largest;
+                    assert_eq!(adjugate_solve(&m, &b).is_some(), want, "{m}");
+                    accepted += usize::from(want);
+                }
+            }
+        }
+        assert!(accepted > 50, "{accepted}");
     }
 
     /// A singular, indefinite or non-finite matrix, or one with a negligible diagonal
