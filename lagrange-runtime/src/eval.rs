@@ -19,9 +19,11 @@
 //! `lagrangian!` generates the same second-order forward-mode AD, unrolled at compile time
 //! into straight-line `f64` code that computes only the derivative components that are not
 //! structurally zero, shares every intermediate (the trigonometry of a coordinate is
-//! evaluated once) and carries `dot` as a component rather than a nested dual. It agrees
-//! with the generic passes to rounding (`tests/fast_path.rs`) and makes `accelerations` of
-//! the double pendulum cost what the hand-written closed form costs
+//! evaluated once) and carries `dot` as a component rather than a nested dual. Its
+//! right-hand side leaves out what cancels between ∂L/∂q and d/dt ∂L/∂q̇ (for a kinetic
+//! term ½ m ẋ², m ẋ ∂ẋ/∂q), so it agrees with the generic passes to rounding
+//! (`tests/fast_path.rs`) and is exact where their subtraction is not. It makes
+//! `accelerations` of the double pendulum cost what the hand-written closed form costs
 //! (`cargo bench --bench accelerations`).
 //!
 //! These functions are what the blanket [`Dynamics`](crate::Dynamics) impl calls for a
