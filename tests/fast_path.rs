@@ -832,13 +832,12 @@ fn right_hand_side_without_cancellation() {
         let e = model.eval_equations(&Point::new(&s, &u));
         let m = 1.5;
         let want = [-2.0 * m * b * ad * bd, -2.0 * m * a * ad * bd];
-        for i in 0..2 {
-            let err = (e.bias[i] - want[i]).abs();
+        for (i, want) in want.into_iter().enumerate() {
+            let err = (e.bias[i] - want).abs();
             assert!(
-                err <= 4.0 * f64::EPSILON * want[i].abs(),
-                "bias[{i}] at (a, b, ȧ, ḃ) = ({a}, {b}, {ad}, {bd}): {} against {}",
+                err <= 4.0 * f64::EPSILON * want.abs(),
+                "bias[{i}] at (a, b, ȧ, ḃ) = ({a}, {b}, {ad}, {bd}): {} against {want}",
                 e.bias[i],
-                want[i]
             );
         }
         let mass = [[m * b * b + 0.5, m * a * b], [m * a * b, m * a * a + 0.5]];

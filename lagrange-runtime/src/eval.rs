@@ -200,14 +200,13 @@ pub(crate) fn check_finite<const N: usize, const M: usize>(
     coordinates: &[&'static str; N],
     inputs: &[&'static str; M],
 ) -> Result<(), DynamicsError> {
-    // The common case in one comparison: x − x is +0 for every finite x and NaN for an
-    // infinity or NaN, so the sum of them all is zero exactly when every value is finite.
-    let mut zeros = s.t - s.t;
+    // The common case in one comparison: the sum of `zero_if_finite` of every value.
+    let mut zeros = zero_if_finite(s.t);
     for i in 0..N {
-        zeros += (s.q[i] - s.q[i]) + (s.qd[i] - s.qd[i]);
+        zeros += zero_if_finite(s.q[i]) + zero_if_finite(s.qd[i]);
     }
     for i in 0..M {
-        zeros += u[i] - u[i];
+        zeros += zero_if_finite(u[i]);
     }
     if zeros == 0.0 {
         return Ok(());
@@ -228,4 +227,12 @@ pub(crate) fn check_finite<const N: usize, const M: usize>(
         Some((_, &name)) => bad(StatePart::Input, name),
         None => Ok(()),
     }
+}
+
+/// x − x: +0 for every finite x, NaN for an infinity or NaN; so a sum of them is zero
+/// exactly when every value is finite, without a branch per value.
+#[inline]
+#[allow(clippy::eq_op)]
+fn zero_if_finite(x: f64) -> f64 {
+    x - x
 }
