@@ -26,6 +26,17 @@ mod urdf;
 // Helpers
 // ---------------------------------------------------------------------------------------
 
+/// Runs `f` in a thread with the stack rustc gives its compiler thread, macros included
+/// (8 MiB unless `RUST_MIN_STACK` says otherwise), not a test thread's 2 MiB: syn's token
+/// buffer and the printing of tokens recurse once per group, before the macro's own depth
+/// limit can act, and 5 000 nested groups exceed 2 MiB when the crate is optimized.
+pub(crate) fn with_compiler_stack(f: impl FnOnce() + Send + 'static) {
+    let thread = std::thread::Builder::new().stack_size(8 << 20).spawn(f);
+    if let Err(panic) = thread.expect("spawn").join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 fn parse_ok(tokens: TokenStream) -> Model {
     match crate::parse::parse(tokens) {
         Ok(model) => model,

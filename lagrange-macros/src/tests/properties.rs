@@ -610,16 +610,18 @@ proptest! {
 /// Nesting deeper than the parser's limit is an error, not a stack overflow.
 #[test]
 fn deeply_nested_expressions_are_an_error_not_a_crash() {
-    let depth = 5000;
-    let source = format!(
-        "struct M {{ coordinates: x; kinetic = {}dot(x){}; }}",
-        "(".repeat(depth),
-        ")".repeat(depth)
-    );
-    let tokens: TokenStream = source.parse().unwrap();
-    let out = crate::expand(tokens).to_string();
-    assert!(out.contains("compile_error"), "{out}");
-    assert!(out.contains("nested more than"), "{out}");
+    with_compiler_stack(|| {
+        let depth = 5000;
+        let source = format!(
+            "struct M {{ coordinates: x; kinetic = {}dot(x){}; }}",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        );
+        let tokens: TokenStream = source.parse().unwrap();
+        let out = crate::expand(tokens).to_string();
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("nested more than"), "{out}");
+    });
     let ok = format!(
         "struct M {{ coordinates: x; kinetic = {}dot(x){}^2; }}",
         "(".repeat(20),
