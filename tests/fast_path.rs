@@ -4,7 +4,8 @@
 //! ∂L/∂q̇, the bias ∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q and the value of L, in plain `f64`
 //! arithmetic specialised to the model. The reference is
 //! `passes::equations_in`, the generic forward-mode passes of num-dual numbers through
-//! the model's terms. For every model below and at least 200 random states (q, q̇ and u of
+//! the model's terms. For every model below, at structured states (all zero, at rest,
+//! moving at q = 0, upright, symmetric) and at least 200 random ones (q, q̇ and u of
 //! order 1, t in [0, 10]) the fast path must exist and every entry of every quantity must
 //! agree with the reference to 1e-12 relative to the largest magnitude of that quantity:
 //! |fast − reference| ≤ 1e-12 · max(1, max |reference|).
@@ -417,6 +418,49 @@ const ORDER_ONE: Ranges = Ranges {
     u: 2.0,
 };
 
+/// The `k`-th of the structured states where bugs hide behind exact zeros, `None` past
+/// them: everything zero; at rest at a random q; moving at q = 0; every angle at π
+/// (upright) and moving; every coordinate and every velocity equal (symmetric); at rest
+/// at q = 0 with random inputs; t = 0 with the rest random.
+fn structured<const N: usize, const M: usize>(
+    k: usize,
+    rng: &mut Rng,
+    ranges: Ranges,
+) -> Option<(State<N>, SVector<f64, M>)> {
+    let zero = SVector::<f64, N>::zeros;
+    let (q, qd) = (ranges.q, ranges.qd);
+    let random = |rng: &mut Rng, r: f64| SVector::<f64, N>::from_fn(|_, _| rng.symmetric(r));
+    let (state, u) = match k {
+        0 => (State::new(0.0, zero(), zero()), SVector::zeros()),
+        1 => (State::at_rest(random(rng, q)), SVector::zeros()),
+        2 => (State::new(1.0, zero(), random(rng, qd)), SVector::zeros()),
+        3 => (
+            State::new(0.5, SVector::repeat(std::f64::consts::PI), random(rng, qd)),
+            SVector::zeros(),
+        ),
+        4 => {
+            let (a, b) = (rng.symmetric(q), rng.symmetric(qd));
+            (
+                State::new(2.0, SVector::repeat(a), SVector::repeat(b)),
+                SVector::zeros(),
+            )
+        }
+        5 => (
+            State::at_rest(zero()),
+            SVector::from_fn(|_, _| rng.symmetric(ranges.u)),
+        ),
+        6 => {
+            let (_, u) = sample::<N, M>(rng, ranges);
+            (State::new(0.0, random(rng, q), random(rng, qd)), u)
+        }
+        _ => return None,
+    };
+    Some((state, u))
+}
+
+/// How many states [`structured`] gives.
+const STRUCTURED: usize = 7;
+
 fn sample<const N: usize, const M: usize>(
     rng: &mut Rng,
     ranges: Ranges,
@@ -502,7 +546,8 @@ fn compare(model: &str, sample: usize, state: &dyn Fn() -> String, quantity: Qua
 }
 
 /// Asserts that `model.eval_equations` is the generated fast path and agrees with
-/// `passes::equations_in` at [`SAMPLES`] random states drawn from `ranges`.
+/// `passes::equations_in` at the [`structured`] states and at [`SAMPLES`] random ones
+/// drawn from `ranges`.
 fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
     name: &str,
     model: &T,
@@ -511,7 +556,7 @@ fn assert_fast_path_matches<T: Model<N, M>, const N: usize, const M: usize>(
     assert_fast_path_matches_at(name, model, ranges, SAMPLES);
 }
 
-/// [`assert_fast_path_matches`] at `samples` random states.
+/// [`assert_fast_path_matches`] at the [`structured`] states and `samples` random ones.
 fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
     name: &str,
     model: &T,
@@ -530,8 +575,9 @@ fn assert_fast_path_matches_at<T: Model<N, M>, const N: usize, const M: usize>(
     };
     let vector_entry = |k: usize| format!("entry {k} [{}]", coordinates[k]);
     let scalar_entry = |_: usize| "value".to_string();
-    for k in 0..samples {
-        let (s, u) = sample::<N, M>(&mut rng, ranges);
+    for k in 0..STRUCTURED + samples {
+        let (s, u) = structured::<N, M>(k, &mut rng, ranges)
+            .unwrap_or_else(|| sample::<N, M>(&mut rng, ranges));
         let state = || describe::<T, N, M>(&s, &u);
         let reference = passes::equations_in(model, &Point::new(&s, &u));
         let point = Point::new(&s, &u);
