@@ -6,7 +6,10 @@
 //! f_xy, f_yy]`. The generated code applies the chain rule of second-order forward-mode
 //! AD with them, component by component. Each formula is the one num-dual uses for the
 //! same function (or the one [`functions`](crate::functions) builds it from), so the fast
-//! path and the generic dual-number passes agree to rounding, non-finite results included.
+//! path and the generic dual-number passes agree to rounding where the results are finite.
+//! Past an overflow, or outside a function's domain, the generic passes can give NaN where
+//! the fast path, which never forms a structurally zero product such as 0 · ∞, gives a
+//! number; the Lagrangian itself is then usually non-finite, which `accelerations` reports.
 
 use crate::model::Scalar;
 use std::f64::consts::LN_10;
