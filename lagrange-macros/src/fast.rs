@@ -7,8 +7,7 @@
 //!
 //! - first order along `q_i`, `q̇_i` and `w`, where `w` is the direction of the motion
 //!   with the velocities held fixed, (q̇, 0, 1) in (q, q̇, t);
-//! - second order in the pairs (q̇_i, q̇_j) (the mass matrix) and, inside `dot`, (q_i, w)
-//!   and (w, w);
+//! - second order in the pairs (q̇_i, q̇_j) (the mass matrix) and, inside `dot`, (w, w);
 //! - the right-hand side's ∂/∂q_i − ∂²/∂q̇_i∂w (∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t) as one
 //!   component, `Mono::Bias`, whose rules leave out what cancels between its two parts:
 //!   for T = Σ ½ m ẋ² it is −Σ m ∂x/∂q ẍ|q̈=0, computed from each position's Jacobian and
@@ -151,16 +150,15 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
                 let mut s = BTreeSet::from([Mono::D1(Dir::W)]);
                 for m in &set {
                     match *m {
-                        Mono::D1(Dir::Q(i)) => s.insert(d2(Dir::Q(i), Dir::W)),
                         Mono::D1(Dir::Qd(i)) => s.insert(Mono::D1(Dir::Q(i))),
                         Mono::D1(Dir::W) => s.insert(d2(Dir::W, Dir::W)),
                         // Zero: ė is linear in q̇, and its Bias vanishes (`Mono::Bias`).
                         Mono::D2(Dir::Qd(_), Dir::Qd(_)) | Mono::Bias(_) => false,
-                        // Would need third derivatives of `e`: reached only by a `dot` of
-                        // velocities, which the checker forbids (no root asks for the
-                        // other pairs, (q̇_i, w) included, since the right-hand side is a
-                        // Bias).
-                        Mono::D2(..) => return None,
+                        // No root asks for these of a `dot`: the right-hand side is a
+                        // Bias, not ∂/∂q and (q̇, w) apart, and only a `dot` of velocities,
+                        // which the checker forbids, would ask for the other pairs (third
+                        // derivatives of `e`).
+                        Mono::D1(Dir::Q(_)) | Mono::D2(..) => return None,
                     };
                 }
                 require(e, &s);
@@ -579,7 +577,6 @@ fn node(
             let cx = &comps[x];
             for m in need {
                 let source = match *m {
-                    Mono::D1(Dir::Q(i)) => d2(Dir::Q(i), Dir::W),
                     Mono::D1(Dir::Qd(i)) => Mono::D1(Dir::Q(i)),
                     Mono::D1(Dir::W) => d2(Dir::W, Dir::W),
                     _ => continue,
