@@ -89,6 +89,71 @@ fn coefficients_whose_sum_overflows_are_reported_when_evaluated() {
 }
 
 #[test]
+fn coefficients_whose_product_overflows_are_reported_when_evaluated() {
+    // 1e308 · 1e308 folded at compile time is infinite: the macro panicked on it (a
+    // literal cannot hold ∞); now the infinite coefficient is evaluated as what it is.
+    lagrangian! {
+        struct HugeProduct { coordinates: x; let p = [1e308 * x, 0, 0]; kinetic = dot(p)^2 * 2; }
+    }
+    let s = State::new(0.0, SVector::from([1.0]), SVector::from([1.0]));
+    let mass = HugeProduct.mass_matrix(&s, &SVector::zeros());
+    assert_eq!(mass[(0, 0)], f64::INFINITY);
+    let error = HugeProduct
+        .accelerations(&s, &SVector::zeros())
+        .unwrap_err();
+    assert!(
+        matches!(error, DynamicsError::NonFiniteResult { .. }),
+        "{error}"
+    );
+}
+
+lagrangian! {
+    /// A particle on a spring to the origin, its energies written with lengths:
+    /// T = m/2 |ṗ|², V = k/2 |p|², three ways.
+    struct SquaredLengths {
+        parameters: m = 2.0, k = 3.0;
+        coordinates: x, y, z;
+        let p = [x, y, z];
+        kinetic = m/4 * norm(dot(p))^2 + m/4 * hypot(dot(x), dot(y))^2 + m/4 * dot(z)^2;
+        potential = k/4 * norm(p)^2 + k/4 * sqrt(x^2 + y^2 + z^2)^2;
+    }
+}
+
+#[test]
+fn squares_of_lengths_are_smooth_where_the_length_is_zero() {
+    // √ has an infinite derivative at 0, and the chain rule through it gave a NaN mass
+    // matrix at every state at rest, and NaN forces at p = 0, where |p|² is smooth.
+    let model = SquaredLengths::default();
+    let u = SVector::zeros();
+    let mut states = vec![State::new(0.0, SVector::zeros(), SVector::zeros())];
+    states.push(State::new(
+        0.0,
+        SVector::from([0.3, -0.2, 0.5]),
+        SVector::zeros(),
+    ));
+    states.push(State::new(
+        0.0,
+        SVector::zeros(),
+        SVector::from([1.0, 0.0, -2.0]),
+    ));
+    states.push(State::new(
+        0.0,
+        SVector::from([0.3, -0.2, 0.5]),
+        SVector::from([1.0, 0.0, -2.0]),
+    ));
+    for s in &states {
+        // M = m I in x and y (m/2 from the norm, m/2 from hypot); z: m/2 + m/2.
+        let mass = model.mass_matrix(s, &u);
+        assert_eq!(mass, SMatrix::<f64, 3, 3>::identity() * 2.0, "{s:?}");
+        // q̈ = −(k/m) q exactly: k/2 |p|² twice halved.
+        let qdd = model.accelerations(s, &u).unwrap();
+        assert!((qdd + s.q * 1.5).amax() <= 1e-15, "{s:?}: {qdd}");
+        let e = model.energy(s, &u);
+        assert!((e - (s.qd.norm_squared() + 1.5 * s.q.norm_squared())).abs() <= 1e-15);
+    }
+}
+
+#[test]
 fn a_lagrangian_undefined_at_the_state_is_reported() {
     lagrangian! {
         struct Log { parameters: k = 1.0; coordinates: x; kinetic = dot(x)^2 / 2; potential = -k * ln(x); }

@@ -279,20 +279,57 @@ impl Graph {
     }
 
     /// The derivative of node `id` along the motion (q̇ in q, 1 in t), as nodes; `None`
-    /// when it is zero.
+    /// when it is zero. Iterative (a stack of nodes whose operands are differentiated
+    /// first): a chain of `let`s is as deep as the model is long, and recursion through it
+    /// overflows the compiler's stack.
     fn along_motion(&mut self, id: Id) -> Option<Id> {
-        if let Some(&d) = self.motion.get(&id) {
-            return d;
+        let mut stack = vec![(id, false)];
+        while let Some((node, ready)) = stack.pop() {
+            if self.motion.contains_key(&node) {
+                continue;
+            }
+            let operands = self.differentiated_operands(node);
+            if !ready && !operands.is_empty() {
+                stack.push((node, true));
+                stack.extend(
+                    operands
+                        .into_iter()
+                        .filter(|a| !self.motion.contains_key(a))
+                        .map(|a| (a, false)),
+                );
+                continue;
+            }
+            let d = self.motion_from_operands(node);
+            self.motion.insert(node, d);
         }
-        let d = match self.ops[id] {
+        self.motion[&id]
+    }
+
+    /// The operands whose derivatives along the motion that of `id` is made of.
+    fn differentiated_operands(&self, id: Id) -> Vec<Id> {
+        if !self.deps[id].moves() {
+            return vec![];
+        }
+        match self.ops[id] {
+            Op::Neg(a) | Op::Div(a, _) | Op::Unary(_, a) => vec![a],
+            Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Binary(_, a, b) => vec![a, b],
+            _ => vec![],
+        }
+    }
+
+    /// The derivative of `id` along the motion, once its
+    /// [`differentiated_operands`](Self::differentiated_operands)' are known.
+    fn motion_from_operands(&mut self, id: Id) -> Option<Id> {
+        let of = |g: &Self, a: Id| g.motion[&a];
+        match self.ops[id] {
             _ if !self.deps[id].moves() => None,
             Op::Lit(_) | Op::Param(_) | Op::Input(_) | Op::Vel(_) => None,
             Op::Coord(i) => Some(self.push(Op::Vel(i))),
             Op::Time => Some(self.push(Op::lit(1.0))),
-            Op::Neg(a) => self.along_motion(a).map(|da| self.push(Op::Neg(da))),
+            Op::Neg(a) => of(self, a).map(|da| self.push(Op::Neg(da))),
             Op::Add(a, b) | Op::Sub(a, b) => {
                 let sub = matches!(self.ops[id], Op::Sub(..));
-                match (self.along_motion(a), self.along_motion(b)) {
+                match (of(self, a), of(self, b)) {
                     (Some(x), Some(y)) if sub => Some(self.push(Op::Sub(x, y))),
                     (Some(x), Some(y)) => Some(self.push(Op::Add(x, y))),
                     (Some(x), None) => Some(x),
@@ -301,21 +338,21 @@ impl Graph {
                 }
             }
             Op::Mul(a, b) => {
-                let x = self.along_motion(a).map(|da| self.push(Op::Mul(da, b)));
-                let y = self.along_motion(b).map(|db| self.push(Op::Mul(a, db)));
+                let x = of(self, a).map(|da| self.push(Op::Mul(da, b)));
+                let y = of(self, b).map(|db| self.push(Op::Mul(a, db)));
                 self.sum(x, y)
             }
-            Op::Div(a, b) => self.along_motion(a).map(|da| self.push(Op::Div(da, b))),
-            Op::Unary(_, a) => self.along_motion(a).map(|da| {
+            Op::Div(a, b) => of(self, a).map(|da| self.push(Op::Div(da, b))),
+            Op::Unary(_, a) => of(self, a).map(|da| {
                 let f1 = self.push(Op::D1(id));
                 self.push(Op::Mul(f1, da))
             }),
             Op::Binary(_, a, b) => {
-                let x = self.along_motion(a).map(|da| {
+                let x = of(self, a).map(|da| {
                     let fa = self.push(Op::P1(id, 0));
                     self.push(Op::Mul(fa, da))
                 });
-                let y = self.along_motion(b).map(|db| {
+                let y = of(self, b).map(|db| {
                     let fb = self.push(Op::P1(id, 1));
                     self.push(Op::Mul(fb, db))
                 });
@@ -324,9 +361,7 @@ impl Graph {
             // Derivatives of derivatives: only reachable through `dot(dot(…))`, which the
             // swept form expands before it can be reached; `Dot` is not in this form.
             Op::D1(_) | Op::P1(..) | Op::Dot(_) => None,
-        };
-        self.motion.insert(id, d);
-        d
+        }
     }
 
     fn sum(&mut self, x: Option<Id>, y: Option<Id>) -> Option<Id> {

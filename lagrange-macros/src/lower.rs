@@ -346,7 +346,7 @@ fn quoted(e: &Expr, role: &str) -> String {
     }
 }
 
-impl Lowerer<'_, '_, '_> {
+impl<'a> Lowerer<'_, 'a, '_> {
     // ---------------------------------------------------------------- the graph
 
     fn node(&mut self, op: Op, at: Extent) -> Id {
@@ -390,6 +390,35 @@ impl Lowerer<'_, '_, '_> {
         self.nodes[id].op.literal()
     }
 
+    /// `s` if node `id` is `sqrt(s)` of an `s` that is never negative (a sum of squares:
+    /// `norm`, `hypot`), whose even powers are those of `s`: `norm(v)^2` is `v·v`. The
+    /// rewrite is what makes them evaluate where s = 0: sqrt′(0) is infinite, and the chain
+    /// rule through it gives ∞ · 0 = NaN for the derivatives of a smooth `norm(v)^2` at
+    /// v = 0 (the mass matrix of `m/2 * norm(dot(p))^2` at rest). Not for an `s` that can
+    /// be negative: `sqrt(x)^2` is NaN there, and stays so.
+    fn root_of_nonnegative(&self, id: Id) -> Option<Id> {
+        match self.nodes[id].op {
+            Op::Unary(Unary::Sqrt, s) if self.nonnegative(s, NONNEGATIVE_DEPTH) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether node `id` is never negative (nor NaN for a finite argument) by its form: even
+    /// powers and squares, and sums, products and quotients of such, looked at to `depth`
+    /// levels (a bound, so that the look never grows with the model).
+    fn nonnegative(&self, id: Id, depth: usize) -> bool {
+        let below = |a: Id| depth > 0 && self.nonnegative(a, depth - 1);
+        match self.nodes[id].op {
+            Op::Lit(_) => self.literal(id).is_some_and(|x| x >= 0.0),
+            Op::Powi(_, n) if n % 2 == 0 => true,
+            Op::Powi(a, _) => below(a),
+            Op::Mul(a, b) if a == b => true,
+            Op::Add(a, b) | Op::Mul(a, b) | Op::Div(a, b) => below(a) && below(b),
+            Op::Unary(Unary::Sqrt | Unary::Exp | Unary::Abs | Unary::Cosh, _) => true,
+            _ => false,
+        }
+    }
+
     /// Literal arithmetic, and the identities of 0 and 1 that make vector code as short
     /// as code written by hand. A literal result that is not finite is left to run time.
     fn fold(&mut self, op: Op, at: Extent) -> Option<Id> {
@@ -412,6 +441,9 @@ impl Lowerer<'_, '_, '_> {
                 (Some(0.0), _) => return Some(self.node(Op::Neg(b), at)),
                 _ => None,
             },
+            Op::Mul(a, b) if a == b && self.root_of_nonnegative(a).is_some() => {
+                return self.root_of_nonnegative(a);
+            }
             Op::Mul(a, b) => match (lit(a), lit(b)) {
                 (Some(x), Some(y)) => finite(x * y),
                 (Some(0.0), _) | (_, Some(0.0)) => Some(0.0),
@@ -428,6 +460,10 @@ impl Lowerer<'_, '_, '_> {
                 _ => None,
             },
             Op::Unary(f, a) => lit(a).and_then(|x| finite(f.eval(x))),
+            Op::Powi(a, n) if n != 0 && n % 2 == 0 && self.root_of_nonnegative(a).is_some() => {
+                let radicand = self.root_of_nonnegative(a)?;
+                return Some(self.node(Op::Powi(radicand, n / 2), at));
+            }
             Op::Powi(a, n) => match lit(a) {
                 Some(x) => finite(x.powi(n)),
                 None if n == 1 => return Some(a),
@@ -1435,38 +1471,59 @@ impl Lowerer<'_, '_, '_> {
 
     /// The smallest sub-expression of `e` (which has `property`) that has it while none of
     /// its parts does, or the use of a `let` that has it, with the place inside the let.
-    fn site(&mut self, e: &Expr, property: &dyn Fn(&Node) -> bool) -> Site {
-        let children: Vec<&Expr> = match e {
-            Expr::Number(_) => vec![],
-            Expr::Name(ident) => {
-                let Some(Symbol::Let(i)) = self.c.symbol(ident) else {
-                    return Site::Here(e.extent());
-                };
-                let Statement::Let { value, .. } =
-                    &self.c.model.statements[self.c.let_statement[i]]
-                else {
-                    return Site::Here(e.extent());
-                };
-                let inner = match self.site(value, property) {
-                    Site::Here(at) | Site::Let(_, at, _) => at,
-                };
-                return Site::Let(ident.to_string(), e.extent(), inner);
-            }
-            Expr::Neg { operand: x, .. }
-            | Expr::Paren { inner: x, .. }
-            | Expr::Index { base: x, .. }
-            | Expr::Component { base: x, .. }
-            | Expr::Quantity { value: x, .. } => vec![x],
-            Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
-            Expr::Call { args, .. } => args.iter().collect(),
-            Expr::List { items, .. } => items.iter().collect(),
+    /// A loop, not recursion: the descent follows `let`s into their definitions, and a chain
+    /// of them is as long as the model.
+    fn site<'x>(&mut self, e: &'x Expr, property: &dyn Fn(&Node) -> bool) -> Site
+    where
+        'a: 'x,
+    {
+        let mut e = e;
+        // The first `let` the descent entered: its name and use.
+        let mut entered: Option<(String, Extent)> = None;
+        let finish = |entered: Option<(String, Extent)>, at: Extent| match entered {
+            Some((name, used)) => Site::Let(name, used, at),
+            None => Site::Here(at),
         };
-        for child in children {
-            if self.holds(child, property) {
-                return self.site(child, property);
+        loop {
+            let children: Vec<&'x Expr> = match e {
+                Expr::Number(_) => vec![],
+                Expr::Name(ident) => {
+                    let value = match self.c.symbol(ident) {
+                        Some(Symbol::Let(i)) => {
+                            match &self.c.model.statements[self.c.let_statement[i]] {
+                                Statement::Let { value, .. } => Some(value),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    match (value, entered.is_some()) {
+                        // A second `let` on the way: the place inside the first is its use.
+                        (Some(_), true) | (None, _) => return finish(entered, e.extent()),
+                        (Some(value), false) => {
+                            entered = Some((ident.to_string(), e.extent()));
+                            e = value;
+                            continue;
+                        }
+                    }
+                }
+                Expr::Neg { operand: x, .. }
+                | Expr::Paren { inner: x, .. }
+                | Expr::Index { base: x, .. }
+                | Expr::Component { base: x, .. }
+                | Expr::Quantity { value: x, .. } => vec![x],
+                Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+                Expr::Call { args, .. } => args.iter().collect(),
+                Expr::List { items, .. } => items.iter().collect(),
+            };
+            match children
+                .into_iter()
+                .find(|child| self.holds(child, property))
+            {
+                Some(child) => e = child,
+                None => return finish(entered, e.extent()),
             }
         }
-        Site::Here(e.extent())
     }
 
     // ---------------------------------------------------------------- defaults
@@ -1486,6 +1543,10 @@ impl Lowerer<'_, '_, '_> {
         }
     }
 }
+
+/// How many levels below a `sqrt` [`Lowerer::nonnegative`] looks for the form of a sum of
+/// squares (`norm` of a vector of 3: a sum of two sums of squares, three levels).
+const NONNEGATIVE_DEPTH: usize = 8;
 
 /// Where a constraint stops being affine.
 enum Site {

@@ -5,8 +5,8 @@
 
 use crate::func::Unary;
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::quote;
 use quote::ToTokens;
+use quote::{quote, quote_spanned};
 use syn::Ident;
 
 /// An identifier of the generated code that user code can never see or shadow.
@@ -24,8 +24,20 @@ pub(crate) fn unary_fn(f: Unary) -> Ident {
     Ident::new(f.name(), Span::call_site())
 }
 
-/// An `f64` literal at the user's span.
+/// An `f64` literal at the user's span. A value that is not finite (a product of huge
+/// literals folded at compile time overflows, as it would at run time) is the constant of
+/// `f64` that it is: a literal cannot hold it, and the runtime's checks report the
+/// non-finite result it makes.
 pub(crate) fn float(value: f64, span: Span) -> TokenStream {
+    if value.is_nan() {
+        return quote_spanned!(span=> ::core::f64::NAN);
+    } else if value.is_infinite() {
+        return if value > 0.0 {
+            quote_spanned!(span=> ::core::f64::INFINITY)
+        } else {
+            quote_spanned!(span=> (-::core::f64::INFINITY))
+        };
+    }
     let mut lit = Literal::f64_suffixed(value.abs());
     lit.set_span(span);
     if value.is_sign_negative() {

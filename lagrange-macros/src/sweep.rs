@@ -681,49 +681,73 @@ impl<'s, 'g> Expansions<'s, 'g> {
         }
     }
 
-    /// Node `id` as Σ coefficient · node, each coefficient a product of values.
+    /// Node `id` as Σ coefficient · node, each coefficient a product of values. Iterative
+    /// (a stack of nodes whose operands are expanded first): a chain of sums is as deep as
+    /// the model is long, and recursion through it overflowed the compiler's stack.
     fn of(&mut self, id: Id) -> Rc<Combination> {
-        if let Some(x) = self.done.get(&id) {
-            return x.clone();
+        let mut stack = vec![(id, false)];
+        while let Some((id, ready)) = stack.pop() {
+            if self.done.contains_key(&id) {
+                continue;
+            }
+            let linear = self.linear(id);
+            if !ready {
+                stack.push((id, true));
+                stack.extend(
+                    linear
+                        .iter()
+                        .flatten()
+                        .filter(|&&(a, _)| self.on_velocity(a) && !self.done.contains_key(&a))
+                        .map(|&(a, _)| (a, false)),
+                );
+                continue;
+            }
+            let mut terms = Vec::new();
+            for (a, c) in linear.into_iter().flatten() {
+                if !self.on_velocity(a) {
+                    continue;
+                }
+                for (factors, leaf) in self.done[&a].iter() {
+                    let mut factors = factors.clone();
+                    if !c.is_literal(1.0) {
+                        factors.push(c.clone());
+                    }
+                    terms.push((factors, *leaf));
+                }
+            }
+            let x = Rc::new(if terms.is_empty() || terms.len() > EXPANSION {
+                vec![(Vec::new(), id)]
+            } else {
+                terms
+            });
+            self.done.insert(id, x);
         }
-        let leaf = vec![(Vec::new(), id)];
+        self.done[&id].clone()
+    }
+
+    fn on_velocity(&self, a: Id) -> bool {
+        self.s.g.deps(a).has(Deps::QD)
+    }
+
+    /// The operands of node `id` that it is linear in, each with its coefficient, when it
+    /// is expanded (one reader) and is such a node.
+    fn linear(&self, id: Id) -> Option<Vec<(Id, Val)>> {
         let g = self.s.g;
-        let on_velocity = |a: Id| g.deps(a).has(Deps::QD);
-        let linear = match &self.readers {
+        match &self.readers {
             Some(readers) if readers[id] == 1 => match g.op(id) {
                 Op::Add(a, b) => Some(vec![(a, Val::Lit(1.0)), (b, Val::Lit(1.0))]),
                 Op::Sub(a, b) => Some(vec![(a, Val::Lit(1.0)), (b, Val::Lit(-1.0))]),
                 Op::Neg(a) => Some(vec![(a, Val::Lit(-1.0))]),
-                Op::Mul(a, b) if !on_velocity(b) => Some(vec![(a, self.s.val(b))]),
-                Op::Mul(a, b) if !on_velocity(a) => Some(vec![(b, self.s.val(a))]),
+                Op::Mul(a, b) if !self.on_velocity(b) => Some(vec![(a, self.s.val(b))]),
+                Op::Mul(a, b) if !self.on_velocity(a) => Some(vec![(b, self.s.val(a))]),
                 Op::Div(a, b) => match self.s.val(b) {
-                    Val::Lit(d) if d != 0.0 => Some(vec![(a, Val::Lit(1.0 / d))]),
+                    Val::Lit(d) if (1.0 / d).is_finite() => Some(vec![(a, Val::Lit(1.0 / d))]),
                     _ => None,
                 },
                 _ => None,
             },
             _ => None,
-        };
-        let mut terms = Vec::new();
-        for (a, c) in linear.into_iter().flatten() {
-            if !on_velocity(a) {
-                continue;
-            }
-            for (factors, leaf) in self.of(a).iter() {
-                let mut factors = factors.clone();
-                if !c.is_literal(1.0) {
-                    factors.push(c.clone());
-                }
-                terms.push((factors, *leaf));
-            }
         }
-        let x = Rc::new(if terms.is_empty() || terms.len() > EXPANSION {
-            leaf
-        } else {
-            terms
-        });
-        self.done.insert(id, x.clone());
-        x
     }
 }
 

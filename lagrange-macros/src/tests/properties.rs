@@ -653,3 +653,62 @@ fn very_long_statements_are_an_error_not_a_crash() {
     let out = crate::expand(source.parse().unwrap()).to_string();
     assert!(!out.contains("compile_error"));
 }
+
+/// A model of `lets` scalar `let`s of `terms` terms each, every one adding the one before,
+/// the last in both energies: its graph is a chain as deep as the model is long.
+fn chain_of_lets(lets: usize, terms: usize) -> TokenStream {
+    let mut source = String::from("struct Long { coordinates: x, y; let a0 = x;");
+    for i in 1..=lets {
+        source += &format!("let a{i} = a{}", i - 1);
+        for k in 1..=terms {
+            let v = if k % 2 == 0 { "x" } else { "y" };
+            source += &format!(" + {k}*sin({}*{v} + {k})", k % 7 + 1);
+        }
+        source += ";";
+    }
+    source +=
+        &format!("kinetic = dot(x)^2/2 + dot(y)^2/2 + dot(a{lets})^2/2; potential = a{lets}; }}");
+    source.parse().unwrap()
+}
+
+/// Runs `f` in a thread with `bytes` of stack.
+fn with_stack(bytes: usize, f: impl FnOnce() + Send + 'static) {
+    let thread = std::thread::Builder::new().stack_size(bytes).spawn(f);
+    if let Err(panic) = thread.expect("spawn").join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// No recursion of the macro grows with the number of `let`s: a chain of 45 `let`s of 120
+/// terms (5 400 nodes deep) expands in a quarter of the stack rustc gives a macro. It
+/// overflowed rustc's 8 MiB when the macro was built at opt-level 0, as a user's
+/// `cargo build` builds it, through the sweep's expansion of linear combinations and the
+/// derivative along the motion, which recursed through the chain; this crate's tests build
+/// it at opt-level 1, whose frames are smaller, hence the smaller stack here.
+#[test]
+fn long_chains_of_lets_expand_in_a_small_stack() {
+    with_stack(2 << 20, || {
+        let out = crate::expand(chain_of_lets(45, 120));
+        assert_eq!(compile_errors(&out), Vec::<String>::new());
+    });
+}
+
+/// An error found through a chain of `let`s is located without following the whole chain
+/// (the search for its site once recursed through every `let` of it).
+#[test]
+fn errors_through_long_chains_of_lets_are_located_in_a_small_stack() {
+    with_stack(2 << 20, || {
+        let mut source = String::from("struct Long { coordinates: x, y; let b0 = dot(x)^2;");
+        for i in 1..=3000 {
+            source += &format!("let b{i} = b{} + 1*x + 2*y + 3*x*y + 4*x + 5*y;", i - 1);
+        }
+        source += "kinetic = dot(x)^2/2 + dot(y)^2/2; constraint c = b3000; }";
+        let out = crate::expand(source.parse().unwrap());
+        let errors = compile_errors(&out);
+        assert!(
+            errors[0].contains("constraint `c` is not affine"),
+            "{errors:?}"
+        );
+        assert!(errors[1].contains("`b3000` is not affine"), "{errors:?}");
+    });
+}
