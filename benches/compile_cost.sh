@@ -11,6 +11,11 @@
 #   LETS=20 MODE=check benches/compile_cost.sh # `cargo check`: the front end alone
 #   LETS=20 PASSES=1 benches/compile_cost.sh   # and rustc's time per pass (-Z time-passes)
 #   LETS=20 CALL=1 benches/compile_cost.sh     # with a function that calls `accelerations`
+#   LETS=45 CHAIN=1 benches/compile_cost.sh    # each let adds the one before (issue 45)
+#
+# With CHAIN=1, `let e{i}` starts with `e{i-1} +`: the model's graph is a chain as deep as
+# the model is long, which overflowed rustc's stack (45 lets) while the macro recursed
+# through it. The macro is built as a user's `cargo build` builds it, at opt-level 0.
 #
 # Without CALL the crate calls nothing, so that no generic code of the model is
 # instantiated: it measures the front end and the macro. With it, the code generation of the
@@ -43,11 +48,11 @@ export CARGO_TARGET_DIR="$dir/target" CARGO_INCREMENTAL=0
 # The dependencies first, with an empty crate, so that only the model's crate is measured.
 echo "use lagrange_runtime as _;" >src/lib.rs
 cargo build --quiet
-python3 - "$LETS" "$TERMS" "$COORDINATES" >src/lib.rs <<'EOF'
+python3 - "$LETS" "$TERMS" "$COORDINATES" "${CHAIN:-0}" >src/lib.rs <<'EOF'
 import random
 import sys
 
-lets, terms, n = (int(a) for a in sys.argv[1:])
+lets, terms, n, chain = (int(a) for a in sys.argv[1:])
 random.seed(1)
 print("use lagrange_runtime::prelude::*;\n\nlagrangian! {\n    pub struct Big {")
 print("        coordinates: " + ", ".join(f"x{i}" for i in range(n)) + ";")
@@ -57,7 +62,8 @@ for i in range(lets):
         f"(x{random.randrange(n)}) * x{random.randrange(n)}"
         for _ in range(terms)
     )
-    print(f"        let e{i} = {sum_};")
+    before = f"e{i - 1} + " if chain and i > 0 else ""
+    print(f"        let e{i} = {before}{sum_};")
 kinetic = [f"dot(e{i})^2 / 2" for i in range(lets)] + [f"dot(x{i})^2" for i in range(n)]
 print("        kinetic = " + " + ".join(kinetic) + ";")
 print("        potential = " + " + ".join(f"e{i}" for i in range(lets)) + ";")
