@@ -563,16 +563,15 @@ pub(crate) fn symmetric_eigenvalues(mut a: Matrix) -> [f64; 3] {
             };
             let c = 1.0 / t.mul_add(t, 1.0).sqrt();
             let s = t * c;
-            for k in 0..3 {
-                let (kp, kq) = (a[k][p], a[k][q]);
-                a[k][p] = c * kp - s * kq;
-                a[k][q] = s * kp + c * kq;
+            // A ← Jᵀ A J: the columns p and q, then the rows.
+            for row in &mut a {
+                let (kp, kq) = (row[p], row[q]);
+                row[p] = c * kp - s * kq;
+                row[q] = s * kp + c * kq;
             }
-            for k in 0..3 {
-                let (pk, qk) = (a[p][k], a[q][k]);
-                a[p][k] = c * pk - s * qk;
-                a[q][k] = s * pk + c * qk;
-            }
+            let (rp, rq) = (a[p], a[q]);
+            a[p] = std::array::from_fn(|k| c * rp[k] - s * rq[k]);
+            a[q] = std::array::from_fn(|k| s * rp[k] + c * rq[k]);
             a[p][q] = 0.0;
             a[q][p] = 0.0;
         }

@@ -586,7 +586,8 @@ fn mimics_across_joint_kinds_carry_units() {
 /// Huge but finite numbers of the file either build or are refused at their line, never
 /// a crash of the macro: an inertia whose L D Lᵀ overflows (a pivot of 1e-300 under an
 /// entry of 0.5) is written as ωᵀ I ω, one whose rotation into the link frame is beyond
-/// `f64` is refused, an indefinite one of 1e300 is refused, a joint 1e308 m away builds.
+/// `f64` is refused, an indefinite one of 1e300 is refused, a joint or a centre of mass
+/// 1e308 m away builds.
 #[test]
 fn huge_values_build_or_are_refused_at_their_line() {
     let inertia = r#"<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.02"/>"#;
@@ -602,6 +603,11 @@ fn huge_values_build_or_are_refused_at_their_line() {
         )
         .replace(r#"<origin xyz="0 0 0.2"/>"#, turned),
         ARM.replace(r#"<origin xyz="0.1 0 0"/>"#, r#"<origin xyz="1e308 0 0"/>"#),
+        ARM.replace(r#"<origin xyz="0 0 0.4""#, r#"<origin xyz="1e308 0 0""#),
+        ARM.replace(
+            r#"<origin xyz="0 0 0.2"/>"#,
+            r#"<origin xyz="1e308 0 -1e308"/>"#,
+        ),
     ];
     for (k, text) in builds.iter().enumerate() {
         assert_ne!(text, ARM);
