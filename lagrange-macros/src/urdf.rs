@@ -42,6 +42,16 @@
 //! - `constraint mimic_<joint>` for a mimic joint, `constraint base_unit` for the floating
 //!   base's quaternion; and each joint's limits, for `Name::JOINT_LIMITS`.
 //!
+//! Refused, each at its line, besides what the format itself forbids: values no body has
+//! (a negative mass, an inertia with a negative principal moment beyond rounding,
+//! [`INDEFINITE_INERTIA`], a negative damping or friction, limits with lower above upper),
+//! mimic joints that follow each other in a cycle (or themselves), an inertia whose turn
+//! into the link frame is beyond `f64`, and a robot without a movable joint when the model
+//! declares no coordinates of its own. Accepted as the tools that load URDFs accept them:
+//! principal moments that break the triangle inequality, a `<mimic>` on a fixed joint
+//! (ignored), an axis of any nonzero length. A name that is a Rust keyword stays the file's
+//! name, a raw identifier in the code (`r#gen`, `r#type`), as the model's own names are.
+//!
 //! When the model's own declarations carry units, the spliced ones do too (rad or m for
 //! the joints, m/s² for `g`) and every number of the file is a quantity in SI units, so
 //! the whole model is dimension-checked; otherwise nothing carries a unit. Every spliced
@@ -251,7 +261,7 @@ fn parse(text: &str) -> Result<Urdf, FileError> {
             return Err((Some(line(node)), format!("a second link named `{name}`")));
         }
         let inertial = match child(node, "inertial") {
-            Some(i) => Some(inertial(i, &line)?),
+            Some(i) => Some(inertial(i, &name, &line)?),
             None => None,
         };
         links.push(Link {
@@ -453,6 +463,7 @@ fn origin(
 
 fn inertial(
     node: roxmltree::Node,
+    link: &str,
     line: &impl Fn(roxmltree::Node) -> u32,
 ) -> Result<Inertial, FileError> {
     let at = line(node);
@@ -493,7 +504,8 @@ fn inertial(
             return Err((
                 Some(inertia_line),
                 format!(
-                    "an inertia that is not positive semidefinite (its principal moments are \
+                    "link `{link}` has an inertia that is not positive semidefinite (its \
+                     principal moments are \
                      {a:.3e}, {b:.3e}, {c:.3e}): a rotation about the axis of the negative \
                      one would have negative kinetic energy"
                 ),
@@ -516,8 +528,8 @@ fn inertial(
             return Err((
                 Some(inertia_line),
                 format!(
-                    "the inertia, turned into the link frame by the inertial's rpy, has an \
-                     entry beyond the largest `f64` ({:e})",
+                    "the inertia of link `{link}`, turned into the link frame by the \
+                     inertial's rpy, has an entry beyond the largest `f64` ({:e})",
                     f64::MAX
                 ),
             ));
@@ -752,7 +764,8 @@ fn cycle_message(joints: &[Joint], cycle: &[usize]) -> String {
     let first = &joints[cycle[0]];
     if let [_] = cycle {
         return format!(
-            "joint `{}` mimics itself: its constraint q = {} q + {} holds it at one position              (or at none, or at every one), and a mimic joint follows another joint",
+            "joint `{}` mimics itself: its constraint q = {} q + {} holds it at one position \
+             (or at none, or at every one), and a mimic joint follows another joint",
             first.name,
             first.mimic.as_ref().map_or(1.0, |m| m.1),
             first.mimic.as_ref().map_or(0.0, |m| m.2),

@@ -353,7 +353,8 @@ fn mimic_cycles_are_refused() {
         (
             "mimic_itself",
             with_tag("slide", r#"<mimic joint="slide" multiplier="2"/>"#),
-            "joint `slide` mimics itself: its constraint q = 2 q + 0",
+            "joint `slide` mimics itself: its constraint q = 2 q + 0 holds it at one \
+             position (or at none, or at every one)",
             Some(17),
         ),
     ]);
@@ -380,8 +381,8 @@ fn physically_invalid_values_are_refused() {
                 inertia,
                 r#"<inertia ixx="0.01" ixy="0.5" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>"#,
             ),
-            "an inertia that is not positive semidefinite (its principal moments are \
-             -4.900e-1, 1.000e-2, 5.100e-1)",
+            "link `upper` has an inertia that is not positive semidefinite (its principal \
+             moments are -4.900e-1, 1.000e-2, 5.100e-1)",
             Some(6),
         ),
         (
@@ -626,8 +627,8 @@ fn huge_values_build_or_are_refused_at_their_line() {
                 r#"<inertia ixx="1.7e308" ixy="1.7e308" ixz="0" iyy="1.7e308" iyz="0" izz="1"/>"#,
             )
             .replace(r#"<origin xyz="0 0 0.2"/>"#, turned),
-            "the inertia, turned into the link frame by the inertial's rpy, has an entry \
-             beyond the largest `f64`",
+            "the inertia of link `upper`, turned into the link frame by the inertial's rpy, \
+             has an entry beyond the largest `f64`",
             Some(6),
         ),
         (
