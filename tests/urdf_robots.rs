@@ -341,3 +341,134 @@ fn solo12_matches_pinocchio() {
         }
     });
 }
+
+lagrangian! {
+    /// A gripper whose right finger is locked by `type="fixed"` alone, the `<mimic>` it
+    /// had left in place: the tag means nothing on a fixed joint.
+    pub struct LockedGripper {
+        urdf: "tests/robots/locked_gripper.urdf";
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+    }
+}
+
+lagrangian! {
+    /// The same gripper without the tag.
+    pub struct LockedGripperPlain {
+        urdf: "tests/robots/locked_gripper_plain.urdf";
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+    }
+}
+
+#[test]
+fn a_mimic_on_a_fixed_joint_means_nothing() {
+    assert_eq!(
+        <LockedGripper as Dynamics<2, 0>>::COORDINATES,
+        ["wrist", "left_finger"]
+    );
+    assert!(<LockedGripper as lagrange_runtime::model::Model<2, 0>>::CONSTRAINT_NAMES.is_empty());
+    let (locked, plain) = (LockedGripper::default(), LockedGripperPlain::default());
+    let none = SVector::<f64, 0>::zeros();
+    let mut rng = common::Rng(45);
+    for _ in 0..4 {
+        let q = SVector::from([rng.uniform(-2.0, 2.0), rng.uniform(0.0, 0.04)]);
+        let qd = SVector::from([rng.uniform(-1.0, 1.0), rng.uniform(-0.1, 0.1)]);
+        let s = State::new(0.0, q, qd);
+        assert_eq!(locked.mass_matrix(&s, &none), plain.mass_matrix(&s, &none));
+        assert_eq!(
+            locked.accelerations(&s, &none).unwrap(),
+            plain.accelerations(&s, &none).unwrap()
+        );
+    }
+    // Against the closed form at the finger's opening 0.01: about the wrist's x axis, the
+    // palm's 1e-3 (its centre of mass on the axis), each finger's 1e-4 plus 0.1 (y² + z²),
+    // the left at y = 0.02 + 0.01 + 0.01, the right at −0.02 − 0.01, both at z = 0.03; the
+    // finger slides with its mass alone.
+    let s = State::new(0.0, SVector::from([0.4, 0.01]), SVector::zeros());
+    let m = locked.mass_matrix(&s, &none);
+    let wrist = 1e-3
+        + (1e-4 + 0.1 * (0.04_f64.powi(2) + 0.03_f64.powi(2)))
+        + (1e-4 + 0.1 * (0.03_f64.powi(2) + 0.03_f64.powi(2)));
+    assert!((m[(0, 0)] - wrist).abs() < 1e-17, "{m}");
+    assert!((m[(1, 1)] - 0.1).abs() < 1e-17, "{m}");
+}
+
+lagrangian! {
+    /// Joints named `gen` (a keyword from Rust 2024 on) and `async`, links `match` and
+    /// `gen`: the model names the joint raw, as Rust does.
+    pub struct Keywords {
+        urdf: "tests/robots/keywords.urdf";
+        inputs: tau;
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+        force tau on r#gen;
+    }
+}
+
+#[test]
+fn joints_named_like_keywords_keep_their_names() {
+    assert_eq!(<Keywords as Dynamics<2, 1>>::COORDINATES, ["gen", "async"]);
+    assert_eq!(Keywords::JOINT_LIMITS[0].0, "gen");
+    let model = Keywords::default();
+    // A pendulum of 2 kg at 0.5 m about y (its own 0.1 about its centre of mass) beside a
+    // 3 kg slider along x: M = diag(2 · 0.25 + 0.1, 3), and the pendulum's gravity torque
+    // is 2 · 9.81 · 0.5 sin q.
+    let (q, tau) = (0.3_f64, 0.7);
+    let s = State::new(0.0, SVector::from([q, 0.1]), SVector::from([0.5, -0.2]));
+    let u = SVector::from([tau]);
+    let m = model.mass_matrix(&s, &u);
+    assert!(
+        (m - SMatrix::<f64, 2, 2>::new(0.6, 0.0, 0.0, 3.0)).amax() < 1e-15,
+        "{m}"
+    );
+    let qdd = model.accelerations(&s, &u).unwrap();
+    let want = (tau - 9.81 * q.sin()) / 0.6;
+    assert!(
+        (qdd[0] - want).abs() < 1e-14 && qdd[1].abs() < 1e-15,
+        "{qdd}"
+    );
+    let lets = model.lets(&s, &u);
+    assert!((lets.match_c - SVector::from([-0.5 * q.sin(), 0.0, -0.5 * q.cos()])).amax() < 1e-16);
+    assert_eq!(lets.gen_p, SVector::from([0.1, 0.0, 0.0]));
+}
+
+lagrangian! {
+    /// A slider that follows a crank, 0.1 m per radian, in a model with units.
+    pub struct MimicSlider {
+        urdf: "tests/robots/mimic_slider.urdf";
+        inputs: tau [N*m];
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+        force tau on crank;
+    }
+}
+
+#[test]
+fn a_prismatic_joint_mimics_a_revolute_one_in_metres_per_radian() {
+    let units = <MimicSlider as lagrange_runtime::model::Model<2, 1>>::UNITS.expect("units");
+    assert_eq!(units.coordinates, ["rad", "m"]);
+    let model = MimicSlider::default();
+    let u = SVector::from([0.3]);
+    // r = 0.1 θ + 0.02.
+    let off = State::new(0.0, SVector::from([0.7, 0.3]), SVector::zeros());
+    let residual = Constrained::<2, 1, 1>::constraint_residuals(&model, &off, &u)[0];
+    assert!(
+        (residual - (0.3 - (0.1 * 0.7 + 0.02))).abs() < 1e-16,
+        "{residual}"
+    );
+    // On the constraint, one degree of freedom: J(θ) θ̈ + ½ J′(θ) θ̇² = τ with J = 0.0501
+    // (the arm's 0.01 + 1 · 0.2², the carriage's own 1e-4) + 0.5 (0.1² + r²), J′ = 0.1 r.
+    let (theta, rate) = (0.7_f64, 1.3_f64);
+    let r = 0.1 * theta + 0.02;
+    let s = State::new(
+        0.0,
+        SVector::from([theta, r]),
+        SVector::from([rate, 0.1 * rate]),
+    );
+    let qdd = model.accelerations(&s, &u).unwrap();
+    let j = 0.0501 + 0.5 * (0.01 + r * r);
+    let want = (0.3 - 0.05 * r * rate * rate) / j;
+    assert!((qdd[0] - want).abs() < 1e-14, "{qdd} against {want}");
+    assert!((qdd[1] - 0.1 * want).abs() < 1e-14, "{qdd}");
+}

@@ -491,7 +491,7 @@ fn parse_name(input: ParseStream) -> syn::Result<Ident> {
 const RESERVED_IN_LATER_EDITIONS: [&str; 1] = ["gen"];
 
 /// `name`, raw if it is reserved in a later edition of Rust.
-fn usable_in_every_edition(name: &Ident) -> Ident {
+pub(crate) fn usable_in_every_edition(name: &Ident) -> Ident {
     let plain = name.unraw().to_string();
     if RESERVED_IN_LATER_EDITIONS.contains(&plain.as_str()) {
         Ident::new_raw(&plain, name.span())

@@ -42,6 +42,16 @@
 //! - `constraint mimic_<joint>` for a mimic joint, `constraint base_unit` for the floating
 //!   base's quaternion; and each joint's limits, for `Name::JOINT_LIMITS`.
 //!
+//! Refused, each at its line, besides what the format itself forbids: values no body has
+//! (a negative mass, an inertia with a negative principal moment beyond rounding,
+//! [`INDEFINITE_INERTIA`], a negative damping or friction, limits with lower above upper),
+//! mimic joints that follow each other in a cycle (or themselves), an inertia whose turn
+//! into the link frame is beyond `f64`, and a robot without a movable joint when the model
+//! declares no coordinates of its own. Accepted as the tools that load URDFs accept them:
+//! principal moments that break the triangle inequality, a `<mimic>` on a fixed joint
+//! (ignored), an axis of any nonzero length. A name that is a Rust keyword stays the file's
+//! name, a raw identifier in the code (`r#gen`, `r#type`), as the model's own names are.
+//!
 //! When the model's own declarations carry units, the spliced ones do too (rad or m for
 //! the joints, m/s² for `g`) and every number of the file is a quantity in SI units, so
 //! the whole model is dimension-checked; otherwise nothing carries a unit. Every spliced
@@ -75,6 +85,10 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         unreachable!("found above")
     };
     let units = model.statements.iter().any(declares_units);
+    let own_coordinates = model
+        .statements
+        .iter()
+        .any(|s| matches!(s, Statement::Coordinates(_)));
     let declared: Vec<Ident> = model.statements.iter().flat_map(declared_names).collect();
     let (file, text) = read(&path)?;
     let error = |line: Option<u32>, message: String| {
@@ -88,7 +102,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
     };
     let names: Vec<String> = declared.iter().map(crate::check::key).collect();
     let (statements, limits) = writer
-        .statements(&robot, floating, &names)
+        .statements(&robot, floating, &names, own_coordinates)
         .map_err(|failure| match failure {
             Failure::File(line, m) => error(line, m),
             Failure::Declared(clashes) => {
@@ -201,8 +215,9 @@ struct Link {
 struct Inertial {
     mass: f64,
     xyz: [f64; 3],
-    rpy: [f64; 3],
-    inertia: [f64; 6],
+    /// The inertia about the centre of mass in the link frame, R I Rᵀ for the file's I in
+    /// the frame of the inertial's `rpy` R: positive semidefinite (to rounding) and finite.
+    tensor: Matrix,
 }
 
 struct Joint {
@@ -246,7 +261,7 @@ fn parse(text: &str) -> Result<Urdf, FileError> {
             return Err((Some(line(node)), format!("a second link named `{name}`")));
         }
         let inertial = match child(node, "inertial") {
-            Some(i) => Some(inertial(i, &line)?),
+            Some(i) => Some(inertial(i, &name, &line)?),
             None => None,
         };
         links.push(Link {
@@ -306,11 +321,11 @@ fn parse(text: &str) -> Result<Urdf, FileError> {
             Some(a) => triple(a, "xyz", line(a))?.unwrap_or([1.0, 0.0, 0.0]),
             None => [1.0, 0.0, 0.0],
         };
-        let norm = axis.iter().map(|a| a * a).sum::<f64>().sqrt();
-        if kind != Kind::Fixed && !(norm > 0.0 && norm.is_finite()) {
-            return Err((Some(at), format!("joint `{name}` has a zero axis")));
-        }
-        let axis = axis.map(|a| a / norm);
+        let axis = match unit_vector(axis) {
+            Some(unit) => unit,
+            None if kind == Kind::Fixed => [1.0, 0.0, 0.0],
+            None => return Err((Some(at), format!("joint `{name}` has a zero axis"))),
+        };
         let limit = match child(node, "limit") {
             Some(l) => {
                 let get =
@@ -320,6 +335,16 @@ fn parse(text: &str) -> Result<Urdf, FileError> {
                 } else {
                     (get("lower", 0.0)?, get("upper", 0.0)?)
                 };
+                // A fixed joint's limits are read by no one; a moving joint's are a range.
+                if kind != Kind::Fixed && lower > upper {
+                    return Err((
+                        Some(line(l)),
+                        format!(
+                            "joint `{name}` has the limits lower=\"{lower}\" > upper=\"{upper}\": \
+                             no position is within them"
+                        ),
+                    ));
+                }
                 Some([
                     lower,
                     upper,
@@ -330,7 +355,21 @@ fn parse(text: &str) -> Result<Urdf, FileError> {
             None => None,
         };
         let damping = match child(node, "dynamics") {
-            Some(d) => number(d, "damping", line(d))?.unwrap_or(0.0),
+            Some(d) => {
+                // Friction is not modelled, but a negative one is no friction either.
+                for (what, effect) in [
+                    ("damping", "it would add energy through `urdf_dissipation`"),
+                    ("friction", "a friction opposes motion"),
+                ] {
+                    if let Some(v) = number(d, what, line(d))?.filter(|&v| v < 0.0) {
+                        return Err((
+                            Some(line(d)),
+                            format!("joint `{name}` has a negative {what}, {v}: {effect}"),
+                        ));
+                    }
+                }
+                number(d, "damping", line(d))?.unwrap_or(0.0)
+            }
             None => 0.0,
         };
         let mimic = match child(node, "mimic") {
@@ -424,6 +463,7 @@ fn origin(
 
 fn inertial(
     node: roxmltree::Node,
+    link: &str,
     line: &impl Fn(roxmltree::Node) -> u32,
 ) -> Result<Inertial, FileError> {
     let at = line(node);
@@ -433,7 +473,9 @@ fn inertial(
         None => 0.0,
     };
     let mut inertia = [0.0; 6];
+    let mut inertia_line = at;
     if let Some(i) = child(node, "inertia") {
+        inertia_line = line(i);
         for (k, name) in ["ixx", "ixy", "ixz", "iyy", "iyz", "izz"]
             .iter()
             .enumerate()
@@ -444,12 +486,109 @@ fn inertial(
     if mass < 0.0 {
         return Err((Some(at), format!("a negative mass, {mass}")));
     }
-    Ok(Inertial {
-        mass,
-        xyz,
-        rpy,
-        inertia,
-    })
+    let [xx, xy, xz, yy, yz, zz] = inertia;
+    let principal = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]];
+    // Scaled by its largest entry, so that neither the eigenvalues nor the rotation below
+    // overflow or underflow on the way to a result that `f64` holds.
+    let scale = inertia.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let mut tensor = [[0.0; 3]; 3];
+    if scale > 0.0 {
+        let scaled = principal.map(|row| row.map(|x| x / scale));
+        let eigenvalues = symmetric_eigenvalues(scaled);
+        let lowest = eigenvalues.iter().copied().fold(f64::INFINITY, f64::min);
+        let size: f64 = eigenvalues.iter().map(|e| e.abs()).sum();
+        if lowest < -INDEFINITE_INERTIA * size {
+            let mut moments = eigenvalues.map(|e| e * scale);
+            moments.sort_by(f64::total_cmp);
+            let [a, b, c] = moments;
+            return Err((
+                Some(inertia_line),
+                format!(
+                    "link `{link}` has an inertia that is not positive semidefinite (its \
+                     principal moments are \
+                     {a:.3e}, {b:.3e}, {c:.3e}): a rotation about the axis of the negative \
+                     one would have negative kinetic energy"
+                ),
+            ));
+        }
+        // The inertia about the centre of mass in the link frame: R I Rᵀ.
+        let frame = rpy_matrix(rpy);
+        tensor = std::array::from_fn(|i| {
+            std::array::from_fn(|j| {
+                let mut s = 0.0;
+                for a in 0..3 {
+                    for b in 0..3 {
+                        s += frame[i][a] * scaled[a][b] * frame[j][b];
+                    }
+                }
+                s * scale
+            })
+        });
+        if tensor.iter().flatten().any(|x| !x.is_finite()) {
+            return Err((
+                Some(inertia_line),
+                format!(
+                    "the inertia of link `{link}`, turned into the link frame by the \
+                     inertial's rpy, has an entry beyond the largest `f64` ({:e})",
+                    f64::MAX
+                ),
+            ));
+        }
+    }
+    Ok(Inertial { mass, xyz, tensor })
+}
+
+/// How far below zero, relative to the sum of the magnitudes of its principal moments
+/// (its trace when it is positive semidefinite), the lowest principal moment of a link's
+/// inertia may be and still count as zero. A positive semidefinite inertia written with
+/// six significant digits (`printf`'s `%g`, C++ streams' default precision), each entry
+/// off by at most 5e-6 of itself and so by 5e-6 of the trace, has its eigenvalues moved
+/// by at most ‖E‖₂ ≤ ‖E‖_F ≤ 5e-6 trace: a thin rod's or a flat plate's zero moment
+/// printed in a rotated frame may come out that far negative, and is accepted. Twice
+/// that is refused: the tensor is then indefinite whatever rounding wrote it.
+///
+/// The macro crate cannot read `lagrange_runtime::tolerances`, where the runtime's
+/// tolerances are, so this one lives here.
+const INDEFINITE_INERTIA: f64 = 1e-5;
+
+/// The eigenvalues of a symmetric 3×3 matrix whose entries are at most 1 in magnitude,
+/// by cyclic Jacobi rotations: each is accurate to a few ε of the matrix's norm, which
+/// the closed form (the roots of the characteristic cubic) is not near a double root.
+pub(crate) fn symmetric_eigenvalues(mut a: Matrix) -> [f64; 3] {
+    for _sweep in 0..64 {
+        let off = a[0][1].abs() + a[0][2].abs() + a[1][2].abs();
+        let diagonal = a[0][0].abs() + a[1][1].abs() + a[2][2].abs();
+        if off <= f64::EPSILON * f64::EPSILON * diagonal || off == 0.0 {
+            break;
+        }
+        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+            if a[p][q] == 0.0 {
+                continue;
+            }
+            // The rotation that zeroes a[p][q]: t = tan of its angle, the smaller root of
+            // t² + 2θt − 1 = 0 (Golub and Van Loan, algorithm 8.4.1).
+            let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+            let t = if theta.abs() > 1e150 {
+                0.5 / theta
+            } else {
+                theta.signum() / (theta.abs() + theta.mul_add(theta, 1.0).sqrt())
+            };
+            let c = 1.0 / t.mul_add(t, 1.0).sqrt();
+            let s = t * c;
+            // A ← Jᵀ A J: the columns p and q, then the rows.
+            for row in &mut a {
+                let (kp, kq) = (row[p], row[q]);
+                row[p] = c * kp - s * kq;
+                row[q] = s * kp + c * kq;
+            }
+            let (rp, rq) = (a[p], a[q]);
+            a[p] = std::array::from_fn(|k| c * rp[k] - s * rq[k]);
+            a[q] = std::array::from_fn(|k| s * rp[k] + c * rq[k]);
+            a[p][q] = 0.0;
+            a[q][p] = 0.0;
+        }
+    }
+    [a[0][0], a[1][1], a[2][2]]
 }
 
 /// The units of the numbers of a URDF file (SI, as the format specifies).
@@ -463,6 +602,10 @@ enum Si {
     NewtonMetreSecond,
     /// The damping of a prismatic joint.
     NewtonSecondPerMetre,
+    /// The multiplier of a prismatic joint mimicking a revolute one.
+    MetrePerRadian,
+    /// The multiplier of a revolute joint mimicking a prismatic one.
+    RadianPerMetre,
 }
 
 impl Si {
@@ -473,6 +616,8 @@ impl Si {
             Si::KilogramMetreSquared => "kg*m^2",
             Si::NewtonMetreSecond => "N*m*s",
             Si::NewtonSecondPerMetre => "N*s/m",
+            Si::MetrePerRadian => "m/rad",
+            Si::RadianPerMetre => "rad/m",
         }
     }
 }
@@ -512,12 +657,27 @@ pub(crate) fn unit_ldlt(m: &Matrix) -> Option<[(f64, [f64; 3]); 3]> {
     ])
 }
 
+/// `v / |v|`, `None` for the zero vector. Scaled by its largest component first, so that
+/// no square overflows or underflows: `0 0 1e200` and `1e-200 0 0` are the unit axes they
+/// point along (their squared norms, 1e400 and 1e-400, are beyond `f64`).
+pub(crate) fn unit_vector(v: [f64; 3]) -> Option<[f64; 3]> {
+    let largest = v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    if largest == 0.0 || !largest.is_finite() {
+        return None;
+    }
+    let scaled = v.map(|x| x / largest);
+    let norm = scaled.iter().map(|x| x * x).sum::<f64>().sqrt();
+    Some(scaled.map(|x| x / norm))
+}
+
 fn apply(m: &Matrix, v: [f64; 3]) -> [f64; 3] {
     [0, 1, 2].map(|i| (0..3).map(|k| m[i][k] * v[k]).sum())
 }
 
 /// An identifier from a name of the file: characters an identifier cannot hold become
-/// `_`, and a name that would be a keyword gets a trailing `_`.
+/// `_`. A Rust keyword of any edition stays as it is, and becomes a raw identifier where
+/// it is written ([`escaped`]), except the four that cannot be raw (`self`, `Self`,
+/// `super`, `crate`), which get a trailing `_`.
 fn identifier(name: &str) -> String {
     let mut s: String = name
         .chars()
@@ -532,10 +692,24 @@ fn identifier(name: &str) -> String {
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || s == "_" {
         s.insert(0, '_');
     }
-    if syn::parse_str::<Ident>(&s).is_err() {
+    if ["self", "Self", "super", "crate"].contains(&s.as_str()) {
         s.push('_');
     }
     s
+}
+
+/// The identifier of a name, raw when it is a keyword of some edition of Rust (`r#type`,
+/// `r#async`, `r#gen`), as the model's own names are kept: the generated code then
+/// compiles in every edition, and the name is the file's (`"type"`) everywhere a name is
+/// shown. `name` is an identifier's characters, not `self`, `Self`, `super` or `crate`.
+fn escaped(name: &str, span: Span) -> Ident {
+    if syn::parse_str::<Ident>(name).is_err() {
+        // A strict or reserved keyword of 2018 or later (syn refuses them all).
+        Ident::new_raw(name, span)
+    } else {
+        // `gen`, which syn accepts, and any keyword of a later edition.
+        crate::parse::usable_in_every_edition(&Ident::new(name, span))
+    }
 }
 
 /// Where the joints of a file in which every link has a parent close a loop: from the
@@ -564,6 +738,54 @@ fn loop_error(links: &[Link], joints: &[Joint]) -> FileError {
     }
 }
 
+/// The first cycle of mimic joints, in the order of the file, each joint of it followed by
+/// the one it mimics (one joint when it mimics itself): `leader[j]` is the joint that joint
+/// `j` mimics.
+fn mimic_cycle(leader: &[Option<usize>]) -> Option<Vec<usize>> {
+    for start in 0..leader.len() {
+        let mut path = vec![start];
+        let mut at = start;
+        while let Some(next) = leader[at] {
+            if let Some(k) = path.iter().position(|&p| p == next) {
+                let cycle = &path[k..];
+                // From its first joint in the file, so that each cycle is told one way.
+                let first = (0..cycle.len()).min_by_key(|&i| cycle[i]).unwrap_or(0);
+                return Some([&cycle[first..], &cycle[..first]].concat());
+            }
+            path.push(next);
+            at = next;
+        }
+    }
+    None
+}
+
+/// Why a cycle of mimic joints is refused, naming each joint and its line.
+fn cycle_message(joints: &[Joint], cycle: &[usize]) -> String {
+    let first = &joints[cycle[0]];
+    if let [_] = cycle {
+        return format!(
+            "joint `{}` mimics itself: its constraint q = {} q + {} holds it at one position \
+             (or at none, or at every one), and a mimic joint follows another joint",
+            first.name,
+            first.mimic.as_ref().map_or(1.0, |m| m.1),
+            first.mimic.as_ref().map_or(0.0, |m| m.2),
+        );
+    }
+    let steps: Vec<String> = cycle
+        .iter()
+        .map(|&j| {
+            let joint = &joints[j];
+            let other = joint.mimic.as_ref().map_or("", |m| m.0.as_str());
+            format!("`{}` (line {}) mimics `{other}`", joint.name, joint.line)
+        })
+        .collect();
+    format!(
+        "the mimic joints form a cycle: {}; each follows the next, so none moves on its own \
+         and the constraints hold them at one position (or leave them undetermined)",
+        steps.join(", ")
+    )
+}
+
 /// The coordinates of a floating base with their units: the root's position and unit
 /// quaternion, declared first and claimed before the file's names.
 const FLOATING_BASE: [(&str, &str); 7] = [
@@ -584,7 +806,7 @@ struct Writer {
 
 impl Writer {
     fn ident(&self, name: &str) -> Ident {
-        Ident::new(name, self.span)
+        escaped(name, self.span)
     }
 
     fn name(&self, name: &str) -> Expr {
@@ -714,11 +936,18 @@ impl Writer {
     /// ((L_R l_k) · w)², l_k the columns of L. Three squares whose velocity derivatives
     /// are three products each, where ωᵀ I ω would take nine, and L_R l₂ is a column of
     /// L_R. An inertia without that factorization (a zero pivot over a nonzero entry, not
-    /// a physical one) is written as ½ ω_bᵀ I ω_b.
+    /// a physical one) or whose factors overflow `f64` is written as ½ ω_bᵀ I ω_b.
     fn rotational_energy(&self, id: &str, tensor: &Matrix, w: &Expr) -> Vec<Expr> {
         let frame = || self.name(&format!("{id}_R"));
         let half = |d: f64| self.number(d / 2.0, Some(Si::KilogramMetreSquared));
-        let Some(factor) = unit_ldlt(tensor) else {
+        // A factor whose entries (or halved pivots) overflow, as a tiny pivot under large
+        // entries can make them, is not used: the tensor itself is finite.
+        let finite = |factor: &[(f64, [f64; 3]); 3]| {
+            factor
+                .iter()
+                .all(|(d, l)| (d / 2.0).is_finite() && l.iter().all(|x| x.is_finite()))
+        };
+        let Some(factor) = unit_ldlt(tensor).filter(finite) else {
             let body = self.call("transpose", vec![frame()]);
             let body = self.binary(BinOp::Mul, body, w.clone());
             let spin = self.binary(
@@ -751,6 +980,7 @@ impl Writer {
         robot: &Urdf,
         floating: bool,
         declared: &[String],
+        own_coordinates: bool,
     ) -> Result<(Vec<Statement>, Limits), Failure> {
         let declare_g = !declared.iter().any(|n| n == "g");
         let (links, joints) = (&robot.links, &robot.joints);
@@ -942,6 +1172,22 @@ impl Writer {
             coordinates.push(self.declared(&joint_id[j], unit));
             limits.push((joint_id[j].clone(), joint.limit));
         }
+        if coordinates.is_empty() && !own_coordinates {
+            let fixed = joints.len();
+            let joints = match fixed {
+                0 => "it has no joints".to_string(),
+                1 => "its one joint is fixed".to_string(),
+                n => format!("its {n} joints are all fixed"),
+            };
+            return Err(Failure::File(
+                None,
+                format!(
+                    "the robot has no movable joint ({joints}), so the model has no \
+                     coordinates: give the root a free base with `floating` after the path, \
+                     or declare coordinates of the model's own"
+                ),
+            ));
+        }
         if !coordinates.is_empty() {
             out.push(Statement::Coordinates(coordinates));
         }
@@ -1066,8 +1312,7 @@ impl Writer {
             });
             let c = self.total([Some(self.name(&format!("{id}_p"))), offset.clone()]);
             out.push(self.let_(&format!("{id}_c"), c.expect("a position")));
-            let Some(inertial) =
-                inertial.filter(|i| i.mass > 0.0 || i.inertia.iter().any(|&x| x != 0.0))
+            let Some(inertial) = inertial.filter(|i| i.mass > 0.0 || i.tensor != [[0.0; 3]; 3])
             else {
                 continue;
             };
@@ -1112,24 +1357,9 @@ impl Writer {
                     kinetic.push(self.binary(BinOp::Mul, half, speed));
                 }
             }
-            let [xx, xy, xz, yy, yz, zz] = inertial.inertia;
-            let principal = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]];
-            if principal != [[0.0; 3]; 3] {
-                // The inertia about the centre of mass in the link frame: R I Rᵀ.
-                let frame = rpy_matrix(inertial.rpy);
-                let tensor: Matrix = std::array::from_fn(|i| {
-                    std::array::from_fn(|j| {
-                        let mut s = 0.0;
-                        for a in 0..3 {
-                            for b in 0..3 {
-                                s += frame[i][a] * principal[a][b] * frame[j][b];
-                            }
-                        }
-                        s
-                    })
-                });
+            if inertial.tensor != [[0.0; 3]; 3] {
                 if let Some(w) = omega[l].clone() {
-                    kinetic.extend(self.rotational_energy(id, &tensor, &w));
+                    kinetic.extend(self.rotational_energy(id, &inertial.tensor, &w));
                 }
             }
         }
@@ -1172,26 +1402,23 @@ impl Writer {
                 value: self.binary(BinOp::Sub, norm, self.number(1.0, None)),
             });
         }
-        for &j in &order {
-            let joint = &joints[j];
-            let Some((other, multiplier, offset)) = &joint.mimic else {
+        // Mimic joints: each follows the joint it names. A `<mimic>` on a fixed joint means
+        // nothing (urdfdom and Pinocchio load it and ignore it): users lock a finger of a
+        // gripper by changing its type alone.
+        let mut leader = vec![None; joints.len()];
+        for (j, joint) in joints.iter().enumerate() {
+            let Some((other, ..)) = &joint.mimic else {
                 continue;
             };
+            if joint.kind == Kind::Fixed {
+                continue;
+            }
             let Some(o) = joints.iter().position(|k| &k.name == other) else {
                 return Err(Failure::File(
                     Some(joint.line),
                     format!("joint `{}` mimics no joint `{other}`", joint.name),
                 ));
             };
-            if joint.kind == Kind::Fixed {
-                return Err(Failure::File(
-                    Some(joint.line),
-                    format!(
-                        "joint `{}` is fixed, so it has no coordinate to mimic `{other}` with",
-                        joint.name
-                    ),
-                ));
-            }
             if joints[o].kind == Kind::Fixed {
                 return Err(Failure::File(
                     Some(joint.line),
@@ -1201,10 +1428,32 @@ impl Writer {
                     ),
                 ));
             }
-            let unit = (joint.kind == Kind::Prismatic).then_some(Si::Metre);
+            leader[j] = Some(o);
+        }
+        if let Some(cycle) = mimic_cycle(&leader) {
+            return Err(Failure::File(
+                Some(joints[cycle[0]].line),
+                cycle_message(joints, &cycle),
+            ));
+        }
+        for &j in &order {
+            let joint = &joints[j];
+            let (Some((_, multiplier, offset)), Some(o)) = (&joint.mimic, leader[j]) else {
+                continue;
+            };
+            // q = multiplier · q_leader + offset: the multiplier converts the leader's
+            // unit into the follower's (m/rad for a prismatic joint following a revolute
+            // one), the offset is in the follower's.
+            let prismatic = |k: usize| joints[k].kind == Kind::Prismatic;
+            let per = match (prismatic(j), prismatic(o)) {
+                (true, false) => Some(Si::MetrePerRadian),
+                (false, true) => Some(Si::RadianPerMetre),
+                _ => None,
+            };
+            let unit = prismatic(j).then_some(Si::Metre);
             let followed = self.binary(
                 BinOp::Mul,
-                self.number(*multiplier, None),
+                self.number(*multiplier, per),
                 self.name(&joint_id[o]),
             );
             let target = self.binary(BinOp::Add, followed, self.number(*offset, unit));

@@ -312,3 +312,333 @@ fn the_inertia_factors_into_three_squares() {
     let indefinite = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
     assert!(crate::urdf::unit_ldlt(&indefinite).is_none());
 }
+
+/// Each `(case, text, what the error says, line)`: the one error of the file, at its line.
+fn assert_errors(cases: Vec<(&str, String, &str, Option<u32>)>) {
+    for (name, text, says, line) in cases {
+        assert_ne!(text, ARM, "{name}: the case changes the file");
+        let (path, message) = error_of(&format!("{name}.urdf"), &text);
+        let at = line.map_or(format!("{path}: "), |l| format!("{path}:{l}: "));
+        assert!(message.starts_with(&at), "{name}: {message}");
+        assert!(message.contains(says), "{name}: {message}");
+    }
+}
+
+/// The file with `joint`'s line (`<joint name="joint" …>`) followed by `tag`.
+fn with_tag(joint: &str, tag: &str) -> String {
+    let open = ARM
+        .lines()
+        .find(|l| l.contains(&format!("<joint name=\"{joint}\"")))
+        .expect("the joint");
+    ARM.replace(open, &format!("{open}\n    {tag}"))
+}
+
+/// Mimic joints that follow each other, or themselves, would hold each other still: the
+/// cycle is refused at its first joint's line, naming every joint of it.
+#[test]
+fn mimic_cycles_are_refused() {
+    let both = with_tag("shoulder", r#"<mimic joint="slide" multiplier="2"/>"#);
+    let both = both.replace(
+        r#"<joint name="slide" type="prismatic">"#,
+        r#"<joint name="slide" type="prismatic"><mimic joint="shoulder" multiplier="2"/>"#,
+    );
+    assert_errors(vec![
+        (
+            "mimic_cycle",
+            both,
+            "the mimic joints form a cycle: `shoulder` (line 12) mimics `slide`, `slide` \
+             (line 18) mimics `shoulder`",
+            Some(12),
+        ),
+        (
+            "mimic_itself",
+            with_tag("slide", r#"<mimic joint="slide" multiplier="2"/>"#),
+            "joint `slide` mimics itself: its constraint q = 2 q + 0 holds it at one \
+             position (or at none, or at every one)",
+            Some(17),
+        ),
+    ]);
+    // A chain that ends at a joint that moves on its own is fine.
+    let path = file(
+        "mimic_chain.urdf",
+        &with_tag("slide", r#"<mimic joint="shoulder" multiplier="2"/>"#),
+    );
+    let out = crate::expand(model_with(&path, quote!(kinetic = urdf_kinetic;)));
+    assert_eq!(compile_errors(&out), Vec::<String>::new());
+}
+
+/// Values no body has: an inertia with a negative principal moment, a negative damping
+/// (it would feed energy in) or friction, limits with lower > upper. The triangle
+/// inequality of the principal moments is not required, and a zero moment rounded below
+/// zero by the digits the file was written with is accepted.
+#[test]
+fn physically_invalid_values_are_refused() {
+    let inertia = r#"<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.02"/>"#;
+    assert_errors(vec![
+        (
+            "indefinite_inertia",
+            ARM.replace(
+                inertia,
+                r#"<inertia ixx="0.01" ixy="0.5" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>"#,
+            ),
+            "link `upper` has an inertia that is not positive semidefinite (its principal \
+             moments are -4.900e-1, 1.000e-2, 5.100e-1)",
+            Some(6),
+        ),
+        (
+            "negative_damping",
+            ARM.replace(r#"damping="0.5""#, r#"damping="-0.5""#),
+            "joint `shoulder` has a negative damping, -0.5: it would add energy",
+            Some(15),
+        ),
+        (
+            "negative_friction",
+            ARM.replace(r#"damping="0.5""#, r#"damping="0.5" friction="-1""#),
+            "joint `shoulder` has a negative friction, -1",
+            Some(15),
+        ),
+        (
+            "limits_crossed",
+            ARM.replace(r#"lower="-1.5" upper="1.5""#, r#"lower="3" upper="-3""#),
+            "joint `shoulder` has the limits lower=\"3\" > upper=\"-3\"",
+            Some(14),
+        ),
+    ]);
+    for (name, tensor) in [
+        // izz > ixx + iyy: no rigid body has it, but the energy is positive.
+        (
+            "triangle",
+            r#"<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.5"/>"#,
+        ),
+        // A rod along (1, 1, 1): 0.1 (E − u uᵀ) to six digits, its zero moment
+        // 0.0666667 − 2 · 0.0333334 = −1e-7, rounding of 5e-7 of the trace.
+        (
+            "rounded_rod",
+            r#"<inertia ixx="0.0666667" ixy="-0.0333334" ixz="-0.0333334" iyy="0.0666667" iyz="-0.0333334" izz="0.0666667"/>"#,
+        ),
+    ] {
+        let path = file(&format!("{name}.urdf"), &ARM.replace(inertia, tensor));
+        let out = crate::expand(model_with(&path, quote!(kinetic = urdf_kinetic;)));
+        assert_eq!(compile_errors(&out), Vec::<String>::new(), "{name}");
+    }
+}
+
+/// The eigenvalues that decide whether an inertia is positive semidefinite, against
+/// Q diag(λ) Qᵀ with Q a rotation: to a few ε of the largest, double roots included.
+#[test]
+fn inertia_eigenvalues_are_accurate() {
+    let (c, s) = (0.6_f64, 0.8_f64);
+    // Q = rot_z · rot_x, both with cos 0.6 and sin 0.8: exact in binary to an ulp.
+    let q = [[c, -s * c, s * s], [s, c * c, -c * s], [0.0, s, c]];
+    for lambda in [[0.5, -0.25, 1.0], [1.0, 1.0, 1e-17], [0.0, 0.3, 0.3]] {
+        let m: [[f64; 3]; 3] = std::array::from_fn(|i| {
+            std::array::from_fn(|j| (0..3).map(|k| q[i][k] * lambda[k] * q[j][k]).sum())
+        });
+        let mut got = crate::urdf::symmetric_eigenvalues(m);
+        got.sort_by(f64::total_cmp);
+        let mut want = lambda;
+        want.sort_by(f64::total_cmp);
+        for k in 0..3 {
+            assert!(
+                (got[k] - want[k]).abs() < 8.0 * f64::EPSILON,
+                "{got:?} {want:?}"
+            );
+        }
+    }
+}
+
+/// Axes whose squared norm is beyond `f64` (1e400, 1e-400) are the unit axes they point
+/// along; the zero axis is still refused.
+#[test]
+fn axes_are_normalized_at_any_scale() {
+    use crate::urdf::unit_vector;
+    assert_eq!(unit_vector([0.0, 0.0, 1e200]), Some([0.0, 0.0, 1.0]));
+    assert_eq!(unit_vector([1e-200, 0.0, 0.0]), Some([1.0, 0.0, 0.0]));
+    assert_eq!(unit_vector([0.0, -5e-324, 0.0]), Some([0.0, -1.0, 0.0]));
+    let diagonal = unit_vector([3e200, 4e200, 0.0]).expect("an axis");
+    assert!((diagonal[0] - 0.6).abs() < 1e-16 && (diagonal[1] - 0.8).abs() < 1e-16);
+    assert_eq!(unit_vector([0.0; 3]), None);
+    let text = ARM
+        .replace(r#"<axis xyz="0 1 0"/>"#, r#"<axis xyz="0 1e200 0"/>"#)
+        .replace(r#"<axis xyz="1 0 0"/>"#, r#"<axis xyz="1e-200 0 0"/>"#);
+    let path = file("huge_axes.urdf", &text);
+    let mut model = parse_ok(model_with(&path, quote!(kinetic = urdf_kinetic;)));
+    crate::urdf::splice(&mut model).expect("a valid file");
+    let out = crate::expand(model_with(&path, quote!(kinetic = urdf_kinetic;)));
+    assert_eq!(compile_errors(&out), Vec::<String>::new());
+    // The same statements as with the unit axes.
+    let unit = file("unit_axes.urdf", ARM);
+    let mut reference = parse_ok(model_with(&unit, quote!(kinetic = urdf_kinetic;)));
+    crate::urdf::splice(&mut reference).expect("a valid file");
+    let text = |m: &crate::ast::Model| {
+        format!(
+            "{:?}",
+            m.statements.iter().map(statement_kind).collect::<Vec<_>>()
+        )
+    };
+    assert_eq!(text(&model), text(&reference));
+    assert_errors(vec![(
+        "zero_axis",
+        ARM.replace(r#"<axis xyz="0 1 0"/>"#, r#"<axis xyz="0 0 0"/>"#),
+        "joint `shoulder` has a zero axis",
+        Some(12),
+    )]);
+}
+
+/// A robot whose joints are all fixed gives the model no coordinates: said at the file,
+/// with why.
+#[test]
+fn a_robot_without_movable_joints_is_told_so() {
+    let text = ARM
+        .replace(r#"type="revolute""#, r#"type="fixed""#)
+        .replace(r#"type="prismatic""#, r#"type="fixed""#);
+    assert_errors(vec![(
+        "all_fixed",
+        text.clone(),
+        "the robot has no movable joint (its 3 joints are all fixed), so the model has no \
+         coordinates",
+        None,
+    )]);
+    // With coordinates of the model's own, it is a model.
+    let path = file("all_fixed_own.urdf", &text);
+    let out = crate::expand(model_with(
+        &path,
+        quote!(coordinates: x; kinetic = urdf_kinetic + dot(x)^2;),
+    ));
+    assert_eq!(compile_errors(&out), Vec::<String>::new());
+}
+
+/// Joints named like Rust keywords of any edition keep their names, as raw identifiers
+/// (as the model's own names are): `gen`, a keyword from 2024 on that syn accepts, would
+/// otherwise be written bare and break an edition-2024 crate.
+#[test]
+fn keyword_names_are_raw_identifiers() {
+    let text = ARM
+        .replace(r#"name="shoulder""#, r#"name="gen""#)
+        .replace(r#"name="slide""#, r#"name="async""#)
+        .replace(r#"name="upper""#, r#"name="gen""#)
+        .replace(r#"link="upper""#, r#"link="gen""#);
+    let path = file("keywords.urdf", &text);
+    let out = crate::expand(model_with(
+        &path,
+        quote!(kinetic = urdf_kinetic; potential = urdf_potential; dissipation = urdf_dissipation;),
+    ));
+    assert_eq!(compile_errors(&out), Vec::<String>::new());
+    fn idents(stream: proc_macro2::TokenStream, found: &mut Vec<String>) {
+        for tree in stream {
+            match tree {
+                proc_macro2::TokenTree::Ident(id) => found.push(id.to_string()),
+                proc_macro2::TokenTree::Group(g) => idents(g.stream(), found),
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    idents(out.clone(), &mut found);
+    for keyword in ["gen", "async"] {
+        assert!(!found.iter().any(|i| i == keyword), "a bare `{keyword}`");
+        assert!(
+            found.iter().any(|i| *i == format!("r#{keyword}")),
+            "no `r#{keyword}`"
+        );
+    }
+    // The names shown are the file's.
+    let code = out.to_string();
+    assert!(
+        code.contains("\"gen\"") && code.contains("\"async\""),
+        "{code}"
+    );
+    assert!(found.iter().any(|i| i == "gen_R"));
+    // `self` cannot be raw: it gets a trailing `_`.
+    let path = file(
+        "keyword_self.urdf",
+        &ARM.replace(r#"name="shoulder""#, r#"name="self""#),
+    );
+    let out = crate::expand(model_with(&path, quote!(kinetic = urdf_kinetic;)));
+    assert_eq!(compile_errors(&out), Vec::<String>::new());
+    assert!(out.to_string().contains("\"self_\""));
+}
+
+/// A prismatic joint that mimics a revolute one (and the other way round) in a model
+/// with units: the multiplier carries m/rad (rad/m).
+#[test]
+fn mimics_across_joint_kinds_carry_units() {
+    for (name, tag, joint) in [
+        (
+            "prismatic_follows",
+            r#"<mimic joint="shoulder" multiplier="0.1" offset="0.02"/>"#,
+            "slide",
+        ),
+        (
+            "revolute_follows",
+            r#"<mimic joint="slide" multiplier="3"/>"#,
+            "shoulder",
+        ),
+    ] {
+        let path = file(&format!("{name}.urdf"), &with_tag(joint, tag));
+        let out = crate::expand(model_with(
+            &path,
+            quote!(inputs: tau [N*m]; kinetic = urdf_kinetic; potential = urdf_potential; force tau on shoulder;),
+        ));
+        assert_eq!(compile_errors(&out), Vec::<String>::new(), "{name}");
+    }
+}
+
+/// Huge but finite numbers of the file either build or are refused at their line, never
+/// a crash of the macro: an inertia whose L D Lᵀ overflows (a pivot of 1e-300 under an
+/// entry of 0.5) is written as ωᵀ I ω, one whose rotation into the link frame is beyond
+/// `f64` is refused, an indefinite one of 1e300 is refused, a joint or a centre of mass
+/// 1e308 m away builds.
+#[test]
+fn huge_values_build_or_are_refused_at_their_line() {
+    let inertia = r#"<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.02"/>"#;
+    let turned = r#"<origin xyz="0 0 0.2" rpy="0.3 0.2 0.7"/>"#;
+    let builds = [
+        ARM.replace(
+            inertia,
+            r#"<inertia ixx="1e-300" ixy="0.5" ixz="0" iyy="1e300" iyz="0" izz="1e300"/>"#,
+        ),
+        ARM.replace(
+            inertia,
+            r#"<inertia ixx="1.7e308" ixy="0" ixz="0" iyy="1.7e308" iyz="0" izz="1.7e308"/>"#,
+        )
+        .replace(r#"<origin xyz="0 0 0.2"/>"#, turned),
+        ARM.replace(r#"<origin xyz="0.1 0 0"/>"#, r#"<origin xyz="1e308 0 0"/>"#),
+        ARM.replace(r#"<origin xyz="0 0 0.4""#, r#"<origin xyz="1e308 0 0""#),
+        ARM.replace(
+            r#"<origin xyz="0 0 0.2"/>"#,
+            r#"<origin xyz="1e308 0 -1e308"/>"#,
+        ),
+    ];
+    for (k, text) in builds.iter().enumerate() {
+        assert_ne!(text, ARM);
+        let path = file(&format!("huge_{k}.urdf"), text);
+        let out = crate::expand(model_with(
+            &path,
+            quote!(kinetic = urdf_kinetic; potential = urdf_potential;),
+        ));
+        assert_eq!(compile_errors(&out), Vec::<String>::new(), "case {k}");
+    }
+    assert_errors(vec![
+        (
+            "huge_turned",
+            ARM.replace(
+                inertia,
+                r#"<inertia ixx="1.7e308" ixy="1.7e308" ixz="0" iyy="1.7e308" iyz="0" izz="1"/>"#,
+            )
+            .replace(r#"<origin xyz="0 0 0.2"/>"#, turned),
+            "the inertia of link `upper`, turned into the link frame by the inertial's rpy, \
+             has an entry beyond the largest `f64`",
+            Some(6),
+        ),
+        (
+            "huge_indefinite",
+            ARM.replace(
+                inertia,
+                r#"<inertia ixx="1e-300" ixy="1e300" ixz="0" iyy="0.1" iyz="0" izz="0.02"/>"#,
+            ),
+            "an inertia that is not positive semidefinite",
+            Some(6),
+        ),
+    ]);
+}
