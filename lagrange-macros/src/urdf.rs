@@ -675,9 +675,9 @@ fn apply(m: &Matrix, v: [f64; 3]) -> [f64; 3] {
 }
 
 /// An identifier from a name of the file: characters an identifier cannot hold become
-/// `_`. A Rust keyword of any edition stays as it is, and becomes a raw identifier where
-/// it is written ([`escaped`]), except the four that cannot be raw (`self`, `Self`,
-/// `super`, `crate`), which get a trailing `_`.
+/// `_`, and a name that would be a keyword gets a trailing `_` (`type_`, `async_`; the
+/// names generated from such files since they were first read). `gen`, an identifier until
+/// the 2024 edition, is kept and written raw ([`escaped`]).
 fn identifier(name: &str) -> String {
     let mut s: String = name
         .chars()
@@ -692,24 +692,17 @@ fn identifier(name: &str) -> String {
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || s == "_" {
         s.insert(0, '_');
     }
-    if ["self", "Self", "super", "crate"].contains(&s.as_str()) {
+    if syn::parse_str::<Ident>(&s).is_err() {
         s.push('_');
     }
     s
 }
 
-/// The identifier of a name, raw when it is a keyword of some edition of Rust (`r#type`,
-/// `r#async`, `r#gen`), as the model's own names are kept: the generated code then
-/// compiles in every edition, and the name is the file's (`"type"`) everywhere a name is
-/// shown. `name` is an identifier's characters, not `self`, `Self`, `super` or `crate`.
+/// The identifier of a name ([`identifier`]'s characters), raw when it is reserved in a
+/// later edition of Rust (`r#gen`), as the model's own names are kept: the generated code
+/// then compiles in every edition, whatever the edition of the user's crate.
 fn escaped(name: &str, span: Span) -> Ident {
-    if syn::parse_str::<Ident>(name).is_err() {
-        // A strict or reserved keyword of 2018 or later (syn refuses them all).
-        Ident::new_raw(name, span)
-    } else {
-        // `gen`, which syn accepts, and any keyword of a later edition.
-        crate::parse::usable_in_every_edition(&Ident::new(name, span))
-    }
+    crate::parse::usable_in_every_edition(&Ident::new(name, span))
 }
 
 /// Where the joints of a file in which every link has a parent close a loop: from the
