@@ -311,3 +311,12 @@ pub(crate) const DOUBLING_STEP: f64 = 1e-14;
 /// Below this change per iteration, a doubling iteration that no longer halves the change
 /// has reached the rounding noise of P and stops (the residual check then decides).
 pub(crate) const DOUBLING_STALL: f64 = 1e-10;
+
+// ----- Sampled controllers -------------------------------------------------------------
+
+/// A sampled controller's period must exceed this many times the spacing u of the
+/// floating-point numbers at max(|t₀|, |t_end|), the coarsest along the run: a sample time
+/// t₀ + k·Ts is a product (up to about 2 max(|t₀|, |t_end|), rounded by at most u) and a
+/// sum (rounded by at most u/2), so consecutive ones differ by at least Ts − 3u, which a
+/// period above 4u keeps above u: every sample advances the time, to the end of the run.
+pub(crate) const SAMPLE_RESOLUTION: f64 = 4.0;
