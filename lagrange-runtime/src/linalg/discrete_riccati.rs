@@ -192,7 +192,7 @@ fn refine(
 ) -> DMatrix<f64> {
     let mut size = relative_residual(a, b, q, r, &p);
     for _ in 0..RICCATI_REFINEMENT_STEPS {
-        if !(size > f64::EPSILON) {
+        if size <= f64::EPSILON || size.is_nan() {
             break;
         }
         let Some((k, residual)) = gain_and_residual(a, b, q, r, &p) else {
@@ -203,7 +203,7 @@ fn refine(
         };
         let next = symmetric_part(&(&p + delta));
         let next_size = relative_residual(a, b, q, r, &next);
-        if !(next_size < RICCATI_REFINEMENT_PROGRESS * size) {
+        if next_size >= RICCATI_REFINEMENT_PROGRESS * size || next_size.is_nan() {
             break;
         }
         (p, size) = (next, next_size);

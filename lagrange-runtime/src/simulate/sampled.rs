@@ -63,8 +63,9 @@ use nalgebra::SVector;
 /// assert!((z.last().unwrap() - 1.0).abs() < 1e-6); // f = −z = −1 N cancels the push
 /// ```
 pub trait SampledController<const N: usize, const M: usize> {
-    /// The sample period Ts, positive and finite (checked when a run starts, which reads it
-    /// once).
+    /// The sample period Ts, positive and finite, and above 4 spacings of the
+    /// floating-point numbers at the run's largest |t| (checked when a run starts, which
+    /// reads it once: a shorter period gives sample times that do not advance).
     fn period(&self) -> f64;
 
     /// The controller's step at the sample time `t` with the plant's state `s` there: it
@@ -138,7 +139,8 @@ pub struct Sampled<F> {
 
 impl<F> Sampled<F> {
     /// `law` sampled every `period` (checked, as every setting, when a run starts: positive
-    /// and finite).
+    /// and finite, and long enough for the run's times to resolve, see
+    /// [`SampledController::period`]).
     pub fn new(period: f64, law: F) -> Self {
         Sampled { period, law }
     }
