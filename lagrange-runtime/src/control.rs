@@ -2152,9 +2152,34 @@ mod tests {
             panic!("{err:?}");
         };
         assert!(eigenvalue.norm() < 1e-6, "{eigenvalue}");
-        // The unseen but stable mode is fine: diag(½, 1) seen only at z = 1 … is detectable.
+        // An unseen mode inside the boundary is fine, and so is one outside: it costs
+        // nothing, but the stabilizing solution still moves it inside (to 1/2 for z = 2,
+        // the mirror image; to −1 for s = 1), at the least cost of the input.
         let a = m(2, 2, &[0.5, 0.0, 0.0, 1.0]);
         assert!(dare(&a, &b, &q, &r).is_ok());
+        let a = m(2, 2, &[2.0, 0.0, 0.0, 0.5]);
+        let (k, p) = dlqr(&a, &b, &q, &r).unwrap();
+        let residual = discrete_riccati::relative_residual(&a, &b, &q, &r, &p);
+        assert!(residual < 1e-14, "{residual:e}");
+        let radius = (&a - &b * &k)
+            .complex_eigenvalues()
+            .iter()
+            .map(|z| z.norm())
+            .fold(0.0, f64::max);
+        assert!(radius < 1.0, "{radius}");
+        // Scalar: p = 4p − 4p²/(1 + p) has the stabilizing root p = 3 (closed loop ½), and
+        // 2p − p² = 0 the stabilizing root p = 2 (closed loop −1); p = 0 is the other root.
+        let (one, zero) = (m(1, 1, &[1.0]), m(1, 1, &[0.0]));
+        let p = dare(&m(1, 1, &[2.0]), &one, &zero, &one).unwrap();
+        assert!((p[(0, 0)] - 3.0).abs() < 1e-14, "{p}");
+        let p = care(&one, &one, &zero, &one).unwrap();
+        assert!((p[(0, 0)] - 2.0).abs() < 1e-14, "{p}");
+        let a = m(2, 2, &[1.0, 0.0, 0.0, -0.5]);
+        let (k, _) = lqr(&a, &b, &q, &r).unwrap();
+        assert!((&a - &b * &k)
+            .complex_eigenvalues()
+            .iter()
+            .all(|s| s.re < 0.0));
     }
 
     /// Issue 45 item 14: `care`/`lqr` with a mode on the imaginary axis that B cannot reach

@@ -318,6 +318,13 @@ pub(crate) const DOUBLING_STEP: f64 = 1e-14;
 /// take more than 10¹³ samples to halve an error (over a year at 100 kHz).
 pub(crate) const UNIT_CIRCLE_MARGIN: f64 = 100.0;
 
+/// Newton (Hewer) steps allowed from the stabilizing gain of a problem with a larger Q to
+/// the stabilizing solution of a discrete Riccati equation whose Q does not see an unstable
+/// mode (which the doubling misses): Newton's method on the Riccati equation converges
+/// monotonically, quadratically once near, and at worst linearly with ratio ½ (near a
+/// double root, the nearly marginal case), so 50 steps reach rounding from any start.
+pub(crate) const HEWER_STEPS: usize = 50;
+
 /// When a Riccati solve has failed, a mode λ of A counts as on the stability boundary
 /// (|Re λ| or |1 − |λ||, relative to ‖A‖), and as unreachable or unseen (the smallest
 /// singular value of [A − λI, B] or [A − λI; Q] relative to ‖A‖), within √ε = 2⁻²⁶, as

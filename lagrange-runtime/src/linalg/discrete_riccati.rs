@@ -35,6 +35,13 @@
 //!    Newton step from there brings the residual to rounding, and P to the accuracy its
 //!    conditioning allows.
 //!
+//! 4. **A stabilizing start**, when this fails and [`boundary_cause`] finds no reason: an
+//!    unstable mode that Q does not see costs nothing over any finite horizon, so the
+//!    doubling converges to a solution that leaves it unstable, while the stabilizing
+//!    solution exists. Hewer's iteration from the stabilizing gain of the same problem with
+//!    Q + c I finds it (Newton steps from a stabilizing gain stay stabilizing and converge
+//!    to the stabilizing solution).
+//!
 //! The result is checked: every eigenvalue of A − BK must lie inside the unit circle by
 //! more than the rounding of its computation ([`UNIT_CIRCLE_MARGIN`]), and the residual
 //! must be below [`RICCATI_RESIDUAL`] relative to its terms. A problem that fails is
@@ -52,7 +59,7 @@
 use super::riccati::{balance, boundary_cause, Boundary, RiccatiError};
 use super::{eigenvalues, symmetric_part, times_pow2};
 use crate::tolerances::{
-    DOUBLING_ITERATIONS, DOUBLING_STALL, DOUBLING_STEP, RICCATI_REFINEMENT_PROGRESS,
+    DOUBLING_ITERATIONS, DOUBLING_STALL, DOUBLING_STEP, HEWER_STEPS, RICCATI_REFINEMENT_PROGRESS,
     RICCATI_REFINEMENT_STEPS, RICCATI_RESIDUAL, UNIT_CIRCLE_MARGIN,
 };
 use nalgebra::DMatrix;
@@ -81,21 +88,27 @@ pub(crate) fn solve(
     let delta = balance(&mut a_b, &mut g_b, &mut q_b);
     let b_b = DMatrix::from_fn(n, m, |i, j| times_pow2(b[(i, j)], -delta[i]));
     let f_b = DMatrix::from_fn(f.nrows(), n, |i, j| times_pow2(f[(i, j)], -delta[j]));
-    match solve_balanced(&a_b, &b_b, &g_b, &q_b, r) {
-        // P = D⁻¹P̂D⁻¹, K = K̂D⁻¹, exact unless out of range.
-        Ok((p, k)) => {
-            let p = DMatrix::from_fn(n, n, |i, j| times_pow2(p[(i, j)], -delta[i] - delta[j]));
-            let k = DMatrix::from_fn(m, n, |i, j| times_pow2(k[(i, j)], -delta[j]));
-            for (matrix, x) in [("P", &p), ("K", &k)] {
-                if !x.iter().all(|v| v.is_finite()) {
-                    return Err(RiccatiError::BadlyScaled { matrix });
-                }
-            }
-            Ok((p, k))
+    let solved = match solve_balanced(&a_b, &b_b, &g_b, &q_b, r) {
+        Err(error) => match boundary_cause(&a_b, &f_b, &q_b, Boundary::UnitCircle) {
+            Some(cause) => return Err(cause),
+            // Stabilizable, and no mode on the circle unseen by Q: a stabilizing solution
+            // exists. The doubling (the cost over ever longer horizons) misses it when Q
+            // does not see an unstable mode, which costs nothing over any finite horizon;
+            // Newton steps from a stabilizing gain find it.
+            None => stabilized(&a_b, &b_b, &g_b, &q_b, r).map_err(|_| error),
+        },
+        solved => solved,
+    };
+    // P = D⁻¹P̂D⁻¹, K = K̂D⁻¹, exact unless out of range.
+    let (p, k) = solved?;
+    let p = DMatrix::from_fn(n, n, |i, j| times_pow2(p[(i, j)], -delta[i] - delta[j]));
+    let k = DMatrix::from_fn(m, n, |i, j| times_pow2(k[(i, j)], -delta[j]));
+    for (matrix, x) in [("P", &p), ("K", &k)] {
+        if !x.iter().all(|v| v.is_finite()) {
+            return Err(RiccatiError::BadlyScaled { matrix });
         }
-        Err(error @ RiccatiError::RNotPositiveDefinite) => Err(error),
-        Err(error) => Err(boundary_cause(&a_b, &f_b, &q_b, Boundary::UnitCircle).unwrap_or(error)),
     }
+    Ok((p, k))
 }
 
 /// The solution of the balanced problem (G = BR⁻¹Bᵀ given): doubling, Newton steps, and
@@ -107,8 +120,76 @@ fn solve_balanced(
     q: &DMatrix<f64>,
     r: &DMatrix<f64>,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), RiccatiError> {
+    let p = doubling(a, g, q)?;
+    let p = newton(
+        a,
+        b,
+        q,
+        r,
+        p,
+        RICCATI_REFINEMENT_STEPS,
+        RICCATI_REFINEMENT_PROGRESS,
+    );
+    checked(a, b, q, r, p)
+}
+
+/// The stabilizing solution by Hewer's iteration from the stabilizing gain of the problem
+/// with Q + c I (c the size of Q, or 1/‖G‖ for Q = 0), which sees every mode: Newton steps
+/// from a stabilizing gain keep it stabilizing and converge to the stabilizing solution
+/// when one exists (Hewer 1971), monotonically, though not at first by halving the
+/// residual; so up to [`HEWER_STEPS`] steps are taken while they change P by more than
+/// rounding, then the polishing of [`solve_balanced`].
+fn stabilized(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    g: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    r: &DMatrix<f64>,
+) -> Result<(DMatrix<f64>, DMatrix<f64>), RiccatiError> {
     let n = a.nrows();
-    let p = refine(a, b, q, r, doubling(a, g, q)?);
+    let c = if q.amax() > 0.0 {
+        q.amax()
+    } else if g.amax() > 0.0 {
+        1.0 / g.amax()
+    } else {
+        1.0
+    };
+    let seeing = q + DMatrix::<f64>::identity(n, n) * c;
+    let mut p = doubling(a, g, &seeing)?;
+    for _ in 0..HEWER_STEPS {
+        let Some((k, residual)) = gain_and_residual(a, b, q, r, &p) else {
+            break;
+        };
+        let Some(delta) = stein(&(a - b * k), &residual) else {
+            break;
+        };
+        let change = delta.amax();
+        p = symmetric_part(&(&p + delta));
+        if change <= DOUBLING_STEP * p.amax() {
+            break;
+        }
+    }
+    let p = newton(
+        a,
+        b,
+        q,
+        r,
+        p,
+        RICCATI_REFINEMENT_STEPS,
+        RICCATI_REFINEMENT_PROGRESS,
+    );
+    checked(a, b, q, r, p)
+}
+
+/// (P, K) when A − BK is stable by a margin and the residual small, else the error.
+fn checked(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    r: &DMatrix<f64>,
+    p: DMatrix<f64>,
+) -> Result<(DMatrix<f64>, DMatrix<f64>), RiccatiError> {
+    let n = a.nrows();
     let (k, _) = gain_and_residual(a, b, q, r, &p).ok_or(RiccatiError::NoStabilizingSolution)?;
     let closed = a - b * &k;
     // Inside the unit circle by more than the rounding of the multipliers: the QR
@@ -178,20 +259,22 @@ fn doubling(
     }
 }
 
-/// Newton steps on the Riccati equation from `p` (Hewer's iteration): with
+/// Up to `steps` Newton steps on the Riccati equation from `p` (Hewer's iteration): with
 /// A_c = A − BK, K = (R + BᵀPB)⁻¹BᵀPA, the correction Δ solves
 /// A_cᵀΔA_c − Δ + Res(P) = 0 (the derivative of the residual at P is Δ ↦ A_cᵀΔA_c − Δ).
-/// Kept while they halve the [`relative_residual`] ([`RICCATI_REFINEMENT_PROGRESS`]), as
-/// the continuous solver's.
-fn refine(
+/// Kept while they bring the [`relative_residual`] below `progress` times the last
+/// ([`RICCATI_REFINEMENT_PROGRESS`], a halving, as for the continuous solver).
+fn newton(
     a: &DMatrix<f64>,
     b: &DMatrix<f64>,
     q: &DMatrix<f64>,
     r: &DMatrix<f64>,
     mut p: DMatrix<f64>,
+    steps: usize,
+    progress: f64,
 ) -> DMatrix<f64> {
     let mut size = relative_residual(a, b, q, r, &p);
-    for _ in 0..RICCATI_REFINEMENT_STEPS {
+    for _ in 0..steps {
         if size <= f64::EPSILON || size.is_nan() {
             break;
         }
@@ -203,7 +286,7 @@ fn refine(
         };
         let next = symmetric_part(&(&p + delta));
         let next_size = relative_residual(a, b, q, r, &next);
-        if next_size >= RICCATI_REFINEMENT_PROGRESS * size || next_size.is_nan() {
+        if next_size >= progress * size || next_size.is_nan() {
             break;
         }
         (p, size) = (next, next_size);
