@@ -421,21 +421,127 @@ fn a_sample_period_that_is_not_positive_and_finite_is_invalid() {
             "{period}"
         );
     }
-    // A period too short to advance the time at its precision (t₀ = 10⁶, Ts = 10⁻¹²).
-    let start = State::new(1e6, SVector::from([0.1]), SVector::zeros());
-    let error = Simulation::new(&Plant::default(), start)
+}
+
+/// A period too short for the run's times to resolve is refused before the first step,
+/// naming the period and the spacing of the times: t₀ = 10⁶ with Ts = 10⁻¹² (the times
+/// are 2⁻³³ ≈ 1.16e-10 apart there), and Ts = 5e-324 from t₀ = 0 to t_end = 1, which
+/// t₀ = 0 alone would resolve (the times are 5e-324 apart at 0) but t = 1 does not
+/// (2⁻⁵² apart): before, it spent the whole step budget on samples a few 5e-324 apart and
+/// then asked for larger steps. A period just above 4 spacings runs.
+#[test]
+fn a_sample_period_below_the_time_resolution_is_refused() {
+    for (t0, end, period, resolution) in [
+        (1e6, 1e6 + 1.0, 1e-12, 2f64.powi(-33)),
+        (0.0, 1.0, 5e-324, f64::EPSILON),
+        (0.0, 1.0, 4.0 * f64::EPSILON, f64::EPSILON),
+        (-1e3, 0.0, 1e-14, 2f64.powi(-43)),
+    ] {
+        let start = State::new(t0, SVector::from([0.1]), SVector::zeros());
+        let error = Simulation::new(&Plant::default(), start)
+            .controller(Settings {
+                period,
+                names: &[],
+                state: vec![],
+            })
+            .run(&Rk4::new(0.01), end)
+            .unwrap_err();
+        assert!(error.trajectory.is_empty());
+        assert_eq!(
+            error.reason,
+            StepError::SamplePeriodTooShort { period, resolution },
+            "{t0} {end} {period:e}"
+        );
+        let message = error.reason.to_string();
+        assert!(message.contains(&format!("{period:e}")), "{message}");
+    }
+    // Above 4 spacings at t = 1: 1.25 · 4 · 2⁻⁵² per sample, 4 samples over 2⁻⁴⁸.
+    let period = 5.0 * f64::EPSILON;
+    let run = Simulation::new(&Plant::default(), State::at_rest(SVector::from([0.1])))
         .controller(Settings {
-            period: 1e-12,
+            period,
             names: &[],
             state: vec![],
         })
-        .run(&Rk4::new(0.01), 1e6 + 1.0)
-        .unwrap_err();
+        .run(&Rk4::new(0.01), 1.0)
+        .map(|_| ());
+    // The run itself needs 1/period samples, far beyond the budget: it fails for that, not
+    // for the period.
     assert!(
-        matches!(error.reason, StepError::InvalidSettings(why) if why.contains("too short")),
-        "{:?}",
-        error.reason
+        matches!(
+            run,
+            Err(ref e) if matches!(e.reason, StepError::StepBudgetExhausted { .. })
+        ),
+        "{run:?}"
     );
+}
+
+/// A controller whose state names change after `after` updates: `a` at first, then `b`.
+struct Renaming {
+    updates: usize,
+    after: usize,
+    state: [f64; 1],
+}
+
+impl SampledController<1, 1> for Renaming {
+    fn period(&self) -> f64 {
+        0.1
+    }
+    fn update(&mut self, _t: f64, _s: &State<1>) -> SVector<f64, 1> {
+        self.updates += 1;
+        // `a` counts up, `b` counts down: a mixed column would show it.
+        self.state[0] = if self.updates > self.after {
+            -(self.updates as f64)
+        } else {
+            self.updates as f64
+        };
+        SVector::zeros()
+    }
+    fn state_names(&self) -> &[&str] {
+        if self.updates > self.after {
+            &["b"]
+        } else {
+            &["a"]
+        }
+    }
+    fn state(&self) -> &[f64] {
+        &self.state
+    }
+}
+
+/// State names that change mid-run are an error naming both lists and the time (before,
+/// the run went on and filed `b`'s values in the column `a`); the trajectory up to the
+/// change keeps `a`'s values, 1, 2, 3 at t = 0, 0.1, 0.2.
+#[test]
+fn state_names_that_change_during_the_run_are_an_error() {
+    let start = State::at_rest(SVector::from([0.1]));
+    let error = Simulation::new(&Plant::default(), start)
+        .controller(Renaming {
+            updates: 0,
+            after: 3,
+            state: [0.0],
+        })
+        .run(&Rk4::new(0.01), 1.0)
+        .unwrap_err();
+    let StepError::ControllerStateNamesChanged {
+        ref before,
+        ref after,
+        t,
+    } = error.reason
+    else {
+        panic!("{:?}", error.reason);
+    };
+    assert_eq!(
+        (before.as_slice(), after.as_slice()),
+        (&["a".to_string()][..], &["b".to_string()][..])
+    );
+    assert!((t - 0.3).abs() < 1e-12, "{t}");
+    assert!((error.time - 0.3).abs() < 1e-12, "{}", error.time);
+    let a = error.trajectory.column("a").unwrap();
+    assert!(!a.is_empty());
+    assert!(a.iter().all(|v| *v >= 0.0), "{a:?}");
+    assert_eq!(error.trajectory.controller_names(), &["a".to_string()]);
+    assert!(error.reason.to_string().contains("[\"a\"]"));
 }
 
 #[test]

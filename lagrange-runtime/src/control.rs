@@ -122,6 +122,14 @@
 //! positive semidefinite. A violation shows as a Hamiltonian eigenvalue on the imaginary
 //! axis (a mode on the axis that is uncontrollable or unobserved) or as a sign matrix from
 //! which no stabilizing P can be recovered (an unstable mode that the input cannot reach).
+//! Since the rounding of the data moves such a mode off the axis by about ε, the iteration
+//! may instead converge to a P out of all proportion; so whenever a solve fails, the modes
+//! of A on or right of the axis are tested (Popov–Belevitch–Hautus: the rank of
+//! [A − λI, B] and of [A − λI; Q], to √ε) and a mode found is reported:
+//! [`ControlError::ImaginaryAxisEigenvalue`] for one on the axis that the input cannot
+//! move or Q does not see, [`ControlError::NoStabilizingSolution`] for one right of the
+//! axis that the input cannot move. The discrete equation ([`dare`]) is diagnosed the same
+//! way on the unit circle.
 //!
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
@@ -209,7 +217,9 @@ pub enum ControlError {
         change: f64,
     },
     /// There is no stabilizing solution: (A, B) is not stabilizable (an unstable mode of A
-    /// that the input cannot move), or the problem is too badly conditioned to tell.
+    /// that the input cannot move; for the discrete equation also one on the unit circle,
+    /// whose multiplier no input can bring inside), or the problem is too badly
+    /// conditioned to tell.
     NoStabilizingSolution,
     /// The problem is too badly scaled for double precision, even after the automatic
     /// scaling (see [Scaling](self#scaling)); the magnitudes, not the controllability, are
@@ -248,10 +258,15 @@ pub enum ControlError {
         /// Which one: `"V"`.
         matrix: &'static str,
     },
-    /// An estimator's Riccati equation ([`lqe`], [`dlqe`]) has no stabilizing solution:
-    /// a mode of A that is unstable, or on the stability boundary, is seen by no
-    /// measurement ((A, C) is not detectable), or one on the boundary is not excited by
-    /// the process noise W.
+    /// A Riccati equation has no stabilizing solution because of a mode it does not see.
+    /// For a sampled regulator ([`dare`], [`dlqr`], [`dlqi`]): a mode of A on the unit
+    /// circle that Q does not see ((Q, A) is not detectable there); it costs nothing, so
+    /// the optimal input leaves it on the circle, however well the input could move it.
+    /// (The continuous regulator reports a mode on the imaginary axis that Q does not see
+    /// as [`ImaginaryAxisEigenvalue`](Self::ImaginaryAxisEigenvalue).) For an estimator
+    /// ([`lqe`], [`dlqe`]): a mode of A that is unstable, or on the stability boundary, is
+    /// seen by no measurement ((A, C) is not detectable), or one on the boundary is not
+    /// excited by the process noise W.
     NotDetectable,
 }
 
@@ -316,9 +331,10 @@ impl fmt::Display for ControlError {
             }
             Self::NotDetectable => write!(
                 f,
-                "the estimator's Riccati equation has no stabilizing solution: (A, C) is not \
-                 detectable (an unstable mode that no measurement sees), or a mode on the \
-                 stability boundary is unseen by C or unexcited by W"
+                "the Riccati equation has no stabilizing solution: a regulator's Q does not \
+                 see a mode on the unit circle ((Q, A) is not detectable), or an estimator's \
+                 (A, C) is not detectable (an unstable mode that no measurement sees), or a \
+                 mode on the stability boundary is unseen by C or unexcited by W"
             ),
         }
     }
@@ -915,19 +931,31 @@ pub fn c2d(
 /// symmetric positive semidefinite, with every eigenvalue of A − BK inside the unit
 /// circle, K = (R + BᵀPB)⁻¹BᵀPA. The requirements are those of [`care`] with "stable"
 /// meaning inside the unit circle: Q symmetric positive semidefinite, R symmetric
-/// positive definite, (A, B) stabilizable, (Q, A) detectable. Solved by the
-/// structure-preserving doubling algorithm (Chu, Fan and Lin, 2005), which converges
-/// quadratically, and checked: the closed loop must be stable and the residual below 10⁻⁸
-/// relative to its terms. Unlike [`care`], the problem is not rescaled first: weights or
-/// matrices whose magnitudes differ by many orders can fail with
-/// [`ControlError::BadlyScaled`] where a rescaled problem would not.
+/// positive definite, (A, B) stabilizable (every mode on or outside the unit circle can be
+/// moved by the input), and no mode on the unit circle unseen by Q ((Q, A) detectable
+/// there; an unseen mode outside the circle is fine: the solution stabilizes it at no
+/// cost). The states are first balanced by an exact scaling by powers of two (as in
+/// [`care`], see [Scaling](self#scaling)), so states in very different units do not
+/// matter; the problem is solved by the structure-preserving doubling algorithm (Chu, Fan
+/// and Lin, 2005), which converges quadratically, then polished by Newton (Hewer) steps
+/// while they halve the residual, as [`care`] is, which brings P to the accuracy its
+/// conditioning allows also at high sample rates (A ≈ I, where the doubling alone left
+/// residuals up to 10⁻⁸). The result is checked: every multiplier of the closed loop must
+/// lie inside the unit circle by more than the rounding of its computation
+/// (|z| < 1 − 100 n ε ‖A − BK‖_F: a mode the input cannot move, left at 1 − 2⁻⁵² by the
+/// rounding of the data, is not stable), and the residual must be below 10⁻⁸ relative to
+/// its terms. Weights whose magnitudes differ by many orders (Q next to R) are not
+/// rescaled and can still fail with [`ControlError::BadlyScaled`].
 ///
 /// # Errors
 /// As [`care`]: wrongly shaped, non-finite or asymmetric matrices, a Q that is not
-/// positive semidefinite, an R that is not positive definite,
-/// [`ControlError::NoStabilizingSolution`], [`ControlError::NoConvergence`] (an eigenvalue
-/// of the closed loop on the unit circle: an uncontrollable or unobserved mode there) and
-/// [`ControlError::BadlyScaled`].
+/// positive semidefinite, an R that is not positive definite;
+/// [`ControlError::NoStabilizingSolution`] when a mode on or outside the unit circle
+/// cannot be moved by the input ((A, B) is not stabilizable),
+/// [`ControlError::NotDetectable`] when a mode on the unit circle is not seen by Q (the
+/// causes are found, after a failure, by the Popov–Belevitch–Hautus tests on the modes of
+/// A), [`ControlError::NoConvergence`] when the doubling does not converge and neither
+/// cause is found, and [`ControlError::BadlyScaled`].
 ///
 /// # Example
 /// ```
@@ -1059,6 +1087,7 @@ fn reported(error: RiccatiError) -> ControlError {
         }
         RiccatiError::NoStabilizingSolution => ControlError::NoStabilizingSolution,
         RiccatiError::BadlyScaled { matrix } => ControlError::BadlyScaled { matrix },
+        RiccatiError::NotDetectable => ControlError::NotDetectable,
     }
 }
 
@@ -1268,7 +1297,9 @@ mod tests {
 
     /// Without a stabilizing solution: an unstable mode the input cannot move; a mode on
     /// the unit circle the input cannot move and the cost does not see (P = 0 stays, but the
-    /// closed loop is not stable); one the cost sees (its cost grows with the horizon).
+    /// closed loop is not stable); one the cost sees (its cost grows with the horizon, and
+    /// the doubling does not converge): each (A, B) not stabilizable, a mode on or beyond
+    /// the circle that the input cannot move.
     #[test]
     fn dare_reports_problems_without_a_stabilizing_solution() {
         let (zero, one) = (m(1, 1, &[0.0]), m(1, 1, &[1.0]));
@@ -1280,10 +1311,10 @@ mod tests {
             dare(&one, &zero, &zero, &one),
             Err(ControlError::NoStabilizingSolution)
         );
-        assert!(matches!(
+        assert_eq!(
             dare(&one, &zero, &one, &one),
-            Err(ControlError::NoConvergence { .. })
-        ));
+            Err(ControlError::NoStabilizingSolution)
+        );
         assert_eq!(
             dare(&one, &one, &one, &zero),
             Err(ControlError::RNotPositiveDefinite)
@@ -1917,5 +1948,268 @@ mod tests {
         let e = ControlError::BadlyScaled { matrix: "P" };
         assert!(e.to_string().contains("badly scaled"), "{e}");
         assert!(!e.to_string().contains("stabilizable"), "{e}");
+    }
+
+    /// A = Tᵀ diag(1, ½) T, B = Tᵀ [0 1]ᵀ with T the rotation by `angle`: the mode at z = 1
+    /// (the first row of T) is one the input cannot move, however the rounding of T mixes
+    /// it in. Continuous: A = Tᵀ diag(0, −½) T, the mode at s = 0.
+    fn rotated(angle: f64, modes: [f64; 2]) -> (DMatrix<f64>, DMatrix<f64>) {
+        let (sin, cos) = angle.sin_cos();
+        let t = m(2, 2, &[cos, -sin, sin, cos]);
+        let a =
+            t.transpose() * DMatrix::from_diagonal(&nalgebra::DVector::from_row_slice(&modes)) * &t;
+        let b = t.transpose() * m(2, 1, &[0.0, 1.0]);
+        (a, b)
+    }
+
+    /// Issue 45 item 3: an unreachable mode on the unit circle has no stabilizing solution
+    /// (with Q = I, the cost of the first 2ᵏ steps grows without bound), at every angle.
+    /// Before, the doubling stalled at P ≈ 2e8 and returned it, the closed loop's
+    /// |z|max = 1 − 2⁻⁵², "inside" the circle by one rounding. The same mode moved inside
+    /// by 10⁻⁶ is solved, its multiplier left where it is.
+    #[test]
+    fn dare_refuses_an_unreachable_mode_on_the_unit_circle() {
+        let (q, r) = (DMatrix::identity(2, 2), m(1, 1, &[1.0]));
+        for angle in [0.15, 0.3, 0.45, 1.15] {
+            let (a, b) = rotated(angle, [1.0, 0.5]);
+            assert_eq!(
+                dare(&a, &b, &q, &r),
+                Err(ControlError::NoStabilizingSolution),
+                "{angle}"
+            );
+            assert_eq!(
+                dlqr(&a, &b, &q, &r),
+                Err(ControlError::NoStabilizingSolution),
+                "{angle}"
+            );
+            let inside = 1.0 - 1e-6;
+            let (a, b) = rotated(angle, [inside, 0.5]);
+            let (k, p) = dlqr(&a, &b, &q, &r).unwrap();
+            let radius = (&a - &b * &k)
+                .complex_eigenvalues()
+                .iter()
+                .map(|z| z.norm())
+                .fold(0.0, f64::max);
+            assert!((radius - inside).abs() < 1e-12, "{angle}: {radius}");
+            // The unreachable mode's cost: 1/(1 − z²) on its own.
+            let cost = 1.0 / (1.0 - inside * inside);
+            assert!(p.amax() < 1.01 * cost, "{angle}: {p}");
+        }
+    }
+
+    /// The scalar DARE's stabilizing root for exact f64 data, without cancellation: c =
+    /// r(1 − a)(1 + a) − q b² (1 − a is exact for a near 1), and the root of
+    /// b²p² + c p − q r = 0 in the form that adds terms of one sign.
+    fn scalar_dare(a: f64, b: f64, q: f64, r: f64) -> f64 {
+        let c = r * (1.0 - a) * (1.0 + a) - q * b * b;
+        let root = (c * c + 4.0 * b * b * q * r).sqrt();
+        if c > 0.0 {
+            2.0 * q * r / (c + root)
+        } else {
+            (root - c) / (2.0 * b * b)
+        }
+    }
+
+    /// Issue 45 item 4: at 10 and 100 kHz the DARE is ill-conditioned (A ≈ I, its terms
+    /// cancel to a fraction dt of P), and the doubling alone left residuals near 1e-12 and
+    /// P wrong in the 8th digit. Polished by Newton steps, P is within its conditioning of
+    /// the truth: for a decoupled plant, each scalar DARE's closed form on the same f64 data,
+    /// to 16 ε over 1 − a_c² (the condition number of the scalar equation, a_c the closed
+    /// loop's multiplier); for coupled, stiff ones (the regulator and the estimator), a
+    /// residual of a few ε relative to its terms.
+    #[test]
+    fn dare_at_high_sample_rates_is_accurate_to_its_conditioning() {
+        let rates = [-1.0, -2.0, 0.5, -0.1];
+        let continuous = DMatrix::from_diagonal(&nalgebra::DVector::from_row_slice(&rates));
+        let identity = DMatrix::<f64>::identity(4, 4);
+        let (q, r) = (
+            m(
+                4,
+                4,
+                &[
+                    1.0, 0.0, 0.0, 0.0, 0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 2.0,
+                ],
+            ),
+            identity.clone(),
+        );
+        for dt in [1e-4, 1e-5] {
+            let (ad, bd) = c2d(&continuous, &identity, dt).unwrap();
+            let (k, p) = dlqr(&ad, &bd, &q, &r).unwrap();
+            for i in 0..4 {
+                let (a, b, qi) = (ad[(i, i)], bd[(i, i)], q[(i, i)]);
+                let want = scalar_dare(a, b, qi, 1.0);
+                let closed = a - b * a * b * want / (1.0 + b * b * want);
+                let condition = 1.0 / (1.0 - closed * closed);
+                let error = (p[(i, i)] - want).abs() / want;
+                assert!(
+                    error <= 16.0 * f64::EPSILON * condition,
+                    "dt {dt}, state {i}: P = {}, want {want}: {error:e} (condition {condition:e})",
+                    p[(i, i)]
+                );
+                assert!(
+                    (k[(i, i)] - a * b * want / (1.0 + b * b * want)).abs()
+                        <= 1e-9 * k[(i, i)].abs()
+                );
+                for j in (0..4).filter(|&j| j != i) {
+                    assert!(
+                        p[(i, j)].abs() <= 16.0 * f64::EPSILON * condition * p[(i, i)],
+                        "{p}"
+                    );
+                }
+            }
+        }
+        // Stiff plants: modes at about −1000, −0.02 … −0.3, one unstable and one at 0,
+        // mixed by a random similarity; one input, two measurements. The estimator with
+        // W = I, V = I/100 left residuals of 1e-9 to 8e-9 after the doubling alone.
+        for seed in [1, 5, 18, 31] {
+            let mut x = uniform(seed);
+            let modes = [
+                -(10f64.powf(3.0 * x().abs())),
+                -(10f64.powf(-2.0 * x().abs())),
+                2.0 * x(),
+                0.0,
+            ];
+            let t = DMatrix::from_fn(4, 4, |i, j| x() + if i == j { 2.0 } else { 0.0 });
+            let a = t.clone().try_inverse().unwrap()
+                * DMatrix::from_diagonal(&nalgebra::DVector::from_row_slice(&modes))
+                * &t;
+            let b = DMatrix::from_fn(4, 1, |_, _| x());
+            let c = DMatrix::from_fn(2, 4, |_, _| x());
+            for dt in [1e-4, 1e-5] {
+                let (ad, bd) = c2d(&a, &b, dt).unwrap();
+                let (w, v) = (DMatrix::identity(4, 4), DMatrix::identity(2, 2) * 1e-2);
+                let (_, p) = dlqe(&ad, &c, &w, &v).unwrap();
+                let residual = discrete_riccati::relative_residual(
+                    &ad.transpose(),
+                    &c.transpose(),
+                    &w,
+                    &v,
+                    &p,
+                );
+                // A few ε for each of the n terms of an entry.
+                let rounding = 16.0 * 4.0 * f64::EPSILON;
+                assert!(
+                    residual <= rounding,
+                    "estimator {seed}, dt {dt}: {residual:e}"
+                );
+                let (q, r) = (DMatrix::identity(4, 4), m(1, 1, &[1.0]));
+                let (_, p) = dlqr(&ad, &bd, &q, &r).unwrap();
+                let residual = discrete_riccati::relative_residual(&ad, &bd, &q, &r, &p);
+                assert!(
+                    residual <= rounding,
+                    "regulator {seed}, dt {dt}: {residual:e}"
+                );
+            }
+        }
+    }
+
+    /// Issue 45 item 14: a stabilizable problem with its states scaled by
+    /// D = diag(2³⁰, 2⁻³⁰, 1, 1) (x = D x̃: A → D⁻¹AD, B → D⁻¹B, Q → DQD, exact) has the
+    /// solution DPD; before, `dare` called it not stabilizable.
+    #[test]
+    fn dare_solves_a_problem_with_badly_scaled_states() {
+        for (seed, inputs) in [(1, 2), (2, 1), (5, 2)] {
+            let [a, b, q, r] = four_states(seed, inputs);
+            // As a discrete system: spectral radius up to about 3, stabilizable.
+            let p = dare(&a, &b, &q, &r).unwrap();
+            for e in [30, -30] {
+                let d: Vec<f64> = [e, -e, 0, 0].iter().map(|&k| 2f64.powi(k)).collect();
+                let a_s = DMatrix::from_fn(4, 4, |i, j| a[(i, j)] * d[j] / d[i]);
+                let b_s = DMatrix::from_fn(4, inputs, |i, j| b[(i, j)] / d[i]);
+                let q_s = DMatrix::from_fn(4, 4, |i, j| q[(i, j)] * d[i] * d[j]);
+                let p_s = dare(&a_s, &b_s, &q_s, &r)
+                    .unwrap_or_else(|err| panic!("seed {seed}, 2^{e}: {err}"));
+                let want = DMatrix::from_fn(4, 4, |i, j| p[(i, j)] * d[i] * d[j]);
+                let error = DMatrix::from_fn(4, 4, |i, j| {
+                    (p_s[(i, j)] - want[(i, j)]).abs() / (want[(i, i)] * want[(j, j)]).sqrt()
+                });
+                assert!(error.amax() < 1e-12, "seed {seed}, 2^{e}: {error}");
+            }
+        }
+    }
+
+    /// Issue 45 item 14: A = diag(1, ½), B = [1; 1], Q = diag(0, 1): the mode at z = 1 is
+    /// controllable but Q does not see it, so the only solution gives it no feedback (its
+    /// cost is 0 whatever the input) and the closed loop keeps z = 1: no stabilizing
+    /// solution, because (Q, A) is not detectable on the unit circle, not because (A, B) is
+    /// not stabilizable. Likewise in continuous time with A = diag(0, −½).
+    #[test]
+    fn a_mode_on_the_boundary_unseen_by_q_is_not_detectable() {
+        let (b, q, r) = (
+            m(2, 1, &[1.0, 1.0]),
+            m(2, 2, &[0.0, 0.0, 0.0, 1.0]),
+            m(1, 1, &[1.0]),
+        );
+        let a = m(2, 2, &[1.0, 0.0, 0.0, 0.5]);
+        assert_eq!(dare(&a, &b, &q, &r), Err(ControlError::NotDetectable));
+        assert_eq!(
+            dlqr(&a, &b, &q, &r).map(|_| ()),
+            Err(ControlError::NotDetectable)
+        );
+        let a = m(2, 2, &[0.0, 0.0, 0.0, -0.5]);
+        let err = care(&a, &b, &q, &r);
+        let Err(ControlError::ImaginaryAxisEigenvalue { eigenvalue }) = err else {
+            panic!("{err:?}");
+        };
+        assert!(eigenvalue.norm() < 1e-6, "{eigenvalue}");
+        // An unseen mode inside the boundary is fine, and so is one outside: it costs
+        // nothing, but the stabilizing solution still moves it inside (to 1/2 for z = 2,
+        // the mirror image; to −1 for s = 1), at the least cost of the input.
+        let a = m(2, 2, &[0.5, 0.0, 0.0, 1.0]);
+        assert!(dare(&a, &b, &q, &r).is_ok());
+        let a = m(2, 2, &[2.0, 0.0, 0.0, 0.5]);
+        let (k, p) = dlqr(&a, &b, &q, &r).unwrap();
+        let residual = discrete_riccati::relative_residual(&a, &b, &q, &r, &p);
+        assert!(residual < 1e-14, "{residual:e}");
+        let radius = (&a - &b * &k)
+            .complex_eigenvalues()
+            .iter()
+            .map(|z| z.norm())
+            .fold(0.0, f64::max);
+        assert!(radius < 1.0, "{radius}");
+        // Scalar: p = 4p − 4p²/(1 + p) has the stabilizing root p = 3 (closed loop ½), and
+        // 2p − p² = 0 the stabilizing root p = 2 (closed loop −1); p = 0 is the other root.
+        let (one, zero) = (m(1, 1, &[1.0]), m(1, 1, &[0.0]));
+        let p = dare(&m(1, 1, &[2.0]), &one, &zero, &one).unwrap();
+        assert!((p[(0, 0)] - 3.0).abs() < 1e-14, "{p}");
+        let p = care(&one, &one, &zero, &one).unwrap();
+        assert!((p[(0, 0)] - 2.0).abs() < 1e-14, "{p}");
+        let a = m(2, 2, &[1.0, 0.0, 0.0, -0.5]);
+        let (k, _) = lqr(&a, &b, &q, &r).unwrap();
+        assert!((&a - &b * &k)
+            .complex_eigenvalues()
+            .iter()
+            .all(|s| s.re < 0.0));
+    }
+
+    /// Issue 45 item 14: `care`/`lqr` with a mode on the imaginary axis that B cannot reach
+    /// (A = Tᵀ diag(0, −½) T at four angles; an undamped oscillator beside a controlled
+    /// state) said `BadlyScaled { P }`; the cause is the Hamiltonian's eigenvalue on the
+    /// axis, the unreachable mode's: 0 and ±i.
+    #[test]
+    fn an_unreachable_mode_on_the_imaginary_axis_is_named() {
+        let (q, r) = (DMatrix::identity(2, 2), m(1, 1, &[1.0]));
+        for angle in [0.15, 0.3, 0.45, 1.15] {
+            let (a, b) = rotated(angle, [0.0, -0.5]);
+            for err in [care(&a, &b, &q, &r), lqr(&a, &b, &q, &r).map(|(_, p)| p)] {
+                let Err(ControlError::ImaginaryAxisEigenvalue { eigenvalue }) = err else {
+                    panic!("{angle}: {err:?}");
+                };
+                assert!(eigenvalue.norm() < 1e-6, "{angle}: {eigenvalue}");
+            }
+        }
+        // ẍ = −x undriven, beside a driven first-order state.
+        let a = m(3, 3, &[0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, -1.0]);
+        let b = m(3, 1, &[0.0, 0.0, 1.0]);
+        for b in [b, DMatrix::zeros(3, 1)] {
+            let err = care(&a, &b, &DMatrix::identity(3, 3), &r);
+            let Err(ControlError::ImaginaryAxisEigenvalue { eigenvalue }) = err else {
+                panic!("{err:?}");
+            };
+            assert!(
+                (eigenvalue.im.abs() - 1.0).abs() < 1e-6 && eigenvalue.re.abs() < 1e-6,
+                "{eigenvalue}"
+            );
+        }
     }
 }

@@ -308,6 +308,39 @@ pub(crate) const DOUBLING_ITERATIONS: usize = 60;
 /// quadratically converging iteration change P by the square of the previous change.
 pub(crate) const DOUBLING_STEP: f64 = 1e-14;
 
+/// A multiplier z of a discrete closed loop A − BK counts as inside the unit circle only
+/// when |z| < 1 − this many n ε ‖A − BK‖_F: the QR iteration computes the eigenvalues of a
+/// matrix within a few n ε ‖A − BK‖ of A − BK, so a multiplier nearer to the circle
+/// cannot be told from one on it. A mode the input cannot move at z = 1 comes out at
+/// 1 − 2⁻⁵² after the rounding of the data (A = Tᵀ diag(1, ½) T, T a rotation), and the
+/// doubling then returns a finite P (about 2e8) for a problem with no stabilizing solution.
+/// 100 leaves room for the rounding of K; a closed loop this close to the circle would
+/// take more than 10¹³ samples to halve an error (over a year at 100 kHz).
+pub(crate) const UNIT_CIRCLE_MARGIN: f64 = 100.0;
+
+/// Newton (Hewer) steps allowed from the stabilizing gain of a problem with a larger Q to
+/// the stabilizing solution of a discrete Riccati equation whose Q does not see an unstable
+/// mode (which the doubling misses): Newton's method on the Riccati equation converges
+/// monotonically, quadratically once near, and at worst linearly with ratio ½ (near a
+/// double root, the nearly marginal case), so 50 steps reach rounding from any start.
+pub(crate) const HEWER_STEPS: usize = 50;
+
+/// When a Riccati solve has failed, a mode λ of A counts as on the stability boundary
+/// (|Re λ| or |1 − |λ||, relative to ‖A‖), and as unreachable or unseen (the smallest
+/// singular value of [A − λI, B] or [A − λI; Q] relative to ‖A‖), within √ε = 2⁻²⁶, as
+/// [`IMAGINARY_AXIS`]: the eigenvalues of a Jordan block on the boundary are computed only
+/// to about that. Used only to name the cause of a failure, never to decide one.
+pub(crate) const BOUNDARY_MODE: f64 = IMAGINARY_AXIS;
+
 /// Below this change per iteration, a doubling iteration that no longer halves the change
 /// has reached the rounding noise of P and stops (the residual check then decides).
 pub(crate) const DOUBLING_STALL: f64 = 1e-10;
+
+// ----- Sampled controllers -------------------------------------------------------------
+
+/// A sampled controller's period must exceed this many times the spacing u of the
+/// floating-point numbers at max(|t₀|, |t_end|), the coarsest along the run: a sample time
+/// t₀ + k·Ts is a product (up to about 2 max(|t₀|, |t_end|), rounded by at most u) and a
+/// sum (rounded by at most u/2), so consecutive ones differ by at least Ts − 3u, which a
+/// period above 4u keeps above u: every sample advances the time, to the end of the run.
+pub(crate) const SAMPLE_RESOLUTION: f64 = 4.0;

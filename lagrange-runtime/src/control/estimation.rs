@@ -338,4 +338,22 @@ mod tests {
             .to_string()
             .contains("detectable"));
     }
+
+    /// Issue 45 item 3, the dual: A = Tᵀ diag(1, ½) T (symmetric), C = [0 1] T, so the
+    /// mode at z = 1 is one no measurement sees: no stabilizing solution, at four angles
+    /// (before: `Ok` with P ≈ 2e8).
+    #[test]
+    fn an_unseen_mode_on_the_unit_circle_is_not_detectable() {
+        for angle in [0.15f64, 0.3, 0.45, 1.15] {
+            let (sin, cos) = angle.sin_cos();
+            let t = m(2, 2, &[cos, -sin, sin, cos]);
+            let a = t.transpose() * m(2, 2, &[1.0, 0.0, 0.0, 0.5]) * &t;
+            let c = m(1, 2, &[0.0, 1.0]) * &t;
+            assert_eq!(
+                dlqe(&a, &c, &DMatrix::identity(2, 2), &m(1, 1, &[1.0])),
+                Err(ControlError::NotDetectable),
+                "{angle}"
+            );
+        }
+    }
 }

@@ -6,12 +6,12 @@
 //! [`care`](crate::control::care); the method, the scaling and the references are
 //! described for users in the [`control`](crate::control#method) module docs.
 
-use super::eigenvalues::is_stable;
+use super::eigenvalues::{eigenvalues, is_stable};
 use super::lyapunov::lyapunov;
 use super::scaling::{exponent, normalized, symmetric_part, times_pow2};
 use super::sign::{sign, SignError};
 use crate::tolerances::{
-    BALANCING_GAIN, BALANCING_SWEEPS, EIGENVALUE_ITERATIONS,
+    BALANCING_GAIN, BALANCING_SWEEPS, BOUNDARY_MODE, EIGENVALUE_ITERATIONS,
     RICCATI_REFINEMENT_PROGRESS as REFINEMENT_PROGRESS,
     RICCATI_REFINEMENT_STEPS as REFINEMENT_STEPS, RICCATI_RESCALING_PASSES as RESCALING_PASSES,
     RICCATI_RESIDUAL as RESIDUAL_TOLERANCE, RICCATI_TAMING as TAMING,
@@ -36,6 +36,11 @@ pub(crate) enum RiccatiError {
     /// `matrix` is out of the range of f64, or (`"P"`) unresolved in double precision,
     /// even after the scaling.
     BadlyScaled { matrix: &'static str },
+    /// (Discrete equation only.) A mode of A on the unit circle that Q does not see: it
+    /// costs nothing, so the optimal input leaves it where it is, and no solution is
+    /// stabilizing ((Q, A) is not detectable). The continuous equation reports the same on
+    /// the imaginary axis as [`ImaginaryAxisEigenvalue`](Self::ImaginaryAxisEigenvalue).
+    NotDetectable,
 }
 
 /// The solution of the scaled Riccati equation and what undoes the scaling.
@@ -134,12 +139,12 @@ pub(crate) fn solve(
         q0: &q0,
         eq,
     };
-    match blocks.solve() {
+    let solved = match blocks.solve() {
         Ok((p, shift, delta)) => {
             (solution.p, solution.shift, solution.delta) = (p, shift, delta);
-            Ok(solution)
+            return Ok(solution);
         }
-        Err(error @ RiccatiError::BadlyScaled { matrix }) if matrix != "P" => Err(error),
+        Err(error @ RiccatiError::BadlyScaled { matrix }) if matrix != "P" => return Err(error),
         Err(error) => {
             // Stabilizability and the modes on the axis do not depend on the size of Q
             // next to R, but the time scales do: with g q ≫ ‖A‖² (a large Q, a small R)
@@ -149,18 +154,152 @@ pub(crate) fn solve(
             let (a_norm, g_norm) = (a.amax(), f0.amax());
             let taming = 2 * exponent(a_norm) - 2 * blocks.ef - eq;
             if a_norm == 0.0 || g_norm == 0.0 || q0.amax() == 0.0 || taming > -TAMING {
-                return Err(error);
-            }
-            let tamed = Blocks {
-                eq: eq + taming,
-                ..blocks
-            };
-            match tamed.solve() {
-                Ok(_) => Err(RiccatiError::BadlyScaled { matrix: "P" }),
-                Err(tamed_error) => Err(tamed_error),
+                Err(error)
+            } else {
+                let tamed = Blocks {
+                    eq: eq + taming,
+                    ..blocks
+                };
+                match tamed.solve() {
+                    Ok(_) => Err(RiccatiError::BadlyScaled { matrix: "P" }),
+                    Err(tamed_error) => Err(tamed_error),
+                }
             }
         }
+    };
+    // A failure with a mode that the input cannot move or Q does not see, on the axis or
+    // to its right, is put down to that mode, whatever the iteration made of it (a mode
+    // on the axis that the rounding of the data moved off it converges, to a P out of
+    // all proportion that the rescaling then calls badly scaled).
+    match solved {
+        Err(RiccatiError::BadlyScaled { matrix }) if matrix != "P" => solved,
+        Err(error) => Err(boundary_cause(a, &f0, &q0, Boundary::ImaginaryAxis).unwrap_or(error)),
+        Ok(_) => solved,
     }
+}
+
+/// The stability boundary of a Riccati equation: the imaginary axis (continuous time) or
+/// the unit circle (discrete time).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Boundary {
+    ImaginaryAxis,
+    UnitCircle,
+}
+
+/// Why a Riccati equation with A, G = FᵀF (F m × n) and Q has no stabilizing solution, if
+/// the Popov–Belevitch–Hautus tests on the eigenvalues λ of A find the cause: a mode on or
+/// beyond the `boundary` that the input cannot move (rank [A − λI, Fᵀ] < n: (A, B) is not
+/// stabilizable), or a mode on the boundary that Q does not see (rank [A − λI; Q] < n).
+/// Continuous time: a mode right of the axis that the input cannot move is
+/// [`NoStabilizingSolution`](RiccatiError::NoStabilizingSolution), one on the axis,
+/// uncontrollable or unseen, [`ImaginaryAxisEigenvalue`](RiccatiError::ImaginaryAxisEigenvalue)
+/// (λ is an eigenvalue of the Hamiltonian either way). Discrete time: a mode on or
+/// outside the circle that the input cannot move is
+/// [`NoStabilizingSolution`](RiccatiError::NoStabilizingSolution), one on the circle that Q
+/// does not see [`NotDetectable`](RiccatiError::NotDetectable). `None` when neither test
+/// finds a mode: the failure is the method's, or the scaling's.
+///
+/// Called only on a failure, so its tolerances decide which error names the cause, never
+/// whether a problem is solved: a mode counts as on the boundary, and a rank as deficient,
+/// to within [`BOUNDARY_MODE`] (√ε) of the size of the matrices, since an eigenvalue of a
+/// Jordan block on the boundary is only computed to about that. The blocks are balanced
+/// first (as the solvers balance them) and F and Q normalized to the size of A, so that
+/// the units of the states and the sizes of the weights do not decide the ranks.
+pub(crate) fn boundary_cause(
+    a: &DMatrix<f64>,
+    f: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    boundary: Boundary,
+) -> Option<RiccatiError> {
+    let n = a.nrows();
+    if n == 0
+        || !a
+            .iter()
+            .chain(f.iter())
+            .chain(q.iter())
+            .all(|v| v.is_finite())
+    {
+        return None;
+    }
+    let (f0, _) = normalized(f);
+    let (q0, _) = normalized(q);
+    let (mut a, mut g, mut q) = (a.clone(), symmetric_part(&f0.tr_mul(&f0)), q0);
+    let delta = balance(&mut a, &mut g, &mut q);
+    let f = DMatrix::from_fn(f0.nrows(), n, |i, j| times_pow2(f0[(i, j)], -delta[j]));
+    // The size of A − λI: that of A, and at least 1 on the unit circle.
+    let size = match boundary {
+        Boundary::ImaginaryAxis => a.amax(),
+        Boundary::UnitCircle => a.amax().max(1.0),
+    };
+    if size == 0.0 {
+        // A = 0 in continuous time: every mode is at s = 0, on the axis.
+        let zero = Complex::new(0.0, 0.0);
+        let unreachable = f.amax() == 0.0 || q.amax() == 0.0;
+        return unreachable.then_some(RiccatiError::ImaginaryAxisEigenvalue { eigenvalue: zero });
+    }
+    let (f_size, q_size) = (f.amax(), q.amax());
+    let complex = |x: &DMatrix<f64>| x.map(|v| Complex::new(v, 0.0));
+    // Whether the smallest singular value of `x` is zero to within BOUNDARY_MODE of `size`.
+    let deficient = |x: DMatrix<Complex<f64>>| {
+        x.svd(false, false).singular_values.min() <= BOUNDARY_MODE * size
+    };
+    let shifted = |lambda: Complex<f64>| {
+        let mut x = complex(&a);
+        for i in 0..n {
+            x[(i, i)] -= lambda;
+        }
+        x
+    };
+    let uncontrollable = |lambda: Complex<f64>| {
+        let m = f.nrows();
+        let mut x = DMatrix::zeros(n, n + m);
+        x.columns_mut(0, n).copy_from(&shifted(lambda));
+        if f_size > 0.0 {
+            x.columns_mut(n, m)
+                .copy_from(&complex(&(f.transpose() * (size / f_size))));
+        }
+        deficient(x)
+    };
+    let unseen = |lambda: Complex<f64>| {
+        let mut x = DMatrix::zeros(2 * n, n);
+        x.rows_mut(0, n).copy_from(&shifted(lambda));
+        if q_size > 0.0 {
+            x.rows_mut(n, n)
+                .copy_from(&complex(&(&q * (size / q_size))));
+        }
+        deficient(x)
+    };
+    // Distance inside the boundary, relative to `size` (negative outside).
+    let inside = |lambda: Complex<f64>| match boundary {
+        Boundary::ImaginaryAxis => -lambda.re / size,
+        Boundary::UnitCircle => 1.0 - lambda.norm(),
+    };
+    let modes = eigenvalues(&a)?;
+    let mut cause = None;
+    for &lambda in &modes {
+        let distance = inside(lambda);
+        let on = distance.abs() <= BOUNDARY_MODE;
+        if distance > BOUNDARY_MODE {
+            continue;
+        }
+        if uncontrollable(lambda) {
+            match (boundary, on) {
+                (Boundary::ImaginaryAxis, true) => {
+                    cause = Some(RiccatiError::ImaginaryAxisEigenvalue { eigenvalue: lambda })
+                }
+                // Beyond the boundary (or on the circle): not stabilizable, the first cause.
+                _ => return Some(RiccatiError::NoStabilizingSolution),
+            }
+        } else if on && cause.is_none() && unseen(lambda) {
+            cause = Some(match boundary {
+                Boundary::ImaginaryAxis => {
+                    RiccatiError::ImaginaryAxisEigenvalue { eigenvalue: lambda }
+                }
+                Boundary::UnitCircle => RiccatiError::NotDetectable,
+            });
+        }
+    }
+    cause
 }
 
 /// The blocks of a scaled Hamiltonian, with G = FᵀF.
@@ -442,7 +581,11 @@ impl Blocks<'_> {
 /// D⁻¹AD, D⁻¹GD⁻¹, DQD, chosen in the manner of Parlett and Reinsch: one state at a time,
 /// the power of two that minimises the sum of the magnitudes of the entries it changes,
 /// taken when that sum drops by 5 % ([`BALANCING_GAIN`]). The blocks are scaled in place.
-fn balance(a: &mut DMatrix<f64>, g: &mut DMatrix<f64>, q: &mut DMatrix<f64>) -> Vec<i32> {
+pub(crate) fn balance(
+    a: &mut DMatrix<f64>,
+    g: &mut DMatrix<f64>,
+    q: &mut DMatrix<f64>,
+) -> Vec<i32> {
     let n = a.nrows();
     let mut delta = vec![0; n];
     for _ in 0..BALANCING_SWEEPS {

@@ -164,6 +164,28 @@ pub enum StepError {
         /// Where it was NaN.
         t: f64,
     },
+    /// A sampled controller's [`period`](SampledController::period) is too short for the
+    /// times the run covers: at the largest of |t₀| and |t_end| the floating-point times
+    /// are `resolution` apart, and a period not above 4 times that could give sample times
+    /// t₀ + k·Ts, each rounded, that do not advance (5e-324 after t₀ = 0 and before t_end = 1 is 0 at the
+    /// precision of t = 1), so the run could only spend its step budget.
+    SamplePeriodTooShort {
+        /// The controller's period.
+        period: f64,
+        /// The spacing of the floating-point numbers at max(|t₀|, |t_end|).
+        resolution: f64,
+    },
+    /// A sampled controller's [`state_names`](SampledController::state_names) changed
+    /// during the run: the trajectory's columns are those the run started with, and a
+    /// state recorded under other names would be filed under the wrong columns.
+    ControllerStateNamesChanged {
+        /// The names when the run started, the trajectory's columns.
+        before: Vec<String>,
+        /// The names at `t`.
+        after: Vec<String>,
+        /// Where they were found changed.
+        t: f64,
+    },
 }
 
 impl From<DynamicsError> for StepError {
@@ -197,6 +219,15 @@ impl fmt::Display for StepError {
             StepError::EventIsNaN { event, t } => write!(
                 f,
                 "the function of the event `{event}` is NaN at t = {t}: its crossings cannot be found"
+            ),
+            StepError::SamplePeriodTooShort { period, resolution } => write!(
+                f,
+                "the sample period {period:e} of the sampled controller is too short for the run's times: they are {resolution:e} apart there, so the sample times t0 + k·Ts would not advance; take a period above {:e}",
+                crate::tolerances::SAMPLE_RESOLUTION * resolution
+            ),
+            StepError::ControllerStateNamesChanged { before, after, t } => write!(
+                f,
+                "the sampled controller's state names changed at t = {t}: from {before:?}, the trajectory's columns, to {after:?}; they must stay those the run started with"
             ),
         }
     }
@@ -430,7 +461,10 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     /// A run with both a controller and a continuous [`inputs`](Self::inputs) law fails with
     /// [`StepError::InvalidSettings`], as does one with a period that is not positive and
     /// finite, state names that do not fit the trajectory, or a state that does not have
-    /// one value per name.
+    /// one value per name. A period too short for the run's times to resolve (not above a
+    /// few units of the spacing of the floating-point numbers at max(|t₀|, |t_end|)) is
+    /// [`StepError::SamplePeriodTooShort`], and state names that change during the run
+    /// [`StepError::ControllerStateNamesChanged`].
     ///
     /// # Example
     /// ```
@@ -534,7 +568,11 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             Err(reason) => {
                 // The trajectory ends at the last state reached, also between output times
                 // (unless the control law fails there, or the start itself was invalid).
-                if !matches!(reason, StepError::InvalidSettings(_)) && is_finite(&s) {
+                let invalid = matches!(
+                    reason,
+                    StepError::InvalidSettings(_) | StepError::SamplePeriodTooShort { .. }
+                );
+                if !invalid && is_finite(&s) {
                     let _ = self.record_last(&mut trajectory, &s);
                 }
                 Err(SimulationError {
@@ -569,7 +607,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                     "a simulation takes a continuous control law (`inputs`) or a sampled controller (`controller`), not both",
                 ));
             }
-            sampler.start(s.t, &trajectory.column_names())?;
+            let end = times.last().copied().unwrap_or(s.t);
+            sampler.start(s.t, end, &trajectory.column_names())?;
             trajectory.set_controller(sampler.controller.state_names());
         }
         Ok(())
@@ -787,7 +826,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         let energy = self.model.energy(s, &u);
         match &self.sampler {
             Some(sampler) => {
-                sampler.check_state()?;
+                sampler.check_state(s.t)?;
                 trajectory.push_sampled(*s, u, energy, sampler.controller.state());
             }
             None => trajectory.push(*s, u, energy),

@@ -3,6 +3,7 @@
 
 use super::StepError;
 use crate::eval::check_finite;
+use crate::tolerances::SAMPLE_RESOLUTION;
 use crate::State;
 use nalgebra::SVector;
 
@@ -62,8 +63,9 @@ use nalgebra::SVector;
 /// assert!((z.last().unwrap() - 1.0).abs() < 1e-6); // f = −z = −1 N cancels the push
 /// ```
 pub trait SampledController<const N: usize, const M: usize> {
-    /// The sample period Ts, positive and finite (checked when a run starts, which reads it
-    /// once).
+    /// The sample period Ts, positive and finite, and above 4 spacings of the
+    /// floating-point numbers at the run's largest |t| (checked when a run starts, which
+    /// reads it once: a shorter period gives sample times that do not advance).
     fn period(&self) -> f64;
 
     /// The controller's step at the sample time `t` with the plant's state `s` there: it
@@ -137,7 +139,8 @@ pub struct Sampled<F> {
 
 impl<F> Sampled<F> {
     /// `law` sampled every `period` (checked, as every setting, when a run starts: positive
-    /// and finite).
+    /// and finite, and long enough for the run's times to resolve, see
+    /// [`SampledController::period`]).
     pub fn new(period: f64, law: F) -> Self {
         Sampled { period, law }
     }
@@ -159,6 +162,8 @@ where
 /// A sampled controller in a run: its clock and the output it holds.
 pub(crate) struct Sampler<'a, const N: usize, const M: usize> {
     pub(crate) controller: Box<dyn SampledController<N, M> + 'a>,
+    /// The state names when the run started: the trajectory's columns.
+    names: Vec<String>,
     /// t₀ and Ts, read when the run starts.
     t0: f64,
     period: f64,
@@ -174,6 +179,7 @@ impl<'a, const N: usize, const M: usize> Sampler<'a, N, M> {
     pub(crate) fn new(controller: Box<dyn SampledController<N, M> + 'a>) -> Self {
         Sampler {
             controller,
+            names: Vec::new(),
             t0: 0.0,
             period: 0.0,
             k: 0,
@@ -182,14 +188,25 @@ impl<'a, const N: usize, const M: usize> Sampler<'a, N, M> {
         }
     }
 
-    /// Checks the controller's settings against the trajectory's other `columns`, and sets
-    /// the clock to sample first at `t0`.
-    pub(crate) fn start(&mut self, t0: f64, columns: &[String]) -> Result<(), StepError> {
+    /// Checks the controller's settings against the trajectory's other `columns` and the
+    /// run's times from `t0` to `end`, and sets the clock to sample first at `t0`.
+    ///
+    /// The period must exceed [`SAMPLE_RESOLUTION`] times the spacing u of the
+    /// floating-point numbers at max(|t₀|, |t_end|), the coarsest along the run, so that the
+    /// rounded sample times t₀ + k·Ts keep increasing (see [`SAMPLE_RESOLUTION`]). A shorter
+    /// period
+    /// (5e-324 from t₀ = 0 to t_end = 1, where the times are 2.2e-16 apart) could only
+    /// spend the step budget on samples that do not move.
+    pub(crate) fn start(&mut self, t0: f64, end: f64, columns: &[String]) -> Result<(), StepError> {
         let period = self.controller.period();
         if !(period.is_finite() && period > 0.0) {
             return Err(StepError::InvalidSettings(
                 "the sample period of a sampled controller must be positive and finite",
             ));
+        }
+        let resolution = spacing(t0.abs().max(end.abs()));
+        if period <= SAMPLE_RESOLUTION * resolution {
+            return Err(StepError::SamplePeriodTooShort { period, resolution });
         }
         let names = self.controller.state_names();
         let usable = names.iter().enumerate().all(|(i, name)| {
@@ -203,14 +220,24 @@ impl<'a, const N: usize, const M: usize> Sampler<'a, N, M> {
                 "the state names of a sampled controller must be distinct, not empty, without a comma, quote or line break, and not those of other columns (`t`, `energy`, a coordinate, `dot(…)`, an input)",
             ));
         }
-        self.check_state()?;
+        self.names = names.iter().map(|name| name.to_string()).collect();
+        self.check_state(t0)?;
         (self.t0, self.period, self.k, self.next) = (t0, period, 0, t0);
         Ok(())
     }
 
-    /// Whether the controller's state has one value per name.
-    pub(crate) fn check_state(&self) -> Result<(), StepError> {
-        if self.controller.state().len() == self.controller.state_names().len() {
+    /// Whether the controller's state names at `t` are still those the run started with
+    /// (the trajectory's columns) and its state has one value per name.
+    pub(crate) fn check_state(&self, t: f64) -> Result<(), StepError> {
+        let names = self.controller.state_names();
+        if names.len() != self.names.len() || names.iter().zip(&self.names).any(|(a, b)| a != b) {
+            return Err(StepError::ControllerStateNamesChanged {
+                before: self.names.clone(),
+                after: names.iter().map(|name| name.to_string()).collect(),
+                t,
+            });
+        }
+        if self.controller.state().len() == names.len() {
             Ok(())
         } else {
             Err(StepError::InvalidSettings(
@@ -236,17 +263,29 @@ impl<'a, const N: usize, const M: usize> Sampler<'a, N, M> {
         }
         let u = self.controller.update(s.t, s);
         check_finite(s, &u, coordinates, inputs)?;
-        self.check_state()?;
+        self.check_state(s.t)?;
         self.held = u;
         self.k += 1;
         // Exact for k below 2⁵³, far beyond any step budget.
         let next = self.t0 + self.k as f64 * self.period;
         if next <= s.t {
-            return Err(StepError::InvalidSettings(
-                "the sample period of a sampled controller is too short to advance the time at its precision",
-            ));
+            // Ruled out by the check at the start, unless the run goes past its end time.
+            return Err(StepError::SamplePeriodTooShort {
+                period: self.period,
+                resolution: spacing(s.t.abs()),
+            });
         }
         self.next = next;
         Ok(true)
+    }
+}
+
+/// The spacing of the floating-point numbers at |t| = `t` ≥ 0: the distance from `t` to the
+/// next larger one (5e-324 at 0).
+fn spacing(t: f64) -> f64 {
+    if t.is_finite() {
+        f64::from_bits(t.to_bits() + 1) - t
+    } else {
+        f64::INFINITY
     }
 }
