@@ -211,14 +211,17 @@ fn a_contact_that_rounds_at_the_reference_gives_table_2() {
     };
     let straight = |v: f64| {
         let turning = [("thetaR", Turning::Rate(-v / variant.rR))];
-        steady_motion(&variant, &upright, &turning, &u)
-            .unwrap_or_else(|e| panic!("v = {v}: {e}"))
+        steady_motion(&variant, &upright, &turning, &u).unwrap_or_else(|e| panic!("v = {v}: {e}"))
     };
     let (mut against_table, mut against_bicycle) = (0.0f64, 0.0f64);
     for step in 0..=20 {
         let v = 0.5 * f64::from(step);
         let motion = straight(v);
-        assert!(motion.state.q.amax() < 1e-12, "v = {v}: upright, {}", motion.state.q);
+        assert!(
+            motion.state.q.amax() < 1e-12,
+            "v = {v}: upright, {}",
+            motion.state.q
+        );
         let lateral = sorted(&motion);
         let reference = sorted(&straight_running(&bike, v).unwrap());
         assert_eq!(lateral.len(), 4, "v = {v}: {lateral:?}");

@@ -562,20 +562,35 @@ fn simulations_start_at_the_origin_of_a_rounded_constraint() {
     assert!(model.constraint_residuals(&rest, &U)[0] != 0.0);
     assert!(model.check_start(&rest, &U).is_ok());
     // At rest at the origin: an equilibrium, so both integrators stay there.
-    let rk4 = Simulation::new(&model, rest).run(&Rk4::new(1e-2), 1.0).unwrap();
-    let rattle = Simulation::new(&model, rest).run(&Rattle::new(1e-2), 1.0).unwrap();
+    let rk4 = Simulation::new(&model, rest)
+        .run(&Rk4::new(1e-2), 1.0)
+        .unwrap();
+    let rattle = Simulation::new(&model, rest)
+        .run(&Rattle::new(1e-2), 1.0)
+        .unwrap();
     for run in [&rk4, &rattle] {
-        assert!(run.last().q.amax() < 1e-15 && run.last().qd.amax() < 1e-14, "{:?}", run.last());
+        assert!(
+            run.last().q.amax() < 1e-15 && run.last().qd.amax() < 1e-14,
+            "{:?}",
+            run.last()
+        );
     }
     // Moving from the origin: θ̇ = w, ẋ = l w (the velocity form ẋ − l cos θ θ̇ = 0).
     let w = 0.5;
     let moving = State::new(0.0, SVector::zeros(), SVector::from([model.l * w, w]));
     assert!(model.check_start(&moving, &U).is_ok());
     let kinetic = model.kinetic_energy(&moving, &U);
-    let rk4 = Simulation::new(&model, moving).run(&Rk4::new(1e-3), 3.0).unwrap();
-    let rattle = Simulation::new(&model, moving).run(&Rattle::new(1e-3), 3.0).unwrap();
+    let rk4 = Simulation::new(&model, moving)
+        .run(&Rk4::new(1e-3), 3.0)
+        .unwrap();
+    let rattle = Simulation::new(&model, moving)
+        .run(&Rattle::new(1e-3), 3.0)
+        .unwrap();
     let (rk4_drift, rattle_drift) = (rk4.energy_drift(), rattle.energy_drift());
-    let (rk4_position, rattle_position) = (worst_of(&model, rk4.states()), worst_of(&model, rattle.states()));
+    let (rk4_position, rattle_position) = (
+        worst_of(&model, rk4.states()),
+        worst_of(&model, rattle.states()),
+    );
     println!(
         "energy drift / kinetic energy: RK4 {:e}, RATTLE {:e}; largest |φ|: RK4 {:e}, RATTLE {:e}",
         rk4_drift / kinetic,
@@ -583,10 +598,22 @@ fn simulations_start_at_the_origin_of_a_rounded_constraint() {
         rk4_position,
         rattle_position
     );
-    assert!(rk4_drift < 1e-11 * kinetic, "RK4 energy drift {rk4_drift:e}");
-    assert!(rattle_drift < 1e-7 * kinetic, "RATTLE energy error {rattle_drift:e}");
-    assert!(rk4_position < 1e-12, "RK4 constraint drift {rk4_position:e}");
-    assert!(rattle_position < 1e-14, "RATTLE constraint {rattle_position:e}");
+    assert!(
+        rk4_drift < 1e-11 * kinetic,
+        "RK4 energy drift {rk4_drift:e}"
+    );
+    assert!(
+        rattle_drift < 1e-7 * kinetic,
+        "RATTLE energy error {rattle_drift:e}"
+    );
+    assert!(
+        rk4_position < 1e-12,
+        "RK4 constraint drift {rk4_position:e}"
+    );
+    assert!(
+        rattle_position < 1e-14,
+        "RATTLE constraint {rattle_position:e}"
+    );
     // The projection of a state at the origin returns it as it is: it is on the
     // constraint to rounding.
     assert_eq!(model.project(&rest, &U, &[], 1e-12).unwrap(), rest);

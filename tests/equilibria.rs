@@ -697,7 +697,8 @@ fn equilibrium_at_the_origin_of_a_rounded_constraint() {
         residual != 0.0 && residual.abs() < 1e-16,
         "the constraint rounds at q = 0: {residual:e}"
     );
-    let omega = ((model.k * model.l + model.mb * model.g) / ((model.ms + model.mb) * model.l)).sqrt();
+    let omega =
+        ((model.k * model.l + model.mb * model.g) / ((model.ms + model.mb) * model.l)).sqrt();
     for guess in [[0.0, 0.0], [0.05, 0.07], [-0.1, -0.2]] {
         let found = equilibrium(&model, &State::at_rest(SVector::from(guess)), &NO_INPUT)
             .unwrap_or_else(|e| panic!("from {guess:?}: {e}"));

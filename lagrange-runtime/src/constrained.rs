@@ -345,7 +345,13 @@ pub(crate) fn project<T: Model<N, M>, const N: usize, const M: usize, const K: u
         finite(&phi, "constraint residuals")?;
         finite(&j, "constraint Jacobian")?;
         residual = phi.amax();
-        converged = worst(&phi, &position_scales::<T, N, M, K>(model, s.t, &q, u, &j)) <= tolerance;
+        // Relative to max|∂φ_k/∂q| max|q| as before, or within a few times the rounding
+        // bound of φ_k, which no Newton step can get below (at q = 0 the first is 0).
+        let at = State::new(s.t, q, SVector::zeros());
+        let floor = rounding_bounds::<T, N, M, K>(model, &at, u, Level::Position)
+            * tolerances::ROUNDING_FLOOR;
+        let scale = scales(&j, &q);
+        converged = (0..K).all(|k| phi[k].abs() <= tolerance * scale[k] + floor[k]);
         if converged {
             break;
         }
@@ -396,15 +402,11 @@ fn scales<const K: usize, const N: usize>(
     SVector::from_fn(|k, _| c.row(k).amax() * x.amax())
 }
 
-/// The size of the terms each constraint is made of, at `level` and the state `s`: the
-/// bound on the rounding error of its evaluation in `f64` ([`Rounded`], one evaluation of
-/// the constraints in that arithmetic, from the exact state), times
-/// [`ROUNDING_TO_SIZE`](tolerances::ROUNDING_TO_SIZE) = 1/ε. It is what the residual
-/// changes by when every operation of the evaluation is perturbed by a relative δ, divided
-/// by δ: the lengths in `x + l*cos(theta + pi/2)`, where at q = 0 the residual is l·6e-17
-/// and max|∂φ/∂q| max|q| is 0. It is 0 only when the evaluation is exact (exact inputs
-/// through no operation that rounds), and then so is the residual.
-fn rounding_sizes<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+/// The bound on the rounding error of each constraint's evaluation in `f64` at `level`
+/// and the state `s`: one evaluation of the constraints in [`Rounded`] from the exact
+/// state. It is 0 only when the evaluation is exact (exact inputs through no operation
+/// that rounds), and then so is the residual.
+fn rounding_bounds<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -412,10 +414,23 @@ fn rounding_sizes<T: Model<N, M>, const N: usize, const M: usize, const K: usize
 ) -> SVector<f64, K> {
     let x = Point::new(s, u).map(Rounded::exact);
     let mut out = SVector::zeros();
-    model.eval_constraints(level, &x, |k, c: Rounded| {
-        set(&mut out, k, c.error * tolerances::ROUNDING_TO_SIZE);
-    });
+    model.eval_constraints(level, &x, |k, c: Rounded| set(&mut out, k, c.error));
     out
+}
+
+/// The size of the terms each constraint is made of, at `level` and the state `s`: its
+/// rounding bound ([`rounding_bounds`]) times
+/// [`ROUNDING_TO_SIZE`](tolerances::ROUNDING_TO_SIZE) = 1/ε, what the residual changes by
+/// when every operation of the evaluation is perturbed by a relative δ, divided by δ: the
+/// lengths in `x + l*cos(theta + pi/2)`, where at q = 0 the residual is l·6e-17 and
+/// max|∂φ/∂q| max|q| is 0.
+fn rounding_sizes<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    level: Level,
+) -> SVector<f64, K> {
+    rounding_bounds::<T, N, M, K>(model, s, u, level) * tolerances::ROUNDING_TO_SIZE
 }
 
 /// The scale of each holonomic constraint's residual at (t, q) with Jacobian `j`:
@@ -449,7 +464,7 @@ fn velocity_scales<T: Model<N, M>, const N: usize, const M: usize, const K: usiz
 
 /// The largest residual of the holonomic constraints at (t, q), relative to its scale
 /// ([`position_scales`]): what the start check ([`check_on_constraints`]) compares with
-/// [`CONSTRAINED_START`](tolerances::CONSTRAINED_START) and [`project`] with its tolerance.
+/// [`CONSTRAINED_START`](tolerances::CONSTRAINED_START).
 pub(crate) fn position_violation<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     t: f64,
@@ -490,7 +505,9 @@ fn worst<const K: usize>(residuals: &SVector<f64, K>, scales: &SVector<f64, K>) 
 /// max|J_k| max|q̇| + |j_k| plus the size of its terms ([`velocity_scales`]): a state at
 /// q = 0 is on `x + l*cos(theta + pi/2)` although its residual is l·6e-17 where the
 /// sensitivity to q vanishes. Every state [`project`] returns with a tolerance at most
-/// `CONSTRAINED_START` passes, and so does every steady motion
+/// `CONSTRAINED_START` passes (it stops at `tolerance` max|∂φ_k/∂q| max|q| plus
+/// [`ROUNDING_FLOOR`](tolerances::ROUNDING_FLOOR) rounding bounds, below this scale since
+/// `ROUNDING_FLOOR` ≤ `CONSTRAINED_START` / ε), and so does every steady motion
 /// ([`steady`](crate::steady)) found.
 pub(crate) fn check_on_constraints<
     T: Model<N, M>,

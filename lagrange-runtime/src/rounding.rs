@@ -123,9 +123,8 @@ impl Mul for Rounded {
     type Output = Rounded;
     #[inline]
     fn mul(self, b: Rounded) -> Rounded {
-        let propagated = propagate(self.value, b.error)
-            + propagate(b.value, self.error)
-            + self.error * b.error;
+        let propagated =
+            propagate(self.value, b.error) + propagate(b.value, self.error) + self.error * b.error;
         Rounded::new(self.value * b.value, propagated, 1.0)
     }
 }
@@ -395,7 +394,9 @@ impl DualNum for Rounded {
         Rounded::new(value, propagate(value * value, self.error), 1.0)
     }
 
-    /// x^n by repeated multiplication (`f64::powi`): about 2 log₂|n| roundings.
+    /// x^n by repeated squaring (`f64::powi`), then 1/x^|n| for n < 0: a relative error
+    /// of at most (|n| − 1) u to first order (squaring doubles the relative error: x⁴ as
+    /// (x²)² errs by 3u), and one rounding more for the reciprocal.
     fn powi(&self, n: i32) -> Rounded {
         let value = self.value.powi(n);
         let derivative = if n == 0 {
@@ -403,7 +404,8 @@ impl DualNum for Rounded {
         } else {
             f64::from(n) * self.value.powi(n - 1)
         };
-        let roundings = 2.0 * f64::from(32 - n.unsigned_abs().leading_zeros()) + 1.0;
+        let roundings =
+            f64::from(n.unsigned_abs().saturating_sub(1)) + if n < 0 { 1.0 } else { 0.0 };
         Rounded::new(value, propagate(derivative, self.error), roundings)
     }
 
@@ -428,8 +430,7 @@ impl DualNum for Rounded {
         } else {
             n.value * self.value.powf(n.value - 1.0)
         };
-        let propagated =
-            propagate(base, self.error) + propagate(value * self.value.ln(), n.error);
+        let propagated = propagate(base, self.error) + propagate(value * self.value.ln(), n.error);
         Rounded::new(value, propagated, 2.0 * LIBM_ULPS)
     }
 
@@ -739,7 +740,10 @@ mod tests {
         // the exact value (with the π/2 of the model) is 0.
         let theta = Rounded::exact(0.0);
         let v = Rounded::exact(0.0) + DualNum::cos(&(theta + std::f64::consts::FRAC_PI_2)) * 2.0;
-        assert!(v.value > 1e-16 && v.value <= v.error && v.error < 1e-15, "{v}");
+        assert!(
+            v.value > 1e-16 && v.value <= v.error && v.error < 1e-15,
+            "{v}"
+        );
         // Exact inputs through exact operations: the bound is 0 exactly when the value is.
         let z = Rounded::exact(0.0);
         let v = z * 5.0 + DualNum::sin(&z) - z;
@@ -752,19 +756,64 @@ mod tests {
         // f(s) is f(hi) + f′(hi) lo to O(lo²), plus the library's own error in f(hi),
         // which the bound covers with its LIBM_ULPS (one ulp of it is left for the truth's).
         let mut r = Random(7);
-        type Case = (&'static str, fn(Rounded) -> Rounded, fn(f64) -> f64, fn(f64) -> f64);
+        type Case = (
+            &'static str,
+            fn(Rounded) -> Rounded,
+            fn(f64) -> f64,
+            fn(f64) -> f64,
+        );
         let functions: [Case; 11] = [
             ("sin", |x| DualNum::sin(&x), f64::sin, f64::cos),
             ("cos", |x| DualNum::cos(&x), f64::cos, |x| -x.sin()),
-            ("tan", |x| DualNum::tan(&x), f64::tan, |x| 1.0 + x.tan().powi(2)),
+            (
+                "tan",
+                |x| DualNum::tan(&x),
+                f64::tan,
+                |x| 1.0 + x.tan().powi(2),
+            ),
             ("exp", |x| DualNum::exp(&x), f64::exp, f64::exp),
-            ("ln", |x| DualNum::ln(&x.abs()), |x| x.abs().ln(), |x| 1.0 / x),
-            ("sqrt", |x| DualNum::sqrt(&x.abs()), |x| x.abs().sqrt(), |x| x.signum() * 0.5 / x.abs().sqrt()),
-            ("atan", |x| DualNum::atan(&x), f64::atan, |x| 1.0 / (1.0 + x * x)),
-            ("tanh", |x| DualNum::tanh(&x), f64::tanh, |x| 1.0 - x.tanh().powi(2)),
-            ("asin", |x| DualNum::asin(&(x * 0.25)), |x| (x * 0.25).asin(), |x| 0.25 / (1.0 - x * x / 16.0).sqrt()),
-            ("powi", |x| DualNum::powi(&x, 5), |x| x.powi(5), |x| 5.0 * x.powi(4)),
-            ("cbrt", |x| DualNum::cbrt(&x), f64::cbrt, |x| 1.0 / (3.0 * x.cbrt().powi(2))),
+            (
+                "ln",
+                |x| DualNum::ln(&x.abs()),
+                |x| x.abs().ln(),
+                |x| 1.0 / x,
+            ),
+            (
+                "sqrt",
+                |x| DualNum::sqrt(&x.abs()),
+                |x| x.abs().sqrt(),
+                |x| x.signum() * 0.5 / x.abs().sqrt(),
+            ),
+            (
+                "atan",
+                |x| DualNum::atan(&x),
+                f64::atan,
+                |x| 1.0 / (1.0 + x * x),
+            ),
+            (
+                "tanh",
+                |x| DualNum::tanh(&x),
+                f64::tanh,
+                |x| 1.0 - x.tanh().powi(2),
+            ),
+            (
+                "asin",
+                |x| DualNum::asin(&(x * 0.25)),
+                |x| (x * 0.25).asin(),
+                |x| 0.25 / (1.0 - x * x / 16.0).sqrt(),
+            ),
+            (
+                "powi",
+                |x| DualNum::powi(&x, 5),
+                |x| x.powi(5),
+                |x| 5.0 * x.powi(4),
+            ),
+            (
+                "cbrt",
+                |x| DualNum::cbrt(&x),
+                f64::cbrt,
+                |x| 1.0 / (3.0 * x.cbrt().powi(2)),
+            ),
         ];
         for (name, f, value, derivative) in functions {
             for _ in 0..2000 {
@@ -774,7 +823,11 @@ mod tests {
                 assert_eq!(s.value, hi);
                 assert!(lo.abs() <= s.error);
                 let y = f(s);
-                assert_eq!(y.value.to_bits(), value(hi).to_bits(), "{name}: the f64 value");
+                assert_eq!(
+                    y.value.to_bits(),
+                    value(hi).to_bits(),
+                    "{name}: the f64 value"
+                );
                 let moved = (derivative(hi) * lo).abs();
                 // √ is correctly rounded: the truth's own error is half an ulp.
                 let ulps = if name == "sqrt" { 1.0 } else { 2.0 };
@@ -794,7 +847,10 @@ mod tests {
         let tiny = (Rounded::exact(1e-30) + 1.0) - 1.0;
         assert_eq!(tiny.value, 0.0);
         let root = DualNum::sqrt(&tiny);
-        assert!(root.value == 0.0 && root.error.is_finite() && root.error >= 1e-15, "{root}");
+        assert!(
+            root.value == 0.0 && root.error.is_finite() && root.error >= 1e-15,
+            "{root}"
+        );
         // An exact 0 stays exact.
         let root = DualNum::sqrt(&Rounded::exact(0.0));
         assert_eq!((root.value, root.error), (0.0, 0.0));
