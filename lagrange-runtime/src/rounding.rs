@@ -668,7 +668,7 @@ mod tests {
     /// A random expression of depth `depth` over the inputs `x`, in both arithmetics at
     /// once; the inputs are exact (error 0 in both).
     fn expression(r: &mut Random, x: &[f64], depth: u32) -> (Rounded, Dd) {
-        if depth == 0 || r.next() % 5 == 0 {
+        if depth == 0 || r.next().is_multiple_of(5) {
             let v = x[(r.next() % x.len() as u64) as usize];
             return (Rounded::exact(v), Dd(v, 0.0));
         }
