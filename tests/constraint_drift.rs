@@ -536,3 +536,93 @@ fn a_constraint_whose_gradient_vanishes_is_named_as_fixing_no_direction() {
         "{err}"
     );
 }
+
+lagrangian! {
+    /// A pendulum (bob mb on a rod l, θ from the downward vertical) and a slider (mass ms,
+    /// position x, on a spring k to the origin) kept under the bob: x = l sin θ, written
+    /// as x + l cos(θ + π/2) = 0. At q = 0 the constraint rounds to l·6.1e-17 (the cosine
+    /// of the rounded π/2), where max|∂φ/∂q| max|q| is 0.
+    struct LinkedSlider {
+        parameters: mb = 1.0, ms = 0.5, l = 0.8, k = 3.0, g = 9.81;
+        coordinates: x, theta;
+        kinetic = ms/2 * dot(x)^2 + mb/2 * l^2 * dot(theta)^2;
+        potential = k/2 * x^2 - mb * g * l * cos(theta);
+        constraint link = x + l*cos(theta + pi/2);
+    }
+}
+
+/// Issue 45 item 1: RK4 and RATTLE start at q = 0, at rest and moving, although the
+/// constraint's residual there is rounding (l·6.1e-17) and the old scale of the start
+/// check, max|∂φ/∂q| max|q|, was 0 (every start at the origin was `OffConstraints`).
+/// At rest nothing moves; moving, energy and the constraint are kept.
+#[test]
+fn simulations_start_at_the_origin_of_a_rounded_constraint() {
+    let model = LinkedSlider::default();
+    let rest = State::at_rest(SVector::zeros());
+    assert!(model.constraint_residuals(&rest, &U)[0] != 0.0);
+    assert!(model.check_start(&rest, &U).is_ok());
+    // At rest at the origin: an equilibrium, so both integrators stay there.
+    let rk4 = Simulation::new(&model, rest)
+        .run(&Rk4::new(1e-2), 1.0)
+        .unwrap();
+    let rattle = Simulation::new(&model, rest)
+        .run(&Rattle::new(1e-2), 1.0)
+        .unwrap();
+    for run in [&rk4, &rattle] {
+        assert!(
+            run.last().q.amax() < 1e-15 && run.last().qd.amax() < 1e-14,
+            "{:?}",
+            run.last()
+        );
+    }
+    // Moving from the origin: θ̇ = w, ẋ = l w (the velocity form ẋ − l cos θ θ̇ = 0).
+    let w = 0.5;
+    let moving = State::new(0.0, SVector::zeros(), SVector::from([model.l * w, w]));
+    assert!(model.check_start(&moving, &U).is_ok());
+    let kinetic = model.kinetic_energy(&moving, &U);
+    let rk4 = Simulation::new(&model, moving)
+        .run(&Rk4::new(1e-3), 3.0)
+        .unwrap();
+    let rattle = Simulation::new(&model, moving)
+        .run(&Rattle::new(1e-3), 3.0)
+        .unwrap();
+    let (rk4_drift, rattle_drift) = (rk4.energy_drift(), rattle.energy_drift());
+    let (rk4_position, rattle_position) = (
+        worst_of(&model, rk4.states()),
+        worst_of(&model, rattle.states()),
+    );
+    println!(
+        "energy drift / kinetic energy: RK4 {:e}, RATTLE {:e}; largest |φ|: RK4 {:e}, RATTLE {:e}",
+        rk4_drift / kinetic,
+        rattle_drift / kinetic,
+        rk4_position,
+        rattle_position
+    );
+    assert!(
+        rk4_drift < 1e-11 * kinetic,
+        "RK4 energy drift {rk4_drift:e}"
+    );
+    assert!(
+        rattle_drift < 1e-7 * kinetic,
+        "RATTLE energy error {rattle_drift:e}"
+    );
+    assert!(
+        rk4_position < 1e-12,
+        "RK4 constraint drift {rk4_position:e}"
+    );
+    assert!(
+        rattle_position < 1e-14,
+        "RATTLE constraint {rattle_position:e}"
+    );
+    // The projection of a state at the origin returns it as it is: it is on the
+    // constraint to rounding.
+    assert_eq!(model.project(&rest, &U, &[], 1e-12).unwrap(), rest);
+}
+
+/// The largest position residual over the states.
+fn worst_of(model: &LinkedSlider, states: &[State<2>]) -> f64 {
+    states
+        .iter()
+        .map(|s| model.violation(s, &U).position)
+        .fold(0.0, f64::max)
+}

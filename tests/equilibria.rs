@@ -667,3 +667,52 @@ fn a_huge_guess_is_not_accepted_as_an_equilibrium() {
         found.state.q[0]
     );
 }
+
+// ---------------------------------------------------------------------------------------
+
+lagrangian! {
+    /// A pendulum (bob mb on a rod l, θ from the downward vertical) and a slider (mass ms,
+    /// position x, on a spring k to the origin) kept under the bob: x = l sin θ, written
+    /// as x + l cos(θ + π/2) = 0. At q = 0 the constraint rounds to l·6.1e-17 (the cosine
+    /// of the rounded π/2), where max|∂φ/∂q| max|q| is 0.
+    pub struct LinkedSlider {
+        parameters: mb = 1.0, ms = 0.5, l = 0.8, k = 3.0, g = 9.81;
+        coordinates: x, theta;
+        kinetic = ms/2 * dot(x)^2 + mb/2 * l^2 * dot(theta)^2;
+        potential = k/2 * x^2 - mb * g * l * cos(theta);
+        constraint link = x + l*cos(theta + pi/2);
+    }
+}
+
+/// Issue 45 item 1: the equilibrium at the origin, where the constraint's residual is
+/// rounding of the size of l, is found (it was `OffConstraints`, not an error
+/// `equilibrium` documents, because the scale max|∂φ/∂q| max|q| of the start check is 0
+/// there). Truth: with x = l θ to first order, T = ½ (ms + mb) l² θ̇² and
+/// V = ½ (k l² + mb g l) θ², so the spectrum is ±i ω, ω² = (k l + mb g)/((ms + mb) l).
+#[test]
+fn equilibrium_at_the_origin_of_a_rounded_constraint() {
+    let model = LinkedSlider::default();
+    let residual = model.constraint_residuals(&State::at_rest(SVector::zeros()), &NO_INPUT)[0];
+    assert!(
+        residual != 0.0 && residual.abs() < 1e-16,
+        "the constraint rounds at q = 0: {residual:e}"
+    );
+    let omega =
+        ((model.k * model.l + model.mb * model.g) / ((model.ms + model.mb) * model.l)).sqrt();
+    for guess in [[0.0, 0.0], [0.05, 0.07], [-0.1, -0.2]] {
+        let found = equilibrium(&model, &State::at_rest(SVector::from(guess)), &NO_INPUT)
+            .unwrap_or_else(|e| panic!("from {guess:?}: {e}"));
+        assert!(found.state.q.amax() < 1e-12, "{guess:?}: {}", found.state.q);
+        assert_eq!(found.state.qd, SVector::<f64, 2>::zeros());
+        assert_eq!(found.stability(), Stability::Marginal);
+        let eigenvalues = &found.spectrum.eigenvalues;
+        assert_eq!(eigenvalues.len(), 2, "{eigenvalues:?}");
+        for lambda in eigenvalues {
+            assert!(
+                lambda.re.abs() < 1e-12 && (lambda.im.abs() - omega).abs() < 1e-12 * omega,
+                "{guess:?}: {lambda} against ±{omega} i"
+            );
+        }
+        assert!(model.check_start(&found.state, &NO_INPUT).is_ok());
+    }
+}

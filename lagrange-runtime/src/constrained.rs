@@ -46,6 +46,7 @@ use crate::eval::{check_state, equations};
 use crate::linalg::{self, factor_mass, kkt::Unsolvable};
 use crate::model::{ConstraintCount, ConstraintKinds, Equations, Level, Model, Point, WithCount};
 use crate::passes::{gamma, velocity_terms_in};
+use crate::rounding::Rounded;
 use crate::{tolerances, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::DualSVec;
@@ -344,7 +345,13 @@ pub(crate) fn project<T: Model<N, M>, const N: usize, const M: usize, const K: u
         finite(&phi, "constraint residuals")?;
         finite(&j, "constraint Jacobian")?;
         residual = phi.amax();
-        converged = worst(&phi, &scales(&j, &q)) <= tolerance;
+        // Relative to max|∂φ_k/∂q| max|q| as before, or within a few times the rounding
+        // bound of φ_k, which no Newton step can get below (at q = 0 the first is 0).
+        let at = State::new(s.t, q, SVector::zeros());
+        let floor = rounding_bounds::<T, N, M, K>(model, &at, u, Level::Position)
+            * tolerances::ROUNDING_FLOOR;
+        let scale = scales(&j, &q);
+        converged = (0..K).all(|k| phi[k].abs() <= tolerance * scale[k] + floor[k]);
         if converged {
             break;
         }
@@ -368,25 +375,104 @@ pub(crate) fn project<T: Model<N, M>, const N: usize, const M: usize, const K: u
     let qd = s.qd - jf.transpose() * y;
     finite(&qd, "projected velocities")?;
     // A constraint on held coordinates only (a driving constraint with the driven
-    // coordinate held) gets no correction: it must already hold.
-    let (v, _) = velocity_terms::<T, N, M, K>(model, &State::new(s.t, q, qd), u);
+    // coordinate held) gets no correction: it must already hold, as the start check of a
+    // simulation ([`check_on_constraints`]) sees it, so that the state projected is one a
+    // simulation starts from.
+    let on = State::new(s.t, q, qd);
+    let (v, j) = velocity_terms::<T, N, M, K>(model, &on, u);
     finite(&v, "constraint velocity residuals")?;
-    if v.amax() > tolerances::VELOCITY_CONSISTENCY * (1.0 + j.amax() * qd.amax()) {
+    if worst(&v, &velocity_scales::<T, N, M, K>(model, &on, u, &v, &j))
+        > tolerances::CONSTRAINED_START
+    {
         return Err(DynamicsError::ProjectionFailed { residual: v.amax() });
     }
-    Ok(State::new(s.t, q, qd))
+    Ok(on)
 }
 
 /// max_i |c_ki| · max_i |x_i| for each row k of `c`: how much the constraint of row k
-/// changes when the entries of x change by their size, the scale its residual is relative
-/// to. Not Σ_i |c_ki x_i|: an entry of c that is itself a cancellation (a contact
-/// constraint's row at a symmetric state) can be rounding noise times a large x_i, and the
-/// residual's rounding is that of the whole row.
+/// changes when the entries of x change by their size, one part of the scale its residual
+/// is relative to. Not Σ_i |c_ki x_i|: an entry of c that is itself a cancellation (a
+/// contact constraint's row at a symmetric state) can be rounding noise times a large
+/// x_i, and the residual's rounding is that of the whole row. It vanishes at x = 0, where
+/// the other part, the size of the terms ([`rounding_sizes`]), does not.
 fn scales<const K: usize, const N: usize>(
     c: &SMatrix<f64, K, N>,
     x: &SVector<f64, N>,
 ) -> SVector<f64, K> {
     SVector::from_fn(|k, _| c.row(k).amax() * x.amax())
+}
+
+/// The bound on the rounding error of each constraint's evaluation in `f64` at `level`
+/// and the state `s`: one evaluation of the constraints in [`Rounded`] from the exact
+/// state. It is 0 only when the evaluation is exact (exact inputs through no operation
+/// that rounds), and then so is the residual.
+fn rounding_bounds<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    level: Level,
+) -> SVector<f64, K> {
+    let x = Point::new(s, u).map(Rounded::exact);
+    let mut out = SVector::zeros();
+    model.eval_constraints(level, &x, |k, c: Rounded| set(&mut out, k, c.error));
+    out
+}
+
+/// The size of the terms each constraint is made of, at `level` and the state `s`: its
+/// rounding bound ([`rounding_bounds`]) times
+/// [`ROUNDING_TO_SIZE`](tolerances::ROUNDING_TO_SIZE) = 1/ε, what the residual changes by
+/// when every operation of the evaluation is perturbed by a relative δ, divided by δ: the
+/// lengths in `x + l*cos(theta + pi/2)`, where at q = 0 the residual is l·6e-17 and
+/// max|∂φ/∂q| max|q| is 0.
+fn rounding_sizes<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    level: Level,
+) -> SVector<f64, K> {
+    rounding_bounds::<T, N, M, K>(model, s, u, level) * tolerances::ROUNDING_TO_SIZE
+}
+
+/// The scale of each holonomic constraint's residual at (t, q) with Jacobian `j`:
+/// max|∂φ_k/∂q| max|q| (what φ_k changes by when the coordinates change by their size)
+/// plus the size of its terms ([`rounding_sizes`]). Never 0 where φ_k rounds.
+fn position_scales<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+    j: &SMatrix<f64, K, N>,
+) -> SVector<f64, K> {
+    let at = State::new(t, *q, SVector::zeros());
+    scales(j, q) + rounding_sizes::<T, N, M, K>(model, &at, u, Level::Position)
+}
+
+/// The scale of each velocity form v_k = J_k q̇ + j_k at `s` (`v` and `j` its values and
+/// Jacobian there): max|J_k| max|q̇| + |j_k| plus the size of its terms ([`rounding_sizes`]
+/// at velocity level).
+fn velocity_scales<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    v: &SVector<f64, K>,
+    j: &SMatrix<f64, K, N>,
+) -> SVector<f64, K> {
+    scales(j, &s.qd)
+        + (v - j * s.qd).abs()
+        + rounding_sizes::<T, N, M, K>(model, s, u, Level::Velocity)
+}
+
+/// The largest residual of the holonomic constraints at (t, q), relative to its scale
+/// ([`position_scales`]): what the start check ([`check_on_constraints`]) compares with
+/// [`CONSTRAINED_START`](tolerances::CONSTRAINED_START).
+pub(crate) fn position_violation<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+) -> f64 {
+    let (phi, j) = position_terms::<T, N, M, K>(model, t, q, u);
+    worst(&phi, &position_scales::<T, N, M, K>(model, t, q, u, &j))
 }
 
 /// |r| relative to `scale`: 0 for an exact 0, infinite for a residual that is not finite,
@@ -414,7 +500,15 @@ fn worst<const K: usize>(residuals: &SVector<f64, K>, scales: &SVector<f64, K>) 
 /// `Ok` if `s` satisfies the constraints to rounding ([`CONSTRAINED_START`](tolerances::CONSTRAINED_START)
 /// relative to each one's scale), at position level (holonomic ones) and velocity level
 /// (all), else [`DynamicsError::OffConstraints`] naming those it violates: the check of a
-/// simulation's start. A velocity form J q̇ + j is relative to max|J_k| max|q̇| + |j_k|.
+/// simulation's start. A residual φ_k is relative to max|∂φ_k/∂q| max|q| plus the size of
+/// the terms φ_k is made of ([`position_scales`]), a velocity form J q̇ + j to
+/// max|J_k| max|q̇| + |j_k| plus the size of its terms ([`velocity_scales`]): a state at
+/// q = 0 is on `x + l*cos(theta + pi/2)` although its residual is l·6e-17 where the
+/// sensitivity to q vanishes. Every state [`project`] returns with a tolerance at most
+/// `CONSTRAINED_START` passes (it stops at `tolerance` max|∂φ_k/∂q| max|q| plus
+/// [`ROUNDING_FLOOR`](tolerances::ROUNDING_FLOOR) rounding bounds, below this scale since
+/// `ROUNDING_FLOOR` ≤ `CONSTRAINED_START` / ε), and so does every steady motion
+/// ([`steady`](crate::steady)) found.
 pub(crate) fn check_on_constraints<
     T: Model<N, M>,
     const N: usize,
@@ -428,8 +522,8 @@ pub(crate) fn check_on_constraints<
     check_state::<T, N, M>(s, u)?;
     let (phi, jq) = position_terms::<T, N, M, K>(model, s.t, &s.q, u);
     let (v, jv) = velocity_terms::<T, N, M, K>(model, s, u);
-    let position_scales = scales(&jq, &s.q);
-    let velocity_scales = scales(&jv, &s.qd) + (v - jv * s.qd).abs();
+    let position_scales = position_scales::<T, N, M, K>(model, s.t, &s.q, u, &jq);
+    let velocity_scales = velocity_scales::<T, N, M, K>(model, s, u, &v, &jv);
     let name = |k: usize| T::CONSTRAINT_NAMES.get(k).copied().unwrap_or("?");
     let off = |r: &SVector<f64, K>, scale: &SVector<f64, K>| -> Vec<(&'static str, f64)> {
         (0..K)

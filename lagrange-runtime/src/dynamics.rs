@@ -186,16 +186,21 @@ pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
     ///
     /// Positions: Newton steps with the minimum-norm correction Δq = −J_fᵀ (J_f J_fᵀ)⁻¹ φ,
     /// J_f the Jacobian of the holonomic constraints with the held columns removed, until
-    /// every |φ_k| ≤ `tolerance` · max_i |∂φ_k/∂q_i| · max_i |q_i|: the tolerance is relative,
-    /// the change of φ_k when the coordinates change by that fraction of their size, so that it
-    /// means the same for a pendulum of 1 mm and one of 1 km. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
+    /// every |φ_k| ≤ `tolerance` · max_i |∂φ_k/∂q_i| · max_i |q_i| + 4 × (a bound on the
+    /// rounding error of evaluating φ_k): the tolerance is relative, the change of φ_k when
+    /// the coordinates change by that fraction of their size, so that it means the same for
+    /// a pendulum of 1 mm and one of 1 km; the rounding floor is what no Newton step can
+    /// get below, and keeps a state at q = 0, where `x + l*cos(theta + pi/2)` rounds to
+    /// l·6e-17 and the relative part is 0, from counting as off the constraint. Velocities: the minimum-norm correction onto J q̇ + j = 0 for all
     /// constraints, holonomic and nonholonomic (exact in one step, the constraints being
-    /// affine in q̇).
+    /// affine in q̇), which must then hold as [`Dynamics::check_start`] requires. With a
+    /// tolerance at most 1e-8 the state returned passes `check_start`: a simulation can
+    /// start from it.
     ///
     /// # Errors
     /// [`DynamicsError::InvalidSetting`] for a tolerance that is not positive and finite or a
     /// held index that is not a coordinate's; [`DynamicsError::ProjectionFailed`] when Newton
-    /// does not converge; [`DynamicsError::RedundantConstraints`] when the constraints cannot
+    /// does not converge or a velocity form on held coordinates only is violated; [`DynamicsError::RedundantConstraints`] when the constraints cannot
     /// be solved for the coordinates that may move; [`DynamicsError::NonFiniteResult`] when
     /// the constraints or the correction overflow.
     fn project(

@@ -27,6 +27,7 @@ pub mod passes;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod robot;
+mod rounding;
 pub mod simulate;
 pub mod stability;
 mod state;

@@ -102,7 +102,8 @@ impl<const N: usize, const M: usize> SteadyMotion<N, M> {
 ///
 /// # Errors
 /// [`DynamicsError::NoEquilibrium`] when Newton does not converge from `guess` (none
-/// nearby, or no step can reduce the residual: a cart pushed by a constant force);
+/// nearby, or no step can reduce the residual: a cart pushed by a constant force, or the
+/// holonomic constraints cannot be met as closely as a simulation's start requires);
 /// [`DynamicsError::ConstraintsForbidSteadyState`] when the model cannot rest on its
 /// constraints (a driving constraint `y - t` is violated at q̇ = 0); the errors of
 /// [`Dynamics::accelerations`] on the way and of [`linearize`] at the state found.
@@ -166,7 +167,10 @@ pub fn equilibrium<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usi
 /// [`DynamicsError::InvalidSetting`] for a name that is not a coordinate's, a coordinate
 /// named twice, or a rate or momentum that is not finite; [`DynamicsError::NoEquilibrium`]
 /// when Newton does not converge (no steady motion near the guess, or a turning
-/// coordinate that is not cyclic); [`DynamicsError::ConstraintsForbidSteadyState`] when
+/// coordinate that is not cyclic), or stalls where the holonomic constraints do not hold
+/// as closely as a simulation's start requires
+/// ([`Dynamics::check_start`]: each residual relative to its own scale, which includes the
+/// size of the terms the constraint is made of, so that rounding at q = 0 is accepted); [`DynamicsError::ConstraintsForbidSteadyState`] when
 /// the state found violates the velocity form of a constraint (a driving constraint, when
 /// nothing turns or it involves only turning coordinates); the errors of
 /// [`Dynamics::accelerations`] on the way and of [`linearize`] at the state found.
@@ -485,8 +489,19 @@ fn solve<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize, const 
         let jacobian = s.jacobian::<K>(&z)?;
         let accept =
             |relative| tolerances::equilibrium_acceptance(relative, z.amax(), jacobian.scale());
-        if r.size() <= accept(tolerances::EQUILIBRIUM)
-            || (stalled && r.size() <= accept(tolerances::STALLED_EQUILIBRIUM))
+        // The residual is accepted against the largest entry of the whole Jacobian, which
+        // the force's can dominate by orders of magnitude; the state must also be on its
+        // holonomic constraints as a simulation's start check sees them (relative to each
+        // one's own scale), or it is no steady state to start from.
+        let on_constraints = || {
+            K == 0
+                || crate::constrained::position_violation::<T, N, M, K>(
+                    s.model, state.t, &state.q, s.u,
+                ) <= tolerances::CONSTRAINED_START
+        };
+        if (r.size() <= accept(tolerances::EQUILIBRIUM)
+            || (stalled && r.size() <= accept(tolerances::STALLED_EQUILIBRIUM)))
+            && on_constraints()
         {
             return Ok(state);
         }
