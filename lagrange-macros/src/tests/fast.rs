@@ -80,7 +80,7 @@ fn what_cancels_in_the_right_hand_side_is_not_computed() {
 /// A URDF chain of `links` links on revolute joints turning through z, y, x, every link with
 /// a full (non-diagonal) inertia about an offset centre of mass, written to a file of its
 /// own; its absolute path.
-fn urdf_chain(links: usize) -> String {
+pub(super) fn urdf_chain(links: usize) -> String {
     let mut text = String::from("<robot name=\"chain\">\n<link name=\"l0\"/>\n");
     for k in 1..=links {
         let a = 0.01 * k as f64;
@@ -106,7 +106,7 @@ fn urdf_chain(links: usize) -> String {
 }
 
 /// The model `urdf: path; kinetic = urdf_kinetic; potential = urdf_potential;`, lowered.
-fn urdf_model(path: &str) -> crate::lower::Lowered {
+pub(super) fn urdf_model(path: &str) -> crate::lower::Lowered {
     let mut model = parse_ok(quote! {
         struct Chain {
             urdf: #path;
