@@ -9,7 +9,8 @@
 #
 # and prints the wall time and the largest resident memory of building it in the dev
 # profile (what a user's `cargo build` does: Cargo's default profiles, no incremental
-# compilation). Run by hand, not in CI:
+# compilation; the CPU time beside the wall time, which builds sharing the machine stretch).
+# Run by hand, not in CI:
 #
 #   benches/urdf_chain_cost.sh                   # LINKS=50
 #   LINKS=200 benches/urdf_chain_cost.sh
@@ -93,7 +94,7 @@ fn main() {
 EOF
 echo "model: a URDF chain of $LINKS links ($(wc -c <chain.urdf) bytes)"
 echo "rustc: $(rustc --version); $(nproc) cores, $(free -g | awk '/Mem:/ { print $2 }') GB"
-/usr/bin/time -f "cargo $MODE (dev): %e s wall, %M KB largest resident memory" \
+/usr/bin/time -f "cargo $MODE (dev): %e s wall (%U s user, %S s system), %M KB largest resident memory" \
     cargo "$MODE" --quiet
 if [ "$MODE" = build ]; then
     echo "‖accelerations‖ at q_i = 0.1 i, at rest: $("$dir/target/debug/urdf_chain_cost")"
