@@ -79,6 +79,13 @@ fn d2(a: Dir, b: Dir) -> Mono {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The components [`needs`] has handed down on this thread: how much of the analysis
+    /// ran, for the tests of when it runs at all.
+    pub static ANALYSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The components each node must provide so that the roots get theirs, or `None` when
 /// some node would need a derivative this scheme does not carry (third order).
 fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BTreeSet<Mono>>)> {
@@ -98,6 +105,8 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
             continue;
         }
         let set = std::mem::take(&mut need[id]);
+        #[cfg(test)]
+        ANALYSED.with(|a| a.set(a.get() + set.len()));
         // What an operand of a product or a function needs: the node's components and
         // the first-order ones of every second-order component.
         let mut chain = set.clone();
@@ -305,6 +314,9 @@ fn unroll(
     t: &Ident,
     max_statements: usize,
 ) -> Option<(Emit, Vec<Option<Val>>, Vec<Comps>)> {
+    if value_statements(g, roots) > max_statements {
+        return None;
+    }
     let (live, need) = needs(g, roots)?;
     let mut e = Emit::new("__j", Scalar::F64);
     let mut values: Vec<Option<Val>> = vec![None; g.len()];
@@ -321,6 +333,37 @@ fn unroll(
         }
     }
     Some((e, values, comps))
+}
+
+/// How many statements [`unroll`] writes for the nodes' values alone: one per operation
+/// the roots reach (a leaf is a local or a literal of its own, and `dot(e)` is a
+/// component of `e`), whatever their components. Counted in one pass over the graph
+/// before [`needs`], whose work grows as the nodes times the pairs of coordinates (issue
+/// 45: a URDF chain of 100 links, 4.5 GB and most of its build time, for code the budget
+/// then refused): past the budget by this count alone, [`unroll`] would decline after
+/// writing them, so it declines at once, and no model's code changes.
+fn value_statements(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> usize {
+    let roots: Vec<Id> = roots.iter().map(|(id, _)| *id).collect();
+    let live = g.live(&roots);
+    (0..g.len())
+        .filter(|&id| live[id])
+        .filter(|&id| match g.op(id) {
+            Op::Lit(_) | Op::Param(_) | Op::Input(_) | Op::Coord(_) | Op::Vel(_) | Op::Time => {
+                false
+            }
+            Op::Dot(_) => false,
+            // (Derivative nodes are not in this form; `needs` declines them.)
+            Op::Neg(_)
+            | Op::Add(..)
+            | Op::Sub(..)
+            | Op::Mul(..)
+            | Op::Div(..)
+            | Op::Unary(..)
+            | Op::Binary(..)
+            | Op::D1(_)
+            | Op::P1(..) => true,
+        })
+        .count()
 }
 
 /// The locals the generated code reads, from the model (`self`) and the point `x`: the

@@ -393,7 +393,7 @@ fn store_at(mass: &Ident, i: usize, j: usize, value: &TokenStream) -> TokenStrea
 /// (callgrind, `benches/robots.rs`'s states): the UR5's 9 055 by one written-out tangent
 /// sweep per column (1 907 statements) → 7 828 by the Jacobians (1 432), the Panda's 20 217
 /// (5 258) → 17 530 (4 400).
-const MAX_WRITTEN_MASS: usize = 6_000;
+pub(crate) const MAX_WRITTEN_MASS: usize = 6_000;
 
 /// A column joins the loop of a larger column whose nonzero rows contain its own when that
 /// column costs at most this many times its statements ([`loop_groups`]).
@@ -563,6 +563,13 @@ fn mass_from_jacobians(
                 Some((c, v, key))
             })
             .collect();
+        // The limit the products are checked against below, reached by the statements
+        // alone (which only grow): declined here, not after every Jacobian (a chain's
+        // node has one entry per joint above it) and their products (as many squared):
+        // 110 s of the 270 s a 200-link URDF chain took to build (issue 45).
+        if e.statements.len() > GROUPED_MASS * MAX_WRITTEN_MASS {
+            return None;
+        }
     }
     // The entries i ≤ j as products w · x · y: a weight (n̄ ∂²n/∂a∂b, free of the
     // velocities), x an entry of the later column j of one operand's Jacobian, y of the
@@ -579,12 +586,15 @@ fn mass_from_jacobians(
                         .or_default()
                         .push((w, *later, *earlier));
                     count += 1;
+                    #[cfg(test)]
+                    PRODUCTS.with(|p| p.set(p.get() + 1));
                 }
             }
         }
-    }
-    if e.statements.len() + count > GROUPED_MASS * MAX_WRITTEN_MASS {
-        return None;
+        // (Checked as they are counted: a long chain's are as many as its links cubed.)
+        if e.statements.len() + count > GROUPED_MASS * MAX_WRITTEN_MASS {
+            return None;
+        }
     }
     // Each entry as Σ_y y Σ_x W_xy x: the products of one (x, y) share the sum W_xy of
     // their weights, and those of one y the sum over x.
@@ -639,6 +649,13 @@ fn mass_from_jacobians(
         return None;
     }
     Some((e, stores))
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The products of Jacobian entries [`mass_from_jacobians`] has formed on this thread,
+    /// for the tests of when it stops.
+    pub static PRODUCTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The most terms an operand's expansion may have ([`Expansions`]).
@@ -768,7 +785,7 @@ type Combination = Vec<(Vec<Val>, Id)>;
 /// How many times [`MAX_WRITTEN_MASS`] the products of the mass matrix's entries may be
 /// before they are grouped ([`mass_from_jacobians`]): beyond, the written-out matrix would
 /// be too large however much they share.
-const GROUPED_MASS: usize = 50;
+pub(crate) const GROUPED_MASS: usize = 50;
 
 /// Values by key: equal values (the same literal, the same local) have the same key; and
 /// the weights of the mass matrix's products, by keys of their own. Sound because every

@@ -76,3 +76,69 @@ fn what_cancels_in_the_right_hand_side_is_not_computed() {
     assert!(!code.contains(&format!("{f2} * __qd0 ;")), "{code}");
     assert!(code.contains(&format!("{f2} * __qd0 * __qd0 ;")), "{code}");
 }
+
+/// A URDF chain of `links` links on revolute joints turning through z, y, x, every link with
+/// a full (non-diagonal) inertia about an offset centre of mass, written to a file of its
+/// own; its absolute path.
+pub(super) fn urdf_chain(links: usize) -> String {
+    let mut text = String::from("<robot name=\"chain\">\n<link name=\"l0\"/>\n");
+    for k in 1..=links {
+        let a = 0.01 * k as f64;
+        text += &format!(
+            "<link name=\"l{k}\"><inertial><origin xyz=\"0.02 -0.01 0.15\"/>\
+             <mass value=\"{m}\"/><inertia ixx=\"0.08\" ixy=\"{a}\" ixz=\"-0.004\" \
+             iyy=\"0.07\" iyz=\"0.003\" izz=\"0.09\"/></inertial></link>\n\
+             <joint name=\"j{k}\" type=\"revolute\"><parent link=\"l{p}\"/>\
+             <child link=\"l{k}\"/><origin xyz=\"0.01 0 0.3\" rpy=\"0.1 -0.2 0.3\"/>\
+             <axis xyz=\"{axis}\"/></joint>\n",
+            m = 1.0 + a,
+            a = a / 10.0,
+            p = k - 1,
+            axis = ["0 0 1", "0 1 0", "1 0 0"][k % 3],
+        );
+    }
+    text += "</robot>\n";
+    let dir = std::env::temp_dir().join(format!("lagrange-fast-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join(format!("chain{links}.urdf"));
+    std::fs::write(&path, text).expect("written");
+    path.to_string_lossy().into_owned()
+}
+
+/// The model `urdf: path; kinetic = urdf_kinetic; potential = urdf_potential;`, lowered.
+pub(super) fn urdf_model(path: &str) -> crate::lower::Lowered {
+    let mut model = parse_ok(quote! {
+        struct Chain {
+            urdf: #path;
+            kinetic = urdf_kinetic;
+            potential = urdf_potential;
+        }
+    });
+    crate::urdf::splice(&mut model).expect("a valid file");
+    checked_lowered(&model)
+}
+
+/// The components the fast path's analysis hands down while it tries `l`, and its result.
+fn analysed(l: &crate::lower::Lowered) -> (usize, bool) {
+    crate::fast::ANALYSED.with(|a| a.set(0));
+    let fast = crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS).is_some();
+    (crate::fast::ANALYSED.with(std::cell::Cell::get), fast)
+}
+
+#[test]
+fn a_model_past_the_budget_by_its_values_alone_is_not_analysed() {
+    // Issue 45: the analysis of which derivatives each node needs hands every node the
+    // pairs of coordinates of the mass matrix, n² components for each of a chain's ~180 n
+    // nodes (a URDF chain of 100 links: 4.5 GB of the build, and most of its time), and
+    // ran to its end before the budget refused its code. Each operation's value is a
+    // statement of its own, so a chain of 20 links (3 500 of them) is past the budget
+    // before any derivative is counted: nothing may be analysed. Before, 880 000
+    // components were.
+    let (work, fast) = analysed(&urdf_model(&urdf_chain(20)));
+    assert!(!fast);
+    assert_eq!(work, 0);
+    // A chain of two links fits, and is analysed (the count above counts).
+    let (work, fast) = analysed(&urdf_model(&urdf_chain(2)));
+    assert!(fast);
+    assert!(work > 100, "{work}");
+}

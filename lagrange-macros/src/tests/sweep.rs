@@ -119,3 +119,26 @@ fn large_sweeps_are_split_into_functions() {
     let small = sweep_code(chain(24));
     assert!(!small.contains("__part"), "not split");
 }
+
+#[test]
+fn a_long_chains_jacobian_products_stop_at_their_limit() {
+    // Issue 45: the mass matrix by the Jacobians formed every product of a URDF chain's
+    // Jacobian entries (as many as its links cubed) before comparing their number with
+    // its limit, 110 s of the 270 s a chain of 200 links took to build. Checked as they
+    // are formed, they stop one pair past it (a pair: at most links² products), in each of
+    // the two tries (the products' operands expanded or not): 430 000 at 50 links, where
+    // 1 330 000 were formed before.
+    use crate::sweep::{GROUPED_MASS, MAX_WRITTEN_MASS, PRODUCTS};
+    let links = 50;
+    let l = super::fast::urdf_model(&super::fast::urdf_chain(links));
+    PRODUCTS.with(|p| p.set(0));
+    let code = crate::sweep::sweep_fn(&l).expect("a sweep").to_string();
+    // Past the limit: by columns, in loops.
+    assert!(!by_jacobians(&code));
+    let formed = PRODUCTS.with(std::cell::Cell::get);
+    let limit = 2 * (GROUPED_MASS * MAX_WRITTEN_MASS + links * links);
+    assert!(
+        formed <= limit,
+        "{formed} products formed, at most {limit} expected"
+    );
+}
