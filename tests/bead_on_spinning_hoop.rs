@@ -8,7 +8,7 @@
 //!   Jacobi integral h = T2 − T0 + V, conserved since ∂L/∂t = 0, while T + V is not:
 //!   d(T+V)/dt = 2 dT0/dt = 2 m R² ω² sin θ cos θ θ̇ (the motor does work);
 //!   for ω² > g/R a stable equilibrium at cos θ* = g/(R ω²), where ∂θ̈/∂θ = −ω² sin²θ*.
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -6,7 +6,7 @@
 //! coordinates and the conserved speed) is below 1e-6, and bisection finds the weave and
 //! capsize speeds to 1e-6.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -12,7 +12,7 @@
 //! The angle model has θ̈ = −(g/l) sin θ; from rest at θ0 its period is
 //!   P = 4 √(l/g) K(sin(θ0/2))
 //! with K the complete elliptic integral of the first kind, K(k) = π / (2 AGM(1, √(1−k²))).
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

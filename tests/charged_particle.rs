@@ -14,7 +14,7 @@
 //! The motion is a circle of radius r = |v|/ω about r_c = r + a/ω², travelled at
 //! angular rate ω: along it a = −ω² (r − r_c).
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

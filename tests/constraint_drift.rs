@@ -10,7 +10,7 @@
 //!   minimum-norm corrections, velocities onto J q̇ = 0;
 //! - Baumgarte stabilization (`Baumgarte`): J q̈ = γ − 2α v − β² φ, so that along the exact
 //!   flow the violation obeys φ̈ + 2α φ̇ + β² φ = 0 and decays instead of accumulating.
-mod common;
+use crate::common;
 
 use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::constrained::{Baumgarte, Stabilization};

@@ -11,7 +11,7 @@
 //! with a frame (nonholonomic; its reproducer in `tests/exact_derivatives.rs`), whose
 //! linearization was wrong exactly where coordinates vanish.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::model::Parametric;

@@ -3,7 +3,7 @@
 //!   (m1+m2) l1² θ̈1 + m2 l1 l2 cos Δ θ̈2 + m2 l1 l2 sin Δ θ̇2² + (m1+m2) g l1 sin θ1 = 0
 //!   m2 l1 l2 cos Δ θ̈1 + m2 l2² θ̈2 − m2 l1 l2 sin Δ θ̇1² + m2 g l2 sin θ2 = 0
 //! i.e. M(θ) θ̈ = f(θ, θ̇) with M = [[(m1+m2) l1², m2 l1 l2 cos Δ], [m2 l1 l2 cos Δ, m2 l2²]].
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

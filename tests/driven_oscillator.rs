@@ -13,7 +13,7 @@
 //! dh/dt  = m ẋ ẍ + k x ẋ = ẋ (−c ẋ + F0 cos ωt) = q̇·Q
 //! ```
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

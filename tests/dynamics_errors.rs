@@ -1,7 +1,7 @@
 //! `DynamicsError`: every way a model can have no meaningful acceleration is reported as
 //! an error naming the culprit, never as a panic or a silent NaN.
 
-mod common;
+use crate::common;
 
 use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::prelude::*;

@@ -9,7 +9,7 @@
 //! (1, q̇, q̈) in (t, q, q̇) = (2) q̇·Q − (central difference of `lagrangian` in t).
 //! Also inverse_dynamics(s, accelerations(s)) = 0 and the mass matrix is symmetric.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

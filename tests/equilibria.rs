@@ -12,7 +12,7 @@
 //! - no equilibrium at all (a cart pushed by a constant force, q̈ = F/m), and neutral
 //!   directions (a free translation: the Jacobian is singular) — errors, never panics.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::linearize::linearize;

@@ -3,7 +3,7 @@
 //! bouncing ball restarted after each impact), direction filtering, and the inputs a
 //! control law gave recorded along the trajectory.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -9,7 +9,7 @@
 //! being right at ψ = 0.1. The reference is central differences of the model's own
 //! `accelerations`; the heading ψ is cyclic, so ∂ψ̈/∂ψ and ∂φ̈/∂ψ vanish exactly.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use lagrange_runtime::linearize::linearize;

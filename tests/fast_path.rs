@@ -31,8 +31,7 @@
 //! their linearization, equilibrium and sensitivities are checked against closed forms
 //! in a thread of 2 MiB, the stack `#[test]` threads get.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use common::chain::{hand_terms, hand_written, irregular_state, Params};
 use common::derivatives::{order_one, Derivatives};

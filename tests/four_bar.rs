@@ -18,7 +18,7 @@
 //!
 //! Independent truths: the position analysis by circle intersection, the velocity analysis
 //! solved by hand, and the energy T + V computed by hand from them.
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -3,7 +3,7 @@
 //! ∂v/∂q̇, and the drift as the second difference of p, or the first of v, along the
 //! motion), at structured states (all zero, at rest, upright) and random ones.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use lagrange_runtime::nalgebra::{Matrix3, Vector3};

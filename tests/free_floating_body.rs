@@ -13,7 +13,7 @@
 //! - energy and the fixed-frame angular momentum R I ω_b conserved;
 //! - models that are really ill-posed get an error that names the undetermined velocities
 //!   or the redundant constraints.
-mod common;
+use crate::common;
 
 use common::assert_close;
 use common::derivatives::{Derivatives, Part};

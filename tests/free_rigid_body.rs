@@ -69,7 +69,7 @@
 //! A second model computes ω_b by the textbook formula Rᵀ Ṙ = [ω_b]× with `dot(R)`; it must
 //! give the same dynamics to round-off.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::nalgebra::{Rotation3, Vector3};

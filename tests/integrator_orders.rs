@@ -30,7 +30,7 @@
 //!                  → e ≈ A (ωh)² ω t_end / 12                         order 2
 //! ```
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -20,7 +20,7 @@
 //! measured as the time at which φ reaches 2π, found by bisection on the Hermite
 //! interpolant `Trajectory::at` (or at sample times exactly, with `run_at`).
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -7,7 +7,7 @@
 //! `tests/g1.rs`) take the same path, completed by their unit-quaternion constraint, and
 //! match Pinocchio.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::constrained::velocity_terms;

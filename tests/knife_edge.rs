@@ -24,7 +24,7 @@
 //!   λ = −m ω v − m G sin θ        (λ = −2 m G sin ωt in the textbook case).
 //! The energy E = ½ m v² + ½ J ω² − m G x is conserved: the constraint force does no work,
 //! its power −λ A q̇ vanishing because A q̇ = 0 (b = 0).
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

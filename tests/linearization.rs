@@ -16,7 +16,7 @@
 //!   constraint): the angle model's hand-derived linearization carried through the map
 //!   q = (l sin θ, −l cos θ).
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::linearize::linearize;

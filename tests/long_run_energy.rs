@@ -20,7 +20,7 @@
 //! variational band (≈ 3e-3) is tight. 10⁵ steps take ≈ 0.25 s per run with the dev
 //! profile (opt-level 1).
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -3,7 +3,7 @@
 //! `ConstraintSolver`, through the runtime's blanket impls; generic code reaches the number
 //! of constraints through `ConstraintCount::with`.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::model::{ConstraintCount, Count, Energies, Model, Point, Scalar, WithCount};

@@ -1,7 +1,7 @@
 //! Reading a model back: every `let` by name (`Name::lets`, typed by shape), and T, V and
 //! D separately, against values computed independently here.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

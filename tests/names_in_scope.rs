@@ -3,7 +3,7 @@
 //! model's `#[cfg]` covers everything generated for it (regressions found in review), and
 //! `parameters:`, `coordinates:` and `inputs:` given more than once append in order.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::linearize::sensitivities;

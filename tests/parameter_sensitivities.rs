@@ -3,7 +3,7 @@
 //! parameters (a second opinion) for parameters in lets, dissipation, forces, exponents
 //! and constraints.
 
-mod common;
+use crate::common;
 
 use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::linearize::sensitivities;

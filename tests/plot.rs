@@ -2,7 +2,7 @@
 //! valid PNG of the promised size, an animation a valid GIF of the asked size with one
 //! frame per 1/fps of simulated time, and bad input is an error, not a panic.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::plot::{animate, quick_look, snapshot, Animation};

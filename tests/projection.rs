@@ -1,6 +1,6 @@
 //! Consistent initial conditions: `ConstraintSolver::project` with coordinates held.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

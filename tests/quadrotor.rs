@@ -40,7 +40,7 @@
 //! ```
 //!
 //! with no velocity terms (they are quadratic); at ψ0 = 0: ẍ = g θ, ÿ = −g φ.
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use common::{assert_close, assert_slice_close, Rng};

@@ -1,7 +1,7 @@
 //! The constrained variational integrator (SHAKE/RATTLE) on a pendulum in Cartesian
 //! coordinates, against the same pendulum in one angle integrated to 1e-12.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -53,7 +53,7 @@
 //! while the body turns mostly about its z axis (the major axis here), so the Euler angles
 //! stay far from their singularity b = ±90° (measured |b| ≤ 0.2).
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::nalgebra::{Rotation3, Vector3};

@@ -13,7 +13,7 @@
 //! h = ẋ p − L = γ m ẋ² + m c²/γ + V = γ m c² + V     (conserved: no t, no Q)
 //! ```
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -1,6 +1,6 @@
 //! Edge cases found in review: none may hang, panic or pass silently.
 
-mod common;
+use crate::common;
 
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::prelude::*;

@@ -74,7 +74,7 @@
 //! v_c² = g r/4 (Routh's values). Started upright with a small lean rate ε and ψ̇ = 0
 //! (C = 0): θ(t) ≈ (ε/ω) sin ωt above the critical speed, θ(t) ≈ (ε/λ) sinh λt with
 //! λ² = −ω² below it.
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use common::{assert_close, assert_slice_close, Rng};

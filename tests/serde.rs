@@ -2,7 +2,7 @@
 //! and crossings, and the generated named structs survive a JSON round trip; a trajectory
 //! that does not fit the model's sizes is refused.
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -2,7 +2,7 @@
 //! of the simulation and projection APIs (regressions of a reliability review: each of
 //! these returned a wrong value, hid the cause, or ran without end before).
 
-mod common;
+use crate::common;
 
 use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::prelude::*;

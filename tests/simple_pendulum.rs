@@ -1,7 +1,7 @@
 //! Simple pendulum: a point mass m on a massless rod of length l, angle θ from the
 //! downward vertical, under gravity g. Truth is the textbook closed form
 //!   L = ½ m l² θ̇² + m g l cos θ,   m l² θ̈ = −m g l sin θ   ⇒   θ̈ = −(g/l) sin θ.
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -1,7 +1,7 @@
 //! The simulation driver: control laws, trajectories (CSV, interpolation, exact output
 //! times), errors and the progress hook — each checked against a closed form.
 
-mod common;
+use crate::common;
 
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::prelude::*;

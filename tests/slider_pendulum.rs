@@ -6,7 +6,7 @@
 //! solved in closed form with D = m1 + m2 sin²θ:
 //!   ẍ = (F + m2 sin θ (l θ̇² + g cos θ)) / D
 //!   θ̈ = −(F cos θ + m2 l θ̇² sin θ cos θ + (m1+m2) g sin θ) / (l D)
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

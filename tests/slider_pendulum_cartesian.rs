@@ -27,7 +27,7 @@
 //!   T = m1 m2 (l θ̇² + g cos θ) / D,
 //! and the force the rod exerts on the bob, −λ2 ∂f2/∂r2 = 2 λ2 (r1 − r2), has magnitude
 //! 2 λ2 l, so λ2 = T / (2 l).
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -45,7 +45,7 @@
 //! - the mass matrix Σ m Jvᵀ Jv + Jωᵀ I Jω built with nalgebra's `Rotation3`: geometric
 //!   Jacobians (joint axis × lever arm; body-frame Jω by composing the joint rotations) to
 //!   1e-12, and Jacobians by central differences of p2(q) and R(q) to 1e-7.
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use common::{assert_close, assert_slice_close, Rng};

@@ -18,7 +18,7 @@
 //! momentum of each reported state (whose velocity solves ∂L/∂q̇ = p) with it: in floating
 //! point, to round-off. RK4 has no such property: its p_φ error grows with time.
 
-mod common;
+use crate::common;
 
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::prelude::*;

@@ -11,7 +11,7 @@
 //!   (Routh), with no spurious eigenvalues from the constraint.
 //!
 //! The rolling coin, through the nonholonomic reduction, is in tests/rolling_coin.rs.
-mod common;
+use crate::common;
 
 use common::assert_close;
 use common::derivatives::Derivatives;

@@ -49,7 +49,7 @@
 //! T = ½ ωᵀ (R Γ Rᵀ) ω, with the method forms `w.inner(…)` and `R.transpose()`; it must
 //! agree with the first to round-off.
 
-mod common;
+use crate::common;
 
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::prelude::*;

@@ -12,7 +12,7 @@
 //!   M q̈ = [m3 L1 s1 th1'² − k1 x1 + k2 (x2 − x1),  m4 L2 s2 th2'² − k2 (x2 − x1),
 //!          −m3 g L1 s1,  −m4 g L2 s2]
 //!   h = T + V, V = ½ k1 x1² + ½ k2 (x2 − x1)² − m3 g L1 c1 − m4 g L2 c2.
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

@@ -14,7 +14,7 @@
 //! Q   = τ − b q̇
 //! ```
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

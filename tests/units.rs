@@ -4,7 +4,7 @@
 //! the same. Then the units the generated code exposes, and how trajectories carry them
 //! into CSV headers and serialized runs.
 
-mod common;
+use crate::common;
 
 use common::derivatives::{order_one, Derivatives};
 use common::Rng;

@@ -6,7 +6,7 @@
 //! and the Solo-12 quadruped on a floating base (`urdf: "path" floating;`) against
 //! Pinocchio's free flyer, through the map of velocities in that README's "Floating base".
 
-mod common;
+use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;

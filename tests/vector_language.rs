@@ -4,7 +4,7 @@
 //! virtual work they must do. Each model exposes the quantity under test as its potential
 //! energy (or its kinetic energy, where it depends on velocities), read back through the
 //! Lagrangian L = T − V.
-mod common;
+use crate::common;
 
 use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::nalgebra::{Rotation3, Unit, UnitQuaternion, Vector3};
