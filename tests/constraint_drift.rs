@@ -626,3 +626,36 @@ fn worst_of(model: &LinkedSlider, states: &[State<2>]) -> f64 {
         .map(|s| model.violation(s, &U).position)
         .fold(0.0, f64::max)
 }
+
+lagrangian! {
+    /// A slider kept at l sin θ under a 1 cm pendulum, the constraint written with a large
+    /// constant offset on both sides: its rounding bound grows with x0, its residual does
+    /// not.
+    struct OffsetSlider {
+        parameters: l = 0.01, x0 = 1000.0, m = 1.0;
+        coordinates: x, theta;
+        kinetic = m/2 * (dot(x)^2 + dot(theta)^2);
+        constraint c = (x0 + x) - (x0 + l*sin(theta));
+    }
+}
+
+/// The rounding part of the start check is a few bounds on the evaluation's rounding, not
+/// 1/ε of them: with the latter a start 2e-5 off a 1 cm link (0.2 % of it) passed, since
+/// the offset x0 = 1000 makes the bound 1e-13 (found in review).
+#[test]
+fn large_constants_in_a_constraint_do_not_loosen_the_start_check() {
+    let model = OffsetSlider::default();
+    let theta = 0.3_f64;
+    let on = 0.01 * theta.sin();
+    let u = SVector::zeros();
+    let start = |x: f64| State::new(0.0, SVector::from([x, theta]), SVector::zeros());
+    assert!(model.check_start(&start(on), &u).is_ok());
+    // The relative part alone: 1e-8 · max|∂φ/∂q| · max|q| = 3e-9.
+    for off in [2e-5, 1e-8] {
+        let err = model.check_start(&start(on + off), &u).unwrap_err();
+        assert!(
+            matches!(&err, DynamicsError::OffConstraints { positions, .. } if positions.len() == 1),
+            "{off}: {err:?}"
+        );
+    }
+}

@@ -119,8 +119,23 @@ lagrangian! {
     }
 }
 
+lagrangian! {
+    /// The same particle with its velocity counted four times in a vector of 12, whose
+    /// squared norm is a sum of 12 squares (11 additions deep).
+    struct LongVector {
+        parameters: m = 2.0;
+        coordinates: x, y, z;
+        let p = [x, y, z, x, y, z, x, y, z, x, y, z];
+        kinetic = m/8 * norm(dot(p))^2;
+    }
+}
+
 #[test]
 fn squares_of_lengths_are_smooth_where_the_length_is_zero() {
+    // A long sum of squares too (the rewrite once looked only 8 levels deep).
+    let rest = State::new(0.0, SVector::zeros(), SVector::zeros());
+    let mass = LongVector::default().mass_matrix(&rest, &SVector::zeros());
+    assert_eq!(mass, SMatrix::<f64, 3, 3>::identity() * 2.0);
     // √ has an infinite derivative at 0, and the chain rule through it gave a NaN mass
     // matrix at every state at rest, and NaN forces at p = 0, where |p|² is smooth.
     let model = SquaredLengths::default();

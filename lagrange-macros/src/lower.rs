@@ -398,25 +398,34 @@ impl<'a> Lowerer<'_, 'a, '_> {
     /// be negative: `sqrt(x)^2` is NaN there, and stays so.
     fn root_of_nonnegative(&self, id: Id) -> Option<Id> {
         match self.nodes[id].op {
-            Op::Unary(Unary::Sqrt, s) if self.nonnegative(s, NONNEGATIVE_DEPTH) => Some(s),
+            Op::Unary(Unary::Sqrt, s) if self.nonnegative(s) => Some(s),
             _ => None,
         }
     }
 
-    /// Whether node `id` is never negative (nor NaN for a finite argument) by its form: even
-    /// powers and squares, and sums, products and quotients of such, looked at to `depth`
-    /// levels (a bound, so that the look never grows with the model).
-    fn nonnegative(&self, id: Id, depth: usize) -> bool {
-        let below = |a: Id| depth > 0 && self.nonnegative(a, depth - 1);
-        match self.nodes[id].op {
-            Op::Lit(_) => self.literal(id).is_some_and(|x| x >= 0.0),
-            Op::Powi(_, n) if n % 2 == 0 => true,
-            Op::Powi(a, _) => below(a),
-            Op::Mul(a, b) if a == b => true,
-            Op::Add(a, b) | Op::Mul(a, b) | Op::Div(a, b) => below(a) && below(b),
-            Op::Unary(Unary::Sqrt | Unary::Exp | Unary::Abs | Unary::Cosh, _) => true,
-            _ => false,
+    /// Whether node `id` is never negative by its form: even powers and squares, and sums,
+    /// products and quotients of such, looked at through at most [`NONNEGATIVE_NODES`]
+    /// nodes (a bound, so that the look never grows with the model; a stack, not recursion:
+    /// a sum of n squares is a chain of n − 1 additions).
+    fn nonnegative(&self, id: Id) -> bool {
+        let mut stack = vec![id];
+        let mut looked = 0;
+        while let Some(id) = stack.pop() {
+            looked += 1;
+            if looked > NONNEGATIVE_NODES {
+                return false;
+            }
+            match self.nodes[id].op {
+                Op::Lit(_) if self.literal(id).is_some_and(|x| x >= 0.0) => {}
+                Op::Powi(_, n) if n % 2 == 0 => {}
+                Op::Powi(a, _) => stack.push(a),
+                Op::Mul(a, b) if a == b => {}
+                Op::Add(a, b) | Op::Mul(a, b) | Op::Div(a, b) => stack.extend([a, b]),
+                Op::Unary(Unary::Sqrt | Unary::Exp | Unary::Abs | Unary::Cosh, _) => {}
+                _ => return false,
+            }
         }
+        true
     }
 
     /// Literal arithmetic, and the identities of 0 and 1 that make vector code as short
@@ -1544,9 +1553,9 @@ impl<'a> Lowerer<'_, 'a, '_> {
     }
 }
 
-/// How many levels below a `sqrt` [`Lowerer::nonnegative`] looks for the form of a sum of
-/// squares (`norm` of a vector of 3: a sum of two sums of squares, three levels).
-const NONNEGATIVE_DEPTH: usize = 8;
+/// How many nodes under a `sqrt` [`Lowerer::nonnegative`] looks at for the form of a sum
+/// of squares: `norm` of a vector of n is 2n − 1 of them, so vectors to 128 elements.
+const NONNEGATIVE_NODES: usize = 256;
 
 /// Where a constraint stops being affine.
 enum Site {

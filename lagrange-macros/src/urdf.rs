@@ -49,8 +49,9 @@
 //! into the link frame is beyond `f64`, and a robot without a movable joint when the model
 //! declares no coordinates of its own. Accepted as the tools that load URDFs accept them:
 //! principal moments that break the triangle inequality, a `<mimic>` on a fixed joint
-//! (ignored), an axis of any nonzero length. A name that is a Rust keyword stays the file's
-//! name, a raw identifier in the code (`r#gen`, `r#type`), as the model's own names are.
+//! (ignored), an axis of any nonzero length. A name that is a Rust keyword gets a trailing
+//! `_` (`type_`); `gen`, an identifier until the 2024 edition, stays `gen` and is written
+//! raw (`r#gen`), as the model's own names are, so that the code compiles in every edition.
 //!
 //! When the model's own declarations carry units, the spliced ones do too (rad or m for
 //! the joints, m/s² for `g`) and every number of the file is a quantity in SI units, so
@@ -488,9 +489,19 @@ fn inertial(
     }
     let [xx, xy, xz, yy, yz, zz] = inertia;
     let principal = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]];
-    // Scaled by its largest entry, so that neither the eigenvalues nor the rotation below
-    // overflow or underflow on the way to a result that `f64` holds.
-    let scale = inertia.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    // Scaled by the power of two at its largest entry, so that neither the eigenvalues nor
+    // the rotation below overflow or underflow on the way to a result that `f64` holds,
+    // and so that scaling is exact (an inertia under no rotation is the file's, bit for
+    // bit).
+    let largest = inertia.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let scale = if largest >= f64::MIN_POSITIVE {
+        // The sign and exponent bits alone: the power of two at or below `largest`.
+        f64::from_bits(largest.to_bits() & 0xfff0_0000_0000_0000)
+    } else if largest > 0.0 {
+        f64::MIN_POSITIVE
+    } else {
+        0.0
+    };
     let mut tensor = [[0.0; 3]; 3];
     if scale > 0.0 {
         let scaled = principal.map(|row| row.map(|x| x / scale));

@@ -394,7 +394,7 @@ pub(crate) fn project<T: Model<N, M>, const N: usize, const M: usize, const K: u
 /// is relative to. Not Σ_i |c_ki x_i|: an entry of c that is itself a cancellation (a
 /// contact constraint's row at a symmetric state) can be rounding noise times a large
 /// x_i, and the residual's rounding is that of the whole row. It vanishes at x = 0, where
-/// the other part, the size of the terms ([`rounding_sizes`]), does not.
+/// the other part, the rounding of the evaluation ([`rounding_sizes`]), does not.
 fn scales<const K: usize, const N: usize>(
     c: &SMatrix<f64, K, N>,
     x: &SVector<f64, N>,
@@ -405,7 +405,9 @@ fn scales<const K: usize, const N: usize>(
 /// The bound on the rounding error of each constraint's evaluation in `f64` at `level`
 /// and the state `s`: one evaluation of the constraints in [`Rounded`] from the exact
 /// state. It is 0 only when the evaluation is exact (exact inputs through no operation
-/// that rounds), and then so is the residual.
+/// that rounds), and then so is the residual. A bound that is not finite (a power or a
+/// quotient whose operand's error is as large as the operand) says nothing, and counts as
+/// 0: an infinite scale would accept any residual.
 fn rounding_bounds<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
@@ -414,16 +416,19 @@ fn rounding_bounds<T: Model<N, M>, const N: usize, const M: usize, const K: usiz
 ) -> SVector<f64, K> {
     let x = Point::new(s, u).map(Rounded::exact);
     let mut out = SVector::zeros();
-    model.eval_constraints(level, &x, |k, c: Rounded| set(&mut out, k, c.error));
+    model.eval_constraints(level, &x, |k, c: Rounded| {
+        let bound = if c.error.is_finite() { c.error } else { 0.0 };
+        set(&mut out, k, bound);
+    });
     out
 }
 
-/// The size of the terms each constraint is made of, at `level` and the state `s`: its
-/// rounding bound ([`rounding_bounds`]) times
-/// [`ROUNDING_TO_SIZE`](tolerances::ROUNDING_TO_SIZE) = 1/ε, what the residual changes by
-/// when every operation of the evaluation is perturbed by a relative δ, divided by δ: the
-/// lengths in `x + l*cos(theta + pi/2)`, where at q = 0 the residual is l·6e-17 and
-/// max|∂φ/∂q| max|q| is 0.
+/// What each constraint's rounding contributes to its scale, at `level` and the state `s`:
+/// its rounding bound ([`rounding_bounds`]) times
+/// [`ROUNDING_TO_SIZE`](tolerances::ROUNDING_TO_SIZE), so that the start check accepts
+/// [`ROUNDING_ACCEPTED`](tolerances::ROUNDING_ACCEPTED) bounds of it: the lengths in
+/// `x + l*cos(theta + pi/2)`, where at q = 0 the residual is l·6e-17 and max|∂φ/∂q| max|q|
+/// is 0.
 fn rounding_sizes<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
@@ -500,15 +505,15 @@ fn worst<const K: usize>(residuals: &SVector<f64, K>, scales: &SVector<f64, K>) 
 /// `Ok` if `s` satisfies the constraints to rounding ([`CONSTRAINED_START`](tolerances::CONSTRAINED_START)
 /// relative to each one's scale), at position level (holonomic ones) and velocity level
 /// (all), else [`DynamicsError::OffConstraints`] naming those it violates: the check of a
-/// simulation's start. A residual φ_k is relative to max|∂φ_k/∂q| max|q| plus the size of
-/// the terms φ_k is made of ([`position_scales`]), a velocity form J q̇ + j to
-/// max|J_k| max|q̇| + |j_k| plus the size of its terms ([`velocity_scales`]): a state at
-/// q = 0 is on `x + l*cos(theta + pi/2)` although its residual is l·6e-17 where the
-/// sensitivity to q vanishes. Every state [`project`] returns with a tolerance at most
-/// `CONSTRAINED_START` passes (it stops at `tolerance` max|∂φ_k/∂q| max|q| plus
-/// [`ROUNDING_FLOOR`](tolerances::ROUNDING_FLOOR) rounding bounds, below this scale since
-/// `ROUNDING_FLOOR` ≤ `CONSTRAINED_START` / ε), and so does every steady motion
-/// ([`steady`](crate::steady)) found.
+/// simulation's start. A residual φ_k may be `CONSTRAINED_START` times max|∂φ_k/∂q| max|q|
+/// plus [`ROUNDING_ACCEPTED`](tolerances::ROUNDING_ACCEPTED) bounds on the rounding of
+/// its own evaluation ([`position_scales`]), a velocity form J q̇ + j the same relative to
+/// max|J_k| max|q̇| + |j_k| plus its rounding ([`velocity_scales`]): a state at q = 0 is on
+/// `x + l*cos(theta + pi/2)` although its residual is l·6e-17 where the sensitivity to q
+/// vanishes. Every state [`project`] returns with a tolerance at most `CONSTRAINED_START`
+/// passes (it stops at `tolerance` max|∂φ_k/∂q| max|q| plus
+/// [`ROUNDING_FLOOR`](tolerances::ROUNDING_FLOOR) rounding bounds, fewer than
+/// `ROUNDING_ACCEPTED`), and so does every steady motion ([`steady`](crate::steady)) found.
 pub(crate) fn check_on_constraints<
     T: Model<N, M>,
     const N: usize,

@@ -132,9 +132,16 @@ impl Mul for Rounded {
 impl Div for Rounded {
     type Output = Rounded;
     #[inline]
+    /// |a/b − a′/b′| ≤ (e_a + |a/b| e_b) / (|b| − e_b) while e_b < |b|; beyond, the
+    /// divisor may be 0 and the bound is infinite (no information).
     fn div(self, b: Rounded) -> Rounded {
         let value = self.value / b.value;
-        let propagated = (self.error + propagate(value, b.error)) / b.value.abs();
+        let room = b.value.abs() - b.error;
+        let propagated = if room > 0.0 {
+            (self.error + propagate(value, b.error)) / room
+        } else {
+            f64::INFINITY
+        };
         Rounded::new(value, propagated, 1.0)
     }
 }
@@ -389,9 +396,16 @@ impl DualNum for Rounded {
         self * *factor
     }
 
+    /// |1/x − 1/x′| ≤ e / (|x| (|x| − e)) while e < |x|; beyond, infinite.
     fn recip(&self) -> Rounded {
         let value = self.value.recip();
-        Rounded::new(value, propagate(value * value, self.error), 1.0)
+        let room = self.value.abs() - self.error;
+        let propagated = if room > 0.0 {
+            propagate(value / room, self.error)
+        } else {
+            f64::INFINITY
+        };
+        Rounded::new(value, propagated, 1.0)
     }
 
     /// x^n by repeated squaring (`f64::powi`), then 1/x^|n| for n < 0: a relative error
@@ -419,8 +433,14 @@ impl DualNum for Rounded {
         // The exponent is a rounded constant too: ∂(x^n)/∂n = x^n ln x.
         let exponent = propagate(value * self.value.ln(), UNIT * n.abs());
         let exponent = if exponent.is_nan() { 0.0 } else { exponent };
-        let propagated = propagate(derivative, self.error) + exponent;
-        Rounded::new(value, propagated, 2.0 * LIBM_ULPS)
+        // |xⁿ − yⁿ| ≤ |x − y|ⁿ for 0 < n ≤ 1: the cap where the derivative blows up at 0.
+        let base = propagate(derivative, self.error);
+        let base = if n > 0.0 && n <= 1.0 {
+            base.min(self.error.powf(n))
+        } else {
+            base
+        };
+        Rounded::new(value, base + exponent, 2.0 * LIBM_ULPS)
     }
 
     fn powd(&self, n: Rounded) -> Rounded {
@@ -434,10 +454,17 @@ impl DualNum for Rounded {
         Rounded::new(value, propagated, 2.0 * LIBM_ULPS)
     }
 
-    /// Correctly rounded (IEEE 754); the error propagates as ε/(2√x) but never beyond √ε.
+    /// Correctly rounded (IEEE 754); the error propagates as |√x − √(x − ε)| =
+    /// ε/(√x + √(x − ε)) (not the first-order ε/(2√x), up to 2× smaller where ε ≈ x), and
+    /// never beyond √ε.
     fn sqrt(&self) -> Rounded {
         let value = self.value.sqrt();
-        let propagated = propagate(0.5 / value, self.error).min(sqrt_cap(self.error));
+        let below = (self.value - self.error).max(0.0).sqrt();
+        let propagated = if self.error == 0.0 {
+            0.0
+        } else {
+            (self.error / (value + below)).min(sqrt_cap(self.error))
+        };
         Rounded::new(value, propagated, 1.0)
     }
 
@@ -854,6 +881,29 @@ mod tests {
         // An exact 0 stays exact.
         let root = DualNum::sqrt(&Rounded::exact(0.0));
         assert_eq!((root.value, root.error), (0.0, 0.0));
+        // A real power below 1 is capped the same way: |xⁿ − yⁿ| ≤ |x − y|ⁿ (it was
+        // infinite, and an infinite scale accepts any residual).
+        let half = DualNum::powf(&tiny, 0.5);
+        assert!(
+            half.value == 0.0 && half.error.is_finite() && half.error >= 1e-15,
+            "{half}"
+        );
+    }
+
+    #[test]
+    fn a_divisor_that_may_be_zero_has_no_finite_bound() {
+        // cos of the rounded π/2 is 6.1e-17 where the exact value is 0: 1/cos(π/2) is
+        // infinite exactly, so no finite bound holds (the first-order one was finite).
+        let c = DualNum::cos(&(Rounded::exact(0.0) + std::f64::consts::FRAC_PI_2));
+        assert!(c.error >= c.value.abs(), "{c}");
+        assert_eq!(DualNum::recip(&c).error, f64::INFINITY);
+        assert_eq!((Rounded::exact(1.0) / c).error, f64::INFINITY);
+        // A divisor well away from 0 keeps a bound of a few roundings.
+        let q = Rounded::exact(1.0) / (Rounded::exact(3.0) + 0.1);
+        assert!(
+            q.error > 0.0 && q.error < 4.0 * f64::EPSILON * q.value,
+            "{q}"
+        );
     }
 
     #[test]

@@ -169,8 +169,9 @@ pub fn equilibrium<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usi
 /// when Newton does not converge (no steady motion near the guess, or a turning
 /// coordinate that is not cyclic), or stalls where the holonomic constraints do not hold
 /// as closely as a simulation's start requires
-/// ([`Dynamics::check_start`]: each residual relative to its own scale, which includes the
-/// size of the terms the constraint is made of, so that rounding at q = 0 is accepted); [`DynamicsError::ConstraintsForbidSteadyState`] when
+/// ([`Dynamics::check_start`]: each residual relative to its own scale, plus a few bounds
+/// on the rounding of the constraint's evaluation, so that rounding at q = 0 is
+/// accepted); [`DynamicsError::ConstraintsForbidSteadyState`] when
 /// the state found violates the velocity form of a constraint (a driving constraint, when
 /// nothing turns or it involves only turning coordinates); the errors of
 /// [`Dynamics::accelerations`] on the way and of [`linearize`] at the state found.

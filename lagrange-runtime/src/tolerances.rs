@@ -68,27 +68,30 @@ pub(crate) const NEARBY_STATE: f64 = 1e-3;
 /// a start far off without looping for long on one that cannot converge.
 pub(crate) const PROJECTION_ITERATIONS: usize = 50;
 
-/// The part of a constraint's scale that does not vanish at q = 0, the size of the terms
-/// it is made of, is its running bound on the rounding error of its evaluation
-/// ([`rounding`](crate::rounding)) times this: 1/ε, so that the relative tolerance of the
-/// start check ([`CONSTRAINED_START`]) means for it what it means for the other part,
-/// max|∂φ_k/∂q| max|q|: a fraction of what the constraint changes by when its inputs
-/// (there the coordinates, here the result of every operation) change by their own size.
-/// As a safety factor on the bound, [`CONSTRAINED_START`] / ε ≈ 4.5e7: a start check
-/// accepts at most √ε of the terms' size, not a few units of rounding, because a state
-/// computed in `f64` by other means (`project`, a steady-motion search, a
-/// parametrization) is off by a few ε of the coordinates as well; a residual that large
-/// relative to the lengths of the model is still far below any that matters.
-pub(crate) const ROUNDING_TO_SIZE: f64 = 1.0 / f64::EPSILON;
+/// How many running bounds on the rounding of its own evaluation
+/// ([`rounding`](crate::rounding)) a constraint's residual may be, beside the relative
+/// part of the start check ([`CONSTRAINED_START`] times max|∂φ_k/∂q| max|q|), the part that
+/// does not vanish at q = 0. The bound is rigorous to first order and already charges the
+/// math library 4 ulp, so a residual of more than a few bounds is not rounding; 64 leaves
+/// room for the neglected second-order terms and for a state computed in `f64` by other
+/// means, and stays above [`ROUNDING_FLOOR`], where `project` stops. Not 1/ε bounds (an
+/// earlier choice, "the size of the terms" at the relative tolerance): with constant
+/// offsets in a constraint (`(x0 + x) - (x0 + l*sin(theta))`, x0 = 1000, l = 0.01) that
+/// accepted a start 2e-5 off, 0.2 % of the link.
+pub(crate) const ROUNDING_ACCEPTED: f64 = 64.0;
+
+/// The factor that turns a rounding bound into a part of a constraint's scale, which the
+/// start check multiplies by [`CONSTRAINED_START`]: [`ROUNDING_ACCEPTED`] bounds accepted.
+pub(crate) const ROUNDING_TO_SIZE: f64 = ROUNDING_ACCEPTED / CONSTRAINED_START;
 
 /// [`project`](crate::constrained::project) stops when each residual |φ_k| is within its
 /// tolerance relative to max|∂φ_k/∂q| max|q| or within this many times its running
 /// rounding bound ([`rounding`](crate::rounding)): no Newton step can bring a residual
 /// below the rounding of its own evaluation, and at q = 0 (a start at the origin) the
 /// relative part is 0. The bound is first order and charges the math library a few ulp;
-/// 4 covers the neglected second-order terms with room, and stays far below what the start
-/// check accepts ([`CONSTRAINED_START`] / ε times the bound), so that a projected state is
-/// always one a simulation starts from.
+/// 4 covers the neglected second-order terms with room, and stays below what the start
+/// check accepts ([`ROUNDING_ACCEPTED`] bounds), so that a projected state is always one a
+/// simulation starts from.
 pub(crate) const ROUNDING_FLOOR: f64 = 4.0;
 
 /// The default tolerance of [`Projected`](crate::simulate::Projected) on the position
@@ -102,8 +105,9 @@ pub(crate) const PROJECTED_TOLERANCE: f64 = 1e-12;
 
 /// A simulation starts only from a state on its constraints: each residual at most this
 /// fraction of its scale (max|∂φ_k/∂q| max|q| at position level, max|J_k| max|q̇| + |j_k| at
-/// velocity level, each plus the size of the constraint's terms, [`ROUNDING_TO_SIZE`], so
-/// that the scale is not 0 at q = 0 or at rest where the constraint still rounds). A state computed in `f64` from a parametrization (x = l sin θ) or by
+/// velocity level), plus [`ROUNDING_ACCEPTED`] bounds on the rounding of the constraint's
+/// evaluation, so that the check accepts rounding at q = 0 or at rest, where the scale
+/// alone is 0. A state computed in `f64` from a parametrization (x = l sin θ) or by
 /// [`project`](crate::constrained::project) is on them to a few ε; a violation above √ε is a
 /// start that was never put on them, which every integrator would otherwise carry along
 /// (Dormand–Prince), record and then jump from (`Projected`), or jump from silently
