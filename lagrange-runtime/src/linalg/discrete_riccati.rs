@@ -121,16 +121,7 @@ fn solve_balanced(
     r: &DMatrix<f64>,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), RiccatiError> {
     let p = doubling(a, g, q)?;
-    let p = newton(
-        a,
-        b,
-        q,
-        r,
-        p,
-        RICCATI_REFINEMENT_STEPS,
-        RICCATI_REFINEMENT_PROGRESS,
-    );
-    checked(a, b, q, r, p)
+    checked(a, b, q, r, newton(a, b, q, r, p))
 }
 
 /// The stabilizing solution by Hewer's iteration from the stabilizing gain of the problem
@@ -157,10 +148,7 @@ fn stabilized(
     let seeing = q + DMatrix::<f64>::identity(n, n) * c;
     let mut p = doubling(a, g, &seeing)?;
     for _ in 0..HEWER_STEPS {
-        let Some((k, residual)) = gain_and_residual(a, b, q, r, &p) else {
-            break;
-        };
-        let Some(delta) = stein(&(a - b * k), &residual) else {
+        let Some(delta) = hewer_correction(a, b, q, r, &p) else {
             break;
         };
         let change = delta.amax();
@@ -169,16 +157,7 @@ fn stabilized(
             break;
         }
     }
-    let p = newton(
-        a,
-        b,
-        q,
-        r,
-        p,
-        RICCATI_REFINEMENT_STEPS,
-        RICCATI_REFINEMENT_PROGRESS,
-    );
-    checked(a, b, q, r, p)
+    checked(a, b, q, r, newton(a, b, q, r, p))
 }
 
 /// (P, K) when A − BK is stable by a margin and the residual small, else the error.
@@ -259,39 +238,49 @@ fn doubling(
     }
 }
 
-/// Up to `steps` Newton steps on the Riccati equation from `p` (Hewer's iteration): with
+/// Up to [`RICCATI_REFINEMENT_STEPS`] Newton steps on the Riccati equation from `p`
+/// ([`hewer_correction`]): with
 /// A_c = A − BK, K = (R + BᵀPB)⁻¹BᵀPA, the correction Δ solves
 /// A_cᵀΔA_c − Δ + Res(P) = 0 (the derivative of the residual at P is Δ ↦ A_cᵀΔA_c − Δ).
-/// Kept while they bring the [`relative_residual`] below `progress` times the last
-/// ([`RICCATI_REFINEMENT_PROGRESS`], a halving, as for the continuous solver).
+/// Kept while they bring the [`relative_residual`] below [`RICCATI_REFINEMENT_PROGRESS`]
+/// times the last (a halving, as for the continuous solver).
 fn newton(
     a: &DMatrix<f64>,
     b: &DMatrix<f64>,
     q: &DMatrix<f64>,
     r: &DMatrix<f64>,
     mut p: DMatrix<f64>,
-    steps: usize,
-    progress: f64,
 ) -> DMatrix<f64> {
     let mut size = relative_residual(a, b, q, r, &p);
-    for _ in 0..steps {
+    for _ in 0..RICCATI_REFINEMENT_STEPS {
         if size <= f64::EPSILON || size.is_nan() {
             break;
         }
-        let Some((k, residual)) = gain_and_residual(a, b, q, r, &p) else {
-            break;
-        };
-        let Some(delta) = stein(&(a - b * k), &residual) else {
+        let Some(delta) = hewer_correction(a, b, q, r, &p) else {
             break;
         };
         let next = symmetric_part(&(&p + delta));
         let next_size = relative_residual(a, b, q, r, &next);
-        if next_size >= progress * size || next_size.is_nan() {
+        if next_size >= RICCATI_REFINEMENT_PROGRESS * size || next_size.is_nan() {
             break;
         }
         (p, size) = (next, next_size);
     }
     p
+}
+
+/// The correction of one Newton (Hewer) step of the discrete Riccati equation from P: the
+/// gain K of P, then the Stein solution for A − BK and the residual of P. `None` when the
+/// gain or the Stein equation cannot be solved.
+fn hewer_correction(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    r: &DMatrix<f64>,
+    p: &DMatrix<f64>,
+) -> Option<DMatrix<f64>> {
+    let (k, residual) = gain_and_residual(a, b, q, r, p)?;
+    stein(&(a - b * k), &residual)
 }
 
 /// X with AᵀXA − X + C = 0 (the Stein equation) for an A with every eigenvalue inside the
