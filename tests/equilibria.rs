@@ -670,19 +670,7 @@ fn a_huge_guess_is_not_accepted_as_an_equilibrium() {
 
 // ---------------------------------------------------------------------------------------
 
-lagrangian! {
-    /// A pendulum (bob mb on a rod l, θ from the downward vertical) and a slider (mass ms,
-    /// position x, on a spring k to the origin) kept under the bob: x = l sin θ, written
-    /// as x + l cos(θ + π/2) = 0. At q = 0 the constraint rounds to l·6.1e-17 (the cosine
-    /// of the rounded π/2), where max|∂φ/∂q| max|q| is 0.
-    pub struct LinkedSlider {
-        parameters: mb = 1.0, ms = 0.5, l = 0.8, k = 3.0, g = 9.81;
-        coordinates: x, theta;
-        kinetic = ms/2 * dot(x)^2 + mb/2 * l^2 * dot(theta)^2;
-        potential = k/2 * x^2 - mb * g * l * cos(theta);
-        constraint link = x + l*cos(theta + pi/2);
-    }
-}
+include!("common/linked_slider.rs");
 
 /// Issue 45 item 1: the equilibrium at the origin, where the constraint's residual is
 /// rounding of the size of l, is found (it was `OffConstraints`, not an error
