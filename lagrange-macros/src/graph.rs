@@ -19,7 +19,7 @@
 
 use crate::lower::{self, Deps, Lowered};
 use crate::names::{Jet1, Jet2};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A node of the graph; nodes come after their operands.
 pub type Id = usize;
@@ -279,26 +279,15 @@ impl Graph {
     }
 
     /// The derivative of node `id` along the motion (q̇ in q, 1 in t), as nodes; `None`
-    /// when it is zero. Iterative (a stack of nodes whose operands are differentiated
-    /// first): a chain of `let`s is as deep as the model is long, and recursion through it
-    /// overflows the compiler's stack.
+    /// when it is zero. In [`post_order`], not by recursion: a chain of `let`s is as deep as
+    /// the model is long, and recursion through it overflows the compiler's stack.
     fn along_motion(&mut self, id: Id) -> Option<Id> {
-        let mut stack = vec![(id, false)];
-        while let Some((node, ready)) = stack.pop() {
-            if self.motion.contains_key(&node) {
-                continue;
-            }
-            let operands = self.differentiated_operands(node);
-            if !ready && !operands.is_empty() {
-                stack.push((node, true));
-                stack.extend(
-                    operands
-                        .into_iter()
-                        .filter(|a| !self.motion.contains_key(a))
-                        .map(|a| (a, false)),
-                );
-                continue;
-            }
+        let order = post_order(
+            id,
+            |node| self.differentiated_operands(node),
+            |node| self.motion.contains_key(&node),
+        );
+        for node in order {
             let d = self.motion_from_operands(node);
             self.motion.insert(node, d);
         }
@@ -371,4 +360,32 @@ impl Graph {
             (None, y) => y,
         }
     }
+}
+
+/// The nodes under `root` that `done` does not hold yet, each once and after those of its
+/// `operands` that it needs: the order in which to compute a memoized function of the
+/// graph with a stack instead of recursion (a chain of `let`s is as deep as the model is
+/// long, and recursion through it overflowed the compiler's stack at opt-level 0).
+pub fn post_order(
+    root: Id,
+    operands: impl Fn(Id) -> Vec<Id>,
+    done: impl Fn(Id) -> bool,
+) -> Vec<Id> {
+    let mut order = Vec::new();
+    let mut placed = HashSet::new();
+    let mut stack = vec![(root, false)];
+    while let Some((id, ready)) = stack.pop() {
+        if done(id) || placed.contains(&id) {
+            continue;
+        }
+        if ready {
+            placed.insert(id);
+            order.push(id);
+        } else {
+            stack.push((id, true));
+            // Reversed, so that the first operand comes first, as recursion would take it.
+            stack.extend(operands(id).into_iter().rev().map(|a| (a, false)));
+        }
+    }
+    order
 }

@@ -46,7 +46,7 @@
 
 use crate::chunk::{Parts, SPLIT_ABOVE};
 use crate::emit::{Emit, Scalar, Term, Val};
-use crate::graph::{Form, Graph, Id, Op};
+use crate::graph::{post_order, Form, Graph, Id, Op};
 use crate::lower::{Deps, Lowered};
 use crate::names::{
     coordinate, input, internal, jet1_call, jet2_call, parameter, private, velocity,
@@ -698,29 +698,25 @@ impl<'s, 'g> Expansions<'s, 'g> {
         }
     }
 
-    /// Node `id` as Σ coefficient · node, each coefficient a product of values. Iterative
-    /// (a stack of nodes whose operands are expanded first): a chain of sums is as deep as
-    /// the model is long, and recursion through it overflowed the compiler's stack.
+    /// Node `id` as Σ coefficient · node, each coefficient a product of values, its
+    /// operands expanded first in [`post_order`] (not by recursion: a chain of sums is as
+    /// deep as the model is long).
     fn of(&mut self, id: Id) -> Rc<Combination> {
-        let mut stack = vec![(id, false)];
-        while let Some((id, ready)) = stack.pop() {
-            if self.done.contains_key(&id) {
-                continue;
-            }
-            let linear = self.linear(id);
-            if !ready {
-                stack.push((id, true));
-                stack.extend(
-                    linear
-                        .iter()
-                        .flatten()
-                        .filter(|&&(a, _)| self.on_velocity(a) && !self.done.contains_key(&a))
-                        .map(|&(a, _)| (a, false)),
-                );
-                continue;
-            }
+        let order = post_order(
+            id,
+            |node| {
+                self.linear(node)
+                    .into_iter()
+                    .flatten()
+                    .map(|(a, _)| a)
+                    .filter(|&a| self.on_velocity(a))
+                    .collect()
+            },
+            |node| self.done.contains_key(&node),
+        );
+        for node in order {
             let mut terms = Vec::new();
-            for (a, c) in linear.into_iter().flatten() {
+            for (a, c) in self.linear(node).into_iter().flatten() {
                 if !self.on_velocity(a) {
                     continue;
                 }
@@ -733,11 +729,11 @@ impl<'s, 'g> Expansions<'s, 'g> {
                 }
             }
             let x = Rc::new(if terms.is_empty() || terms.len() > EXPANSION {
-                vec![(Vec::new(), id)]
+                vec![(Vec::new(), node)]
             } else {
                 terms
             });
-            self.done.insert(id, x);
+            self.done.insert(node, x);
         }
         self.done[&id].clone()
     }
