@@ -282,6 +282,14 @@ fn derivatives_match_finite_differences() {
         .structured_at(SVector::from([1.0]))
         .random(3)
         .check();
+    // Squares of lengths, rewritten as sums of squares: at the structured states too (all
+    // zero, at rest), where the length itself has no derivative.
+    Derivatives::new("SquaredLengths", &SquaredLengths::default())
+        .standard()
+        .check();
+    Derivatives::new("LongVector", &LongVector::default())
+        .standard()
+        .check();
 }
 
 /// Found while probing the derivative checks at zero coordinates: a real power is
