@@ -12,7 +12,9 @@ use crate::ast::Header;
 use crate::check::key;
 use crate::dims::ModelUnits;
 use crate::emit::declare;
-use crate::lower::{Degree, Deps, Id, Let, Lowered, Node, Op, Parameter, Shape, Value};
+use crate::graph::Graph;
+use crate::ir::{Deps, Id, Ir, Jet1, Jet2, Op};
+use crate::lower::{Degree, Let, Lowered, Parameter, Shape, Value};
 use crate::names::{float, internal, private, unary_fn};
 use crate::units::Unit;
 use proc_macro2::{Delimiter, Literal, Span, TokenStream, TokenTree};
@@ -67,6 +69,9 @@ pub fn under_cfg(header: &Header, items: TokenStream) -> TokenStream {
 /// The model's items; `units` are the declared units when the model declares them and
 /// its dimensions check.
 pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
+    // The form the fast path differentiates, built once for its equations and its rows of
+    // frame Jacobians.
+    let unrolled = Graph::unrolled(l);
     let items = [
         data_types(
             &l.header,
@@ -74,13 +79,13 @@ pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
             &l.coordinates,
             &l.inputs,
             &l.lets,
-            &l.nodes,
+            (&l.ir, &l.degree),
             units,
         ),
         lets_impl(l),
-        jacobians_impl(l),
+        jacobians_impl(l, &unrolled),
     ];
-    let generated = Generated::choose(l);
+    let generated = Generated::choose(l, &unrolled);
     let model = model_impl(l, units, &generated);
     let parametric = parametric_impl(l, units, generated.sweep.is_some());
     let robot = robot_items(l);
@@ -141,9 +146,9 @@ struct Generated {
 }
 
 impl Generated {
-    fn choose(l: &Lowered) -> Self {
+    fn choose(l: &Lowered, unrolled: &Graph) -> Self {
         let sweep = crate::sweep::sweep_fn(l);
-        let equations = match crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS) {
+        let equations = match crate::fast::equations_fn(l, unrolled, crate::fast::MAX_STATEMENTS) {
             Some(code) => Some(code),
             None if sweep.is_some() => {
                 let p = private();
@@ -216,7 +221,7 @@ pub fn data_types(
     coordinates: &[Ident],
     inputs: &[Ident],
     lets: &[Let],
-    nodes: &[Node],
+    (ir, degree): (&Ir, &[Degree]),
     units: Option<&ModelUnits>,
 ) -> TokenStream {
     let items = [
@@ -224,7 +229,7 @@ pub fn data_types(
         named_vector(header, "Coordinates", coordinates, "coordinates"),
         named_vector(header, "Inputs", inputs, "inputs"),
         lets_struct(header, lets),
-        jacobians_struct(header, lets, nodes, coordinates.len()),
+        jacobians_struct(header, lets, (ir, degree), coordinates.len()),
     ];
     quote!(#(#items)*)
 }
@@ -323,22 +328,28 @@ pub fn jacobians_type(header: &Header) -> Ident {
 /// Whether a `let` has a Jacobian (`lagrange_runtime::jacobian`) and at which level:
 /// `Some(false)` at position level (no velocities in it), `Some(true)` at velocity level
 /// (affine in q̇); `None` for a matrix, a value that is not affine in q̇, or an error.
-fn jacobian_level(value: Option<&Value>, nodes: &[Node]) -> Option<bool> {
+fn jacobian_level(value: Option<&Value>, (ir, degree): (&Ir, &[Degree])) -> Option<bool> {
     let value = value?;
     if matches!(value.shape, Shape::Matrix(..)) {
         return None;
     }
-    let elems = || value.elems.iter().map(|&e| &nodes[e]);
-    if !elems().any(|n| n.deps.has(Deps::QD)) {
+    if !value.elems.iter().any(|&e| ir.deps(e).has(Deps::QD)) {
         return Some(false);
     }
-    elems()
-        .all(|n| !matches!(n.degree, Degree::Nonlinear(_)))
+    value
+        .elems
+        .iter()
+        .all(|&e| !matches!(degree[e], Degree::Nonlinear(_)))
         .then_some(true)
 }
 
 /// `NameJacobians`: a `Jacobian<R, N>` for every scalar or vector `let` that has one.
-fn jacobians_struct(header: &Header, lets: &[Let], nodes: &[Node], n: usize) -> TokenStream {
+fn jacobians_struct(
+    header: &Header,
+    lets: &[Let],
+    nodes: (&Ir, &[Degree]),
+    n: usize,
+) -> TokenStream {
     let (name, vis) = (&header.name, &header.vis);
     let ty = jacobians_type(header);
     let p = private();
@@ -387,14 +398,14 @@ const MAX_JACOBIAN_STATEMENTS: usize = 6_000;
 
 /// `Name::jacobians`, `Name::jacobians_along`, and the hidden method that evaluates the rows
 /// of their Jacobians.
-fn jacobians_impl(l: &Lowered) -> TokenStream {
+fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     let name = &l.header.name;
     let (n, m) = (l.coordinates.len(), l.inputs.len());
     let p = private();
     let [s, u, rows, x] = ["s", "u", "rows", "x"].map(internal);
     let (mut ids, mut velocity, mut fields) = (Vec::new(), Vec::new(), Vec::new());
     for lt in &l.lets {
-        let Some(level) = jacobian_level(lt.value.as_ref(), &l.nodes) else {
+        let Some(level) = jacobian_level(lt.value.as_ref(), (&l.ir, &l.degree)) else {
             continue;
         };
         let Some(value) = lt.value.as_ref() else {
@@ -410,37 +421,42 @@ fn jacobians_impl(l: &Lowered) -> TokenStream {
     let k = ids.len();
     // The rows unrolled in `f64` where the code stays within its size, else one
     // dual-number pass per coordinate over the `let`s (`lagrange_runtime::jacobian::rows`).
-    let (evaluate, eval_fn) =
-        match crate::fast::jacobian_rows_fn(l, &ids, &velocity, MAX_JACOBIAN_STATEMENTS) {
-            Some(code) => {
-                let name = internal("__jacobian_rows");
-                (quote!(self.#name(&#x)), code)
-            }
-            None => {
-                // Every `let` has a Jacobian (the usual case): their values are what
-                // `lets` evaluates, by the same method, not a second copy of it.
-                let every_let = ids == let_elements(l);
-                let eval = internal(if every_let {
-                    EVAL_LETS
-                } else {
-                    "__eval_jacobian_lets"
-                });
-                let rows = quote! {
-                    #p::jacobian::rows::<#n, #m, #k>(
-                        &#x,
-                        &[#(#velocity),*],
-                        |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
-                        |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
-                    )
-                };
-                let eval_fn = if every_let {
-                    TokenStream::new()
-                } else {
-                    values_fn(l, &eval, &ids)
-                };
-                (rows, eval_fn)
-            }
-        };
+    let (evaluate, eval_fn) = match crate::fast::jacobian_rows_fn(
+        l,
+        unrolled,
+        &ids,
+        &velocity,
+        MAX_JACOBIAN_STATEMENTS,
+    ) {
+        Some(code) => {
+            let name = internal("__jacobian_rows");
+            (quote!(self.#name(&#x)), code)
+        }
+        None => {
+            // Every `let` has a Jacobian (the usual case): their values are what
+            // `lets` evaluates, by the same method, not a second copy of it.
+            let every_let = ids == let_elements(l);
+            let eval = internal(if every_let {
+                EVAL_LETS
+            } else {
+                "__eval_jacobian_lets"
+            });
+            let rows = quote! {
+                #p::jacobian::rows::<#n, #m, #k>(
+                    &#x,
+                    &[#(#velocity),*],
+                    |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
+                    |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
+                )
+            };
+            let eval_fn = if every_let {
+                TokenStream::new()
+            } else {
+                values_fn(l, &eval, &ids)
+            };
+            (rows, eval_fn)
+        }
+    };
     quote! {
         impl #name {
             /// The Jacobian of every scalar and vector `let` that has one, with its drift,
@@ -700,7 +716,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
     // its parameters constants of `f64` here (a dual number times an `f64` costs less than
     // times a dual: a slider pendulum's constrained accelerations, whose rod length is a
     // parameter, 1 480 instructions per call against 1 563 through `Parametric`).
-    let terms = if l.nodes.len() > DELEGATE_ABOVE {
+    let terms = if l.ir.len() > DELEGATE_ABOVE {
         delegated_term_fns(l)
     } else {
         term_fns(l, false)
@@ -1073,12 +1089,14 @@ struct Gen<'l> {
 
 impl<'l> Gen<'l> {
     fn new(l: &'l Lowered, parametric: bool) -> Self {
-        let mut kind = Vec::with_capacity(l.nodes.len());
-        for node in &l.nodes {
-            let k = match node.op {
+        let mut kind = Vec::with_capacity(l.ir.len());
+        for id in 0..l.ir.len() {
+            let k = match l.ir.op(id) {
                 Op::Lit(_) => Kind::Const,
                 Op::Param(_) if !parametric => Kind::Const,
-                Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time | Op::Dot(_) => Kind::Var,
+                Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Vel(_) | Op::Time | Op::Dot(_) => {
+                    Kind::Var
+                }
                 op => {
                     if op.operands().iter().all(|&a| kind[a] == Kind::Const) {
                         Kind::Const
@@ -1089,7 +1107,7 @@ impl<'l> Gen<'l> {
             };
             kind.push(k);
         }
-        let n = l.nodes.len();
+        let n = l.ir.len();
         Gen {
             l,
             parametric,
@@ -1102,7 +1120,7 @@ impl<'l> Gen<'l> {
     /// Whether a node has a tangent form of its own: a variable that changes along the
     /// motion. Anything else enters tangent code as its primal value, lifted.
     fn moves(&self, id: Id) -> bool {
-        self.kind[id] == Kind::Var && self.l.nodes[id].deps.moves()
+        self.kind[id] == Kind::Var && self.l.ir.deps(id).moves()
     }
 
     /// A node's value of type `D` (or `f64` for a constant), to be used in the tail.
@@ -1123,7 +1141,7 @@ impl<'l> Gen<'l> {
     }
 
     fn reference(&self, id: Id, tangent: bool) -> Code {
-        if let Some(v) = self.l.nodes[id].op.literal() {
+        if let Some(v) = self.l.ir.op(id).literal() {
             return (float(v, Span::call_site()), Kind::Const);
         }
         let kind = self.kind[id];
@@ -1137,8 +1155,8 @@ impl<'l> Gen<'l> {
 
     /// Marks what every needed node needs, from the last node back to the first.
     fn mark(&mut self) {
-        for id in (0..self.l.nodes.len()).rev() {
-            let op = self.l.nodes[id].op;
+        for id in (0..self.l.ir.len()).rev() {
+            let op = self.l.ir.op(id);
             if self.tangent[id] {
                 for a in op.operands() {
                     if !self.moves(a) {
@@ -1174,8 +1192,8 @@ impl<'l> Gen<'l> {
         // with the square of its size (20 `let`s of 120 terms: 41 s of `cargo check`).
         let (mut names, mut types, mut statements) = (Vec::new(), Vec::new(), Vec::new());
         let (p, d) = (private(), internal("__D"));
-        for id in 0..self.l.nodes.len() {
-            if self.l.nodes[id].op.literal().is_some() {
+        for id in 0..self.l.ir.len() {
+            if self.l.ir.op(id).literal().is_some() {
                 continue;
             }
             if self.tangent[id] {
@@ -1221,7 +1239,7 @@ impl<'l> Gen<'l> {
             }
             self.reference(a, a_tangent)
         };
-        match self.l.nodes[id].op {
+        match self.l.ir.op(id) {
             Op::Lit(bits) => float(f64::from_bits(bits), Span::call_site()),
             Op::Param(i) if self.parametric => quote!(#pa[#i]),
             Op::Param(i) => {
@@ -1241,24 +1259,24 @@ impl<'l> Gen<'l> {
             Op::Sub(a, b) => combine(Binary::Sub, r(a), r(b)).0,
             Op::Mul(a, b) => combine(Binary::Mul, r(a), r(b)).0,
             Op::Div(a, b) => combine(Binary::Div, r(a), r(b)).0,
-            Op::Unary(f, a) => {
+            Op::Unary(Jet1::Named(f), a) => {
                 let (v, _) = r(a);
                 let f = unary_fn(f);
                 quote!(#p::functions::#f(#v))
             }
-            Op::Powi(a, n) => {
+            Op::Unary(Jet1::Powi(n), a) => {
                 let (v, _) = r(a);
                 let n = Literal::i32_unsuffixed(n);
                 quote!(#p::functions::powi(#v, #n))
             }
-            Op::Pow(a, b) => match (r(a), r(b)) {
+            Op::Binary(Jet2::Powd, a, b) => match (r(a), r(b)) {
                 ((x, _), (e, Kind::Const)) => quote!(#p::functions::powf(#x, #e)),
                 (x, (e, Kind::Var)) => {
                     let x = lift(x);
                     quote!(#p::functions::powd(#x, #e))
                 }
             },
-            Op::Atan2(a, b) => {
+            Op::Binary(Jet2::Atan2, a, b) => {
                 let (y, x) = (r(a), r(b));
                 let (y, x) = if y.1 == Kind::Const && x.1 == Kind::Const {
                     (y.0, x.0)
@@ -1270,6 +1288,11 @@ impl<'l> Gen<'l> {
             Op::Dot(a) => {
                 let v = tangent_local(a);
                 quote!(#v.eps)
+            }
+            // The derivative construction's operations (`graph.rs`): never in the lowered
+            // form this generator reads.
+            Op::Vel(_) | Op::D1(_) | Op::P1(..) | Op::Unary(Jet1::Recip | Jet1::Powf(_), _) => {
+                unreachable!("{:?} is not in the lowered form", self.l.ir.op(id))
             }
         }
     }

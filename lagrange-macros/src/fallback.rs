@@ -47,7 +47,7 @@ pub fn fallback(l: &Lowered) -> TokenStream {
         &coordinates,
         &inputs,
         &lets,
-        &l.nodes,
+        (&l.ir, &l.degree),
         None,
     );
     // A constraint statement with an error counts as one constraint.

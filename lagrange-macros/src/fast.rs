@@ -26,10 +26,11 @@
 //! (`eval_equations` is then the sweep in `f64`).
 
 use crate::emit::{Emit, Scalar, Term, Val};
-use crate::graph::{Form, Graph, Id, Op};
+use crate::graph::{Form, Graph};
+use crate::ir::{Id, Jet1, Op};
 use crate::lower::Lowered;
 use crate::names::{
-    coordinate, input, internal, jet1_call, jet2_call, parameter, private, velocity, Jet1,
+    coordinate, input, internal, jet1_call, jet2_call, parameter, private, velocity,
 };
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -207,9 +208,9 @@ fn products(terms: Vec<Vec<&Val>>) -> Vec<Term> {
 /// derivatives along pairs of velocities, 824 of the 1 319 statements of the 8-link
 /// chain) measured as fast as the whole equations, 204 ns at 8 links and 570 ns at 12,
 /// where the sines and cosines both need dominate; it would only add code to compile.
-pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
+pub fn equations_fn(l: &Lowered, g: &Graph, max_statements: usize) -> Option<TokenStream> {
+    debug_assert_eq!(g.form, Form::Unrolled);
     let n = l.coordinates.len();
-    let g = Graph::new(l, Form::Unrolled)?;
     let (lagrangian, dissipation, forces) = (g.lagrangian, g.dissipation, &g.forces);
 
     let qd = |i| Dir::Qd(i);
@@ -230,7 +231,7 @@ pub fn equations_fn(l: &Lowered, max_statements: usize) -> Option<TokenStream> {
         roots.push((*v, (0..n).map(|i| Mono::D1(qd(i))).collect()));
     }
     let [t, x] = ["t", "x"].map(internal);
-    let (e, values, comps) = unroll(&g, &roots, &t, max_statements)?;
+    let (e, values, comps) = unroll(g, &roots, &t, max_statements)?;
 
     let get = |id: Id, m: Mono| comps[id].get(&m).cloned();
     let zero = Val::Lit(0.0);
@@ -395,12 +396,13 @@ fn unpack(l: &Lowered, x: &Ident, t: &Ident) -> TokenStream {
 /// statements (the runtime's dual-number passes then give the rows).
 pub fn jacobian_rows_fn(
     l: &Lowered,
+    g: &Graph,
     elems: &[usize],
     velocity: &[bool],
     max_statements: usize,
 ) -> Option<TokenStream> {
+    debug_assert_eq!(g.form, Form::Unrolled);
     let n = l.coordinates.len();
-    let g = Graph::new(l, Form::Unrolled)?;
     let roots: Vec<(Id, BTreeSet<Mono>)> = elems
         .iter()
         .zip(velocity)
@@ -420,7 +422,7 @@ pub fn jacobian_rows_fn(
         })
         .collect();
     let [t, x] = ["t", "x"].map(internal);
-    let (e, _, comps) = unroll(&g, &roots, &t, max_statements)?;
+    let (e, _, comps) = unroll(g, &roots, &t, max_statements)?;
     let zero = Val::Lit(0.0);
     let get = |id: Id, m: Mono| comps[id].get(&m).cloned().unwrap_or(zero.clone());
     let rows = roots.iter().zip(velocity).map(|((id, _), &at_velocity)| {

@@ -98,6 +98,7 @@ mod fallback;
 mod fast;
 mod func;
 mod graph;
+mod ir;
 mod lower;
 mod names;
 mod parse;

@@ -15,96 +15,12 @@ use crate::ast::{BinOp, Energy, Expr, Extent, Header, Statement};
 use crate::check::{key, Checked, Symbol};
 use crate::errors::Errors;
 use crate::func::{Builtin, Func, Unary};
-use std::collections::HashMap;
+pub(crate) use crate::ir::{Deps, Id, Ir, Jet1, Jet2, Op};
 use std::fmt;
 use syn::Ident;
 
 /// Integer powers beyond this go through `powf`: num-dual's `powi` forms n(n − 1) in `i32`.
 pub const MAX_POWI: u32 = 1024;
-
-/// A node of the graph; nodes come after their operands.
-pub type Id = usize;
-
-/// A scalar operation.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Op {
-    /// A literal, by its bits (so that the graph can be hashed).
-    Lit(u64),
-    Param(usize),
-    Coord(usize),
-    Input(usize),
-    Time,
-    Neg(Id),
-    Add(Id, Id),
-    Sub(Id, Id),
-    Mul(Id, Id),
-    Div(Id, Id),
-    Unary(Unary, Id),
-    /// An integer power.
-    Powi(Id, i32),
-    /// A real power, the exponent a node.
-    Pow(Id, Id),
-    /// atan2(y, x).
-    Atan2(Id, Id),
-    /// The total time derivative along the motion.
-    Dot(Id),
-}
-
-impl Op {
-    fn lit(value: f64) -> Op {
-        Op::Lit(value.to_bits())
-    }
-
-    /// The value of a literal.
-    pub fn literal(self) -> Option<f64> {
-        match self {
-            Op::Lit(bits) => Some(f64::from_bits(bits)),
-            _ => None,
-        }
-    }
-
-    /// The operands of the operation.
-    pub fn operands(self) -> Vec<Id> {
-        match self {
-            Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time => vec![],
-            Op::Neg(a) | Op::Unary(_, a) | Op::Powi(a, _) | Op::Dot(a) => vec![a],
-            Op::Add(a, b)
-            | Op::Sub(a, b)
-            | Op::Mul(a, b)
-            | Op::Div(a, b)
-            | Op::Pow(a, b)
-            | Op::Atan2(a, b) => {
-                vec![a, b]
-            }
-        }
-    }
-}
-
-/// What a quantity depends on: a set of [`Deps::Q`], [`Deps::T`], [`Deps::QD`], [`Deps::U`].
-#[derive(Clone, Copy, PartialEq, Eq, Default, Debug)]
-pub struct Deps(u8);
-
-impl Deps {
-    pub const Q: Deps = Deps(1);
-    pub const T: Deps = Deps(2);
-    pub const QD: Deps = Deps(4);
-    pub const U: Deps = Deps(8);
-
-    pub fn has(self, other: Deps) -> bool {
-        self.0 & other.0 != 0
-    }
-    /// Depends on none of them.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-    pub fn union(self, other: Deps) -> Deps {
-        Deps(self.0 | other.0)
-    }
-    /// Changes along the motion: depends on q or t (velocities only through `dot`).
-    pub fn moves(self) -> bool {
-        self.has(Deps::Q.union(Deps::T))
-    }
-}
 
 /// How a node depends on the velocities.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -114,14 +30,6 @@ pub enum Degree {
     Affine,
     /// Otherwise; the node where it first stops being affine.
     Nonlinear(Id),
-}
-
-pub struct Node {
-    pub op: Op,
-    pub deps: Deps,
-    pub degree: Degree,
-    /// The source of the expression that first made this node.
-    pub at: Extent,
 }
 
 /// The shape of a value, inferred.
@@ -195,7 +103,10 @@ pub struct Lowered {
     pub parameters: Vec<Parameter>,
     pub coordinates: Vec<Ident>,
     pub inputs: Vec<Ident>,
-    pub nodes: Vec<Node>,
+    /// The model's scalar operations, in the lowered form ([`crate::ir`]).
+    pub ir: Ir,
+    /// How each node of `ir` depends on the velocities.
+    pub degree: Vec<Degree>,
     pub kinetic: Id,
     pub potential: Option<Id>,
     pub dissipation: Option<Id>,
@@ -217,24 +128,30 @@ impl Lowered {
     /// one (a square root of the speed).
     pub fn quadratic_in_velocities(&self) -> bool {
         // The degree of each node in q̇; `None` when it is not a polynomial in q̇.
-        let mut degree: Vec<Option<u32>> = Vec::with_capacity(self.nodes.len());
-        for node in &self.nodes {
+        let mut degree: Vec<Option<u32>> = Vec::with_capacity(self.ir.len());
+        for id in 0..self.ir.len() {
             let d = |a: Id| degree[a];
             let free = |ids: &[Id]| ids.iter().all(|&a| d(a) == Some(0)).then_some(0);
-            let value = match node.op {
+            let value = match self.ir.op(id) {
                 Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time => Some(0),
+                // Not in the lowered form.
+                Op::Vel(_) => Some(1),
+                Op::D1(a) | Op::P1(a, _) => free(&[a]),
                 // The checker rejects a `dot` of anything that depends on q̇.
                 Op::Dot(_) => Some(1),
                 Op::Neg(a) => d(a),
                 Op::Add(a, b) | Op::Sub(a, b) => d(a).zip(d(b)).map(|(x, y)| x.max(y)),
                 Op::Mul(a, b) => d(a).zip(d(b)).map(|(x, y)| x + y),
                 Op::Div(a, b) => d(b).filter(|&y| y == 0).and(d(a)),
-                Op::Powi(a, k) => match u32::try_from(k) {
+                Op::Unary(Jet1::Powi(k), a) => match u32::try_from(k) {
                     Ok(k) => d(a).map(|x| x.saturating_mul(k)),
                     Err(_) => free(&[a]),
                 },
-                Op::Unary(_, a) => free(&[a]),
-                Op::Pow(a, b) | Op::Atan2(a, b) => free(&[a, b]),
+                Op::Unary(f, a) => free(&[a]).and(match f {
+                    Jet1::Powf(e) => free(&[e]),
+                    _ => Some(0),
+                }),
+                Op::Binary(_, a, b) => free(&[a, b]),
             };
             degree.push(value);
         }
@@ -248,8 +165,9 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
     let mut lw = Lowerer {
         c,
         errors,
-        nodes: Vec::new(),
-        index: HashMap::new(),
+        ir: Ir::default(),
+        degree: Vec::new(),
+        at: Vec::new(),
         lets: vec![None; c.let_statement.len()],
         statement: 0,
     };
@@ -266,7 +184,8 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
         parameters,
         coordinates: c.coordinates.iter().map(|d| d.name.clone()).collect(),
         inputs: c.inputs.iter().map(|d| d.name.clone()).collect(),
-        nodes: Vec::new(),
+        ir: Ir::default(),
+        degree: Vec::new(),
         kinetic: 0,
         potential: None,
         dissipation: None,
@@ -321,15 +240,20 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
         }
     }
     out.kinetic = kinetic.unwrap_or_else(|| lw.constant(0.0));
-    out.nodes = lw.nodes;
+    out.ir = lw.ir;
+    out.degree = lw.degree;
     out
 }
 
 struct Lowerer<'c, 'a, 'e> {
     c: &'c Checked<'a>,
     errors: &'e mut Errors,
-    nodes: Vec<Node>,
-    index: HashMap<Op, Id>,
+    ir: Ir,
+    /// How each node depends on the velocities (the analysis `ir` does not make: only
+    /// lowering's rules read it).
+    degree: Vec<Degree>,
+    /// The source of the expression that first made each node.
+    at: Vec<Extent>,
     /// The value of each let once lowered; `None` before, or when it has an error.
     lets: Vec<Option<Value>>,
     /// The statement being lowered.
@@ -353,41 +277,31 @@ impl<'a> Lowerer<'_, 'a, '_> {
         if let Some(id) = self.fold(op, at) {
             return id;
         }
-        if let Some(&id) = self.index.get(&op) {
-            return id;
-        }
-        let (deps, degree) = self.analyse(op, self.nodes.len());
-        self.insert(op, deps, degree, at)
+        self.insert(op, at)
     }
 
-    /// Appends a node known to be new and indexes it.
-    fn insert(&mut self, op: Op, deps: Deps, degree: Degree, at: Extent) -> Id {
-        let id = self.nodes.len();
-        self.nodes.push(Node {
-            op,
-            deps,
-            degree,
-            at,
-        });
-        self.index.insert(op, id);
+    /// The node of `op` as written, without folding: the existing one if the graph has it.
+    fn insert(&mut self, op: Op, at: Extent) -> Id {
+        if let Some(id) = self.ir.find(op) {
+            return id;
+        }
+        let degree = self.analyse(op, self.ir.len());
+        let id = self.ir.add(op);
+        self.degree.push(degree);
+        self.at.push(at);
         id
     }
 
     fn constant(&mut self, value: f64) -> Id {
-        let at = self.nodes.first().map_or_else(
-            || {
-                Extent(
-                    proc_macro2::Span::call_site(),
-                    proc_macro2::Span::call_site(),
-                )
-            },
-            |n| n.at,
-        );
+        let at = self.at.first().copied().unwrap_or(Extent(
+            proc_macro2::Span::call_site(),
+            proc_macro2::Span::call_site(),
+        ));
         self.node(Op::lit(value), at)
     }
 
     fn literal(&self, id: Id) -> Option<f64> {
-        self.nodes[id].op.literal()
+        self.ir.op(id).literal()
     }
 
     /// `s` if node `id` is `sqrt(s)` of an `s` that is never negative (a sum of squares:
@@ -397,8 +311,8 @@ impl<'a> Lowerer<'_, 'a, '_> {
     /// v = 0 (the mass matrix of `m/2 * norm(dot(p))^2` at rest). Not for an `s` that can
     /// be negative: `sqrt(x)^2` is NaN there, and stays so.
     fn root_of_nonnegative(&self, id: Id) -> Option<Id> {
-        match self.nodes[id].op {
-            Op::Unary(Unary::Sqrt, s) if self.nonnegative(s) => Some(s),
+        match self.ir.op(id) {
+            Op::Unary(Jet1::Named(Unary::Sqrt), s) if self.nonnegative(s) => Some(s),
             _ => None,
         }
     }
@@ -415,13 +329,13 @@ impl<'a> Lowerer<'_, 'a, '_> {
             if looked > NONNEGATIVE_NODES {
                 return false;
             }
-            match self.nodes[id].op {
+            match self.ir.op(id) {
                 Op::Lit(_) if self.literal(id).is_some_and(|x| x >= 0.0) => {}
-                Op::Powi(_, n) if n % 2 == 0 => {}
-                Op::Powi(a, _) => stack.push(a),
+                Op::Unary(Jet1::Powi(n), _) if n % 2 == 0 => {}
+                Op::Unary(Jet1::Powi(_), a) => stack.push(a),
                 Op::Mul(a, b) if a == b => {}
                 Op::Add(a, b) | Op::Mul(a, b) | Op::Div(a, b) => stack.extend([a, b]),
-                Op::Unary(Unary::Sqrt | Unary::Exp | Unary::Abs | Unary::Cosh, _) => {}
+                Op::Unary(Jet1::Named(Unary::Sqrt | Unary::Exp | Unary::Abs | Unary::Cosh), _) => {}
                 _ => return false,
             }
         }
@@ -434,7 +348,7 @@ impl<'a> Lowerer<'_, 'a, '_> {
         let finite = |v: f64| Some(v).filter(|v| v.is_finite());
         let lit = |id: Id| self.literal(id);
         let value = match op {
-            Op::Neg(a) => match self.nodes[a].op {
+            Op::Neg(a) => match self.ir.op(a) {
                 Op::Neg(b) => return Some(b),
                 _ => lit(a).map(|x| -x),
             },
@@ -468,40 +382,38 @@ impl<'a> Lowerer<'_, 'a, '_> {
                 (Some(0.0), _) => Some(0.0),
                 _ => None,
             },
-            Op::Unary(f, a) => lit(a).and_then(|x| finite(f.eval(x))),
-            Op::Powi(a, n) if n != 0 && n % 2 == 0 && self.root_of_nonnegative(a).is_some() => {
+            Op::Unary(Jet1::Named(f), a) => lit(a).and_then(|x| finite(f.eval(x))),
+            Op::Unary(Jet1::Powi(n), a)
+                if n != 0 && n % 2 == 0 && self.root_of_nonnegative(a).is_some() =>
+            {
                 let radicand = self.root_of_nonnegative(a)?;
-                return Some(self.node(Op::Powi(radicand, n / 2), at));
+                return Some(self.node(Op::Unary(Jet1::Powi(n / 2), radicand), at));
             }
-            Op::Powi(a, n) => match lit(a) {
+            Op::Unary(Jet1::Powi(n), a) => match lit(a) {
                 Some(x) => finite(x.powi(n)),
                 None if n == 1 => return Some(a),
                 None => None,
             },
-            Op::Pow(a, e) => match (lit(a), lit(e)) {
+            Op::Binary(Jet2::Powd, a, e) => match (lit(a), lit(e)) {
                 (Some(x), Some(y)) => finite(x.powf(y)),
                 _ => None,
             },
-            Op::Atan2(y, x) => match (lit(y), lit(x)) {
+            Op::Binary(Jet2::Atan2, y, x) => match (lit(y), lit(x)) {
                 (Some(y), Some(x)) if x != 0.0 || y != 0.0 => finite(y.atan2(x)),
                 _ => None,
             },
             // The time derivative of what does not move is zero.
-            Op::Dot(a) if !self.nodes[a].deps.moves() => Some(0.0),
+            Op::Dot(a) if !self.ir.deps(a).moves() => Some(0.0),
             Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time | Op::Dot(_) => None,
+            // Lowering does not write these (the derivative construction does).
+            Op::Vel(_) | Op::D1(_) | Op::P1(..) | Op::Unary(Jet1::Recip | Jet1::Powf(_), _) => None,
         };
-        value.map(|v| {
-            let op = Op::lit(v);
-            match self.index.get(&op) {
-                Some(&id) => id,
-                None => self.insert(op, Deps::default(), Degree::Zero, at),
-            }
-        })
+        value.map(|v| self.insert(Op::lit(v), at))
     }
 
-    fn analyse(&self, op: Op, id: Id) -> (Deps, Degree) {
-        let deps = |a: Id| self.nodes[a].deps;
-        let degree = |a: Id| self.nodes[a].degree;
+    /// How a new node `id` made of `op` depends on the velocities.
+    fn analyse(&self, op: Op, id: Id) -> Degree {
+        let degree = |a: Id| self.degree[a];
         // A function of velocities other than a product by something free of them.
         let nonlinear_unless_zero = |ds: &[Degree]| {
             if let Some(d) = ds.iter().find(|d| matches!(d, Degree::Nonlinear(_))) {
@@ -513,41 +425,28 @@ impl<'a> Lowerer<'_, 'a, '_> {
             }
         };
         match op {
-            Op::Lit(_) | Op::Param(_) => (Deps::default(), Degree::Zero),
-            Op::Coord(_) => (Deps::Q, Degree::Zero),
-            Op::Input(_) => (Deps::U, Degree::Zero),
-            Op::Time => (Deps::T, Degree::Zero),
-            Op::Dot(a) => (deps(a).union(Deps::QD), Degree::Affine),
-            Op::Neg(a) => (deps(a), degree(a)),
-            Op::Add(a, b) | Op::Sub(a, b) => {
-                let d = match (degree(a), degree(b)) {
-                    (n @ Degree::Nonlinear(_), _) | (_, n @ Degree::Nonlinear(_)) => n,
-                    (Degree::Affine, _) | (_, Degree::Affine) => Degree::Affine,
-                    _ => Degree::Zero,
-                };
-                (deps(a).union(deps(b)), d)
+            Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time => Degree::Zero,
+            Op::Dot(_) | Op::Vel(_) => Degree::Affine,
+            Op::Neg(a) => degree(a),
+            Op::Add(a, b) | Op::Sub(a, b) => match (degree(a), degree(b)) {
+                (n @ Degree::Nonlinear(_), _) | (_, n @ Degree::Nonlinear(_)) => n,
+                (Degree::Affine, _) | (_, Degree::Affine) => Degree::Affine,
+                _ => Degree::Zero,
+            },
+            Op::Mul(a, b) => match (degree(a), degree(b)) {
+                (n @ Degree::Nonlinear(_), _) | (_, n @ Degree::Nonlinear(_)) => n,
+                (Degree::Zero, d) | (d, Degree::Zero) => d,
+                _ => Degree::Nonlinear(id),
+            },
+            Op::Div(a, b) => match (degree(a), degree(b)) {
+                (n @ Degree::Nonlinear(_), _) | (_, n @ Degree::Nonlinear(_)) => n,
+                (d, Degree::Zero) => d,
+                _ => Degree::Nonlinear(id),
+            },
+            Op::Unary(_, _) | Op::Binary(..) | Op::D1(_) | Op::P1(..) => {
+                let operands: Vec<Degree> = op.operands().into_iter().map(degree).collect();
+                nonlinear_unless_zero(&operands)
             }
-            Op::Mul(a, b) => {
-                let d = match (degree(a), degree(b)) {
-                    (n @ Degree::Nonlinear(_), _) | (_, n @ Degree::Nonlinear(_)) => n,
-                    (Degree::Zero, d) | (d, Degree::Zero) => d,
-                    _ => Degree::Nonlinear(id),
-                };
-                (deps(a).union(deps(b)), d)
-            }
-            Op::Div(a, b) => {
-                let d = match (degree(a), degree(b)) {
-                    (n @ Degree::Nonlinear(_), _) | (_, n @ Degree::Nonlinear(_)) => n,
-                    (d, Degree::Zero) => d,
-                    _ => Degree::Nonlinear(id),
-                };
-                (deps(a).union(deps(b)), d)
-            }
-            Op::Unary(_, a) | Op::Powi(a, _) => (deps(a), nonlinear_unless_zero(&[degree(a)])),
-            Op::Pow(a, b) | Op::Atan2(a, b) => (
-                deps(a).union(deps(b)),
-                nonlinear_unless_zero(&[degree(a), degree(b)]),
-            ),
         }
     }
 
@@ -568,7 +467,7 @@ impl<'a> Lowerer<'_, 'a, '_> {
     fn deps_of(&self, v: &Value) -> Deps {
         v.elems
             .iter()
-            .fold(Deps::default(), |d, &x| d.union(self.nodes[x].deps))
+            .fold(Deps::default(), |d, &x| d.union(self.ir.deps(x)))
     }
 
     // ---------------------------------------------------------------- expressions
@@ -763,7 +662,7 @@ impl<'a> Lowerer<'_, 'a, '_> {
                 let squares = l
                     .elems
                     .iter()
-                    .map(|&x| self.node(Op::Powi(x, 2), at))
+                    .map(|&x| self.node(Op::Unary(Jet1::Powi(2), x), at))
                     .collect();
                 Some(Value::scalar(self.sum(squares, at)))
             }
@@ -781,8 +680,8 @@ impl<'a> Lowerer<'_, 'a, '_> {
     /// `base^exponent` of scalars: an integer literal exponent is an integer power.
     fn power(&mut self, base: Id, exponent: Id, written: &Expr, at: Extent) -> Id {
         match written.integer().filter(|n| n.unsigned_abs() <= MAX_POWI) {
-            Some(n) => self.node(Op::Powi(base, n), at),
-            None => self.node(Op::Pow(base, exponent), at),
+            Some(n) => self.node(Op::Unary(Jet1::Powi(n), base), at),
+            None => self.node(Op::Binary(Jet2::Powd, base, exponent), at),
         }
     }
 
@@ -1000,12 +899,12 @@ impl<'a> Lowerer<'_, 'a, '_> {
         }
         let x = |i: usize| values[i].elems[0];
         Some(match f {
-            Func::Unary(u) => Value::scalar(self.node(Op::Unary(u, x(0)), at)),
-            Func::Atan2 => Value::scalar(self.node(Op::Atan2(x(0), x(1)), at)),
+            Func::Unary(u) => Value::scalar(self.node(Op::Unary(Jet1::Named(u), x(0)), at)),
+            Func::Atan2 => Value::scalar(self.node(Op::Binary(Jet2::Atan2, x(0), x(1)), at)),
             Func::Hypot => {
                 let squares = (0..2).map(|i| self.node(Op::Mul(x(i), x(i)), at)).collect();
                 let sum = self.sum(squares, at);
-                Value::scalar(self.node(Op::Unary(Unary::Sqrt, sum), at))
+                Value::scalar(self.node(Op::Unary(Jet1::Named(Unary::Sqrt), sum), at))
             }
             Func::Powi | Func::Powf => Value::scalar(self.power(x(0), x(1), &args[1], at)),
             Func::Diag => {
@@ -1031,10 +930,10 @@ impl<'a> Lowerer<'_, 'a, '_> {
                 let axis = &values[0].elems;
                 let squares = axis
                     .iter()
-                    .map(|&a| self.node(Op::Powi(a, 2), at))
+                    .map(|&a| self.node(Op::Unary(Jet1::Powi(2), a), at))
                     .collect();
                 let sum = self.sum(squares, at);
-                let length = self.node(Op::Unary(Unary::Sqrt, sum), at);
+                let length = self.node(Op::Unary(Jet1::Named(Unary::Sqrt), sum), at);
                 let n = [0, 1, 2].map(|i| self.node(Op::Div(axis[i], length), at));
                 self.rotation(n, x(1), at)
             }
@@ -1081,10 +980,10 @@ impl<'a> Lowerer<'_, 'a, '_> {
                 let squares = values[0]
                     .elems
                     .iter()
-                    .map(|&a| self.node(Op::Powi(a, 2), at))
+                    .map(|&a| self.node(Op::Unary(Jet1::Powi(2), a), at))
                     .collect();
                 let sum = self.sum(squares, at);
-                Value::scalar(self.node(Op::Unary(Unary::Sqrt, sum), at))
+                Value::scalar(self.node(Op::Unary(Jet1::Named(Unary::Sqrt), sum), at))
             }
             Func::Transpose => {
                 let Shape::Matrix(r, c) = values[0].shape else {
@@ -1155,8 +1054,8 @@ impl<'a> Lowerer<'_, 'a, '_> {
     /// The rotation by `angle` about coordinate axis `axis`, right-handed, entry by entry
     /// (so that the axis entries are literal ones and zeros).
     fn axis_rotation(&mut self, axis: usize, angle: Id, at: Extent) -> Value {
-        let c = self.node(Op::Unary(Unary::Cos, angle), at);
-        let s = self.node(Op::Unary(Unary::Sin, angle), at);
+        let c = self.node(Op::Unary(Jet1::Named(Unary::Cos), angle), at);
+        let s = self.node(Op::Unary(Jet1::Named(Unary::Sin), angle), at);
         let minus_s = self.node(Op::Neg(s), at);
         let (zero, one) = (self.constant(0.0), self.constant(1.0));
         let mut elems = vec![zero; 9];
@@ -1175,8 +1074,8 @@ impl<'a> Lowerer<'_, 'a, '_> {
 
     /// Rodrigues' formula for a unit axis n: R = cos a I + sin a [n]× + (1 − cos a) n nᵀ.
     fn rotation(&mut self, n: [Id; 3], angle: Id, at: Extent) -> Value {
-        let c = self.node(Op::Unary(Unary::Cos, angle), at);
-        let s = self.node(Op::Unary(Unary::Sin, angle), at);
+        let c = self.node(Op::Unary(Jet1::Named(Unary::Cos), angle), at);
+        let s = self.node(Op::Unary(Jet1::Named(Unary::Sin), angle), at);
         let one = self.constant(1.0);
         let versine = self.node(Op::Sub(one, c), at);
         let mut elems = Vec::with_capacity(9);
@@ -1366,7 +1265,7 @@ impl<'a> Lowerer<'_, 'a, '_> {
         let at = point.extent();
         for (&f, &p) in f.elems.iter().zip(&p.elems) {
             let velocity = self.node(Op::Dot(p), at);
-            push_force(&self.nodes, out, f, velocity);
+            push_force(&self.ir, out, f, velocity);
         }
     }
 
@@ -1402,7 +1301,7 @@ impl<'a> Lowerer<'_, 'a, '_> {
         }
         let omega = self.angular_velocity(&r.elems, false, rotation.extent());
         for (&t, &w) in tau.elems.iter().zip(&omega.elems) {
-            push_force(&self.nodes, out, t, w);
+            push_force(&self.ir, out, t, w);
         }
     }
 
@@ -1421,10 +1320,9 @@ impl<'a> Lowerer<'_, 'a, '_> {
         };
         let mut nonlinear = None;
         for (&id, element) in v.elems.iter().zip(names) {
-            let node = &self.nodes[id];
-            let (deps, degree) = (node.deps, node.degree);
+            let (deps, degree) = (self.ir.deps(id), self.degree[id]);
             if deps.has(Deps::U) {
-                let at = match self.site(e, &|n: &Node| n.deps.has(Deps::U)) {
+                let at = match self.site(e, &|deps, _| deps.has(Deps::U)) {
                     Site::Here(at) | Site::Let(_, at, _) => at,
                 };
                 self.errors.spanning(
@@ -1458,7 +1356,7 @@ impl<'a> Lowerer<'_, 'a, '_> {
     /// sub-expression that makes it so (and inside the `let` it comes through).
     fn not_affine(&mut self, name: &str, e: &Expr) {
         let message = format!("constraint `{name}` is not affine in the velocities: a nonholonomic constraint must have the form A(q, t)·q̇ + b(q, t)\n= note: products of velocities, division by them, and powers and functions of them are not allowed; a holonomic constraint is written without `dot`");
-        let nonlinear = |node: &Node| matches!(node.degree, Degree::Nonlinear(_));
+        let nonlinear = |_, degree| matches!(degree, Degree::Nonlinear(_));
         match self.site(e, &nonlinear) {
             Site::Here(at) => self.errors.spanning(at, message),
             Site::Let(let_name, used, inner) => {
@@ -1473,16 +1371,19 @@ impl<'a> Lowerer<'_, 'a, '_> {
 
     /// Whether some element of `e` satisfies `property`. Lowering again adds no node and
     /// no error: the graph is hash-consed and `e` was lowered without error.
-    fn holds(&mut self, e: &Expr, property: &dyn Fn(&Node) -> bool) -> bool {
-        self.expr(e)
-            .is_some_and(|v| v.elems.iter().any(|&x| property(&self.nodes[x])))
+    fn holds(&mut self, e: &Expr, property: &Property) -> bool {
+        self.expr(e).is_some_and(|v| {
+            v.elems
+                .iter()
+                .any(|&x| property(self.ir.deps(x), self.degree[x]))
+        })
     }
 
     /// The smallest sub-expression of `e` (which has `property`) that has it while none of
     /// its parts does, or the use of a `let` that has it, with the place inside the let.
     /// A loop, not recursion: the descent follows `let`s into their definitions, and a chain
     /// of them is as long as the model.
-    fn site<'x>(&mut self, e: &'x Expr, property: &dyn Fn(&Node) -> bool) -> Site
+    fn site<'x>(&mut self, e: &'x Expr, property: &Property) -> Site
     where
         'a: 'x,
     {
@@ -1564,9 +1465,12 @@ enum Site {
     Let(String, Extent, Extent),
 }
 
+/// A property of a node, by what it depends on and how it depends on the velocities.
+type Property = dyn Fn(Deps, Degree) -> bool;
+
 /// A force whose force or velocity is structurally zero does no work and is left out.
-fn push_force(nodes: &[Node], out: &mut Vec<Force>, force: Id, velocity: Id) {
-    let zero = |id: Id| nodes[id].op.literal() == Some(0.0);
+fn push_force(ir: &Ir, out: &mut Vec<Force>, force: Id, velocity: Id) {
+    let zero = |id: Id| ir.op(id).literal() == Some(0.0);
     if !zero(force) && !zero(velocity) {
         out.push(Force { force, velocity });
     }

@@ -4,6 +4,7 @@
 //! on each other.
 
 use crate::func::Unary;
+use crate::ir::{Jet1, Jet2};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::ToTokens;
 use quote::{quote, quote_spanned};
@@ -59,39 +60,6 @@ pub(crate) fn coordinate(i: usize) -> Ident {
 }
 pub(crate) fn velocity(i: usize) -> Ident {
     internal(&format!("__qd{i}"))
-}
-
-/// A function of one argument that the generators call with its first two derivatives,
-/// `jet::f(a) -> [f, f′, f″]`. The exponent of `Powf` does not vary with the state (a
-/// node of [`crate::graph::Graph`], emitted as code by [`jet1_call`]'s caller).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum Jet1<E> {
-    Named(Unary),
-    Powi(i32),
-    Powf(E),
-    /// 1/a, for a division by what varies.
-    Recip,
-}
-
-impl<E> Jet1<E> {
-    /// The same function with the exponent held as `f` makes it.
-    pub(crate) fn map<F>(self, f: impl FnOnce(E) -> F) -> Jet1<F> {
-        match self {
-            Jet1::Named(g) => Jet1::Named(g),
-            Jet1::Powi(k) => Jet1::Powi(k),
-            Jet1::Powf(x) => Jet1::Powf(f(x)),
-            Jet1::Recip => Jet1::Recip,
-        }
-    }
-}
-
-/// A function of two arguments called with its first and second partial derivatives,
-/// `jet::f(a, b) -> [f, f_a, f_b, f_aa, f_ab, f_bb]`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum Jet2 {
-    Atan2,
-    /// a^b where the exponent varies too.
-    Powd,
 }
 
 /// The call of `f`'s jet at `a`, the exponent of a power given as code.

@@ -46,8 +46,9 @@
 
 use crate::chunk::{Parts, SPLIT_ABOVE};
 use crate::emit::{Emit, Scalar, Term, Val};
-use crate::graph::{post_order, Form, Graph, Id, Op};
-use crate::lower::{Deps, Lowered};
+use crate::graph::Graph;
+use crate::ir::{post_order, Deps, Id, Op};
+use crate::lower::Lowered;
 use crate::names::{
     coordinate, input, internal, jet1_call, jet2_call, parameter, private, velocity,
 };
@@ -1042,7 +1043,7 @@ fn mass_columns(
 /// motion does not run and the bias is not meant to be read. `None` when the model is
 /// beyond it (a `dot` of velocities, which the checker rejects).
 pub fn sweep_fn(l: &Lowered) -> Option<TokenStream> {
-    let g = Graph::new(l, Form::Swept)?;
+    let g = Graph::swept(l)?;
     let (n, m, np) = (l.coordinates.len(), l.inputs.len(), l.parameters.len());
     let (lagrangian, dissipation, forces) = (g.lagrangian, g.dissipation, &g.forces);
     let count = g.len();

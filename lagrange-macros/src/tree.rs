@@ -7,7 +7,8 @@
 //! every joint moves the next, and its tree is a path, no cheaper than the dense
 //! factorization, so it gets none.
 
-use crate::lower::{Id, Lowered, Op};
+use crate::ir::{Id, Op};
+use crate::lower::Lowered;
 
 /// Sets of coordinates (or velocities) by index, one bit each.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -46,15 +47,15 @@ impl Bits {
 /// the last coordinate a constraint involves (0 without constraints).
 fn pattern(l: &Lowered) -> (Vec<Bits>, usize) {
     let n = l.coordinates.len();
-    let count = l.nodes.len();
+    let count = l.ir.len();
     // The coordinates each node depends on, and the velocities (through `dot`, whose
     // argument the checker keeps free of velocities: dot(e) is linear in q̇, along the
     // coordinates of e).
     let mut coords: Vec<Bits> = Vec::with_capacity(count);
     let mut vels: Vec<Bits> = Vec::with_capacity(count);
-    for node in &l.nodes {
+    for id in 0..count {
         let (mut q, mut v) = (Bits::new(n), Bits::new(n));
-        match node.op {
+        match l.ir.op(id) {
             Op::Coord(i) => q.insert(i),
             Op::Dot(e) => {
                 q.union(&coords[e]);
@@ -71,18 +72,9 @@ fn pattern(l: &Lowered) -> (Vec<Bits>, usize) {
         vels.push(v);
     }
     // The nodes L reaches.
-    let mut live = vec![false; count];
-    live[l.kinetic] = true;
-    if let Some(v) = l.potential {
-        live[v] = true;
-    }
-    for id in (0..count).rev() {
-        if live[id] {
-            for a in l.nodes[id].op.operands() {
-                live[a] = true;
-            }
-        }
-    }
+    let mut roots = vec![l.kinetic];
+    roots.extend(l.potential);
+    let live = l.ir.live(&roots);
     let mut rows = vec![Bits::new(n); n];
     let mut meet = |a: &Bits, b: &Bits| {
         for i in a.ones() {
@@ -94,7 +86,7 @@ fn pattern(l: &Lowered) -> (Vec<Bits>, usize) {
     };
     for id in (0..count).filter(|&id| live[id]) {
         let on = |a: Id| !vels[a].is_empty();
-        match l.nodes[id].op {
+        match l.ir.op(id) {
             // Linear in what they combine: no curvature of their own.
             Op::Neg(_) | Op::Add(..) | Op::Sub(..) | Op::Dot(_) => {}
             Op::Div(_, b) if !on(b) => {}

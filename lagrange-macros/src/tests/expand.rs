@@ -186,7 +186,7 @@ fn a_doubling_chain_of_lets_is_linear_in_its_length() {
     let checked = crate::check::check(&model, &mut errors);
     let lowered = crate::lower::lower(&checked, &mut errors);
     assert!(errors.finish().is_ok());
-    assert!(lowered.nodes.len() < 4 * N, "{} nodes", lowered.nodes.len());
+    assert!(lowered.ir.len() < 4 * N, "{} nodes", lowered.ir.len());
     let out = crate::expand(tokens);
     assert_eq!(compile_errors(&out), Vec::<String>::new());
     assert!(implements(&out, "Model", "Chain"));

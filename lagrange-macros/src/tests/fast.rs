@@ -8,7 +8,9 @@ use super::*;
 
 /// The generated `eval_equations` of a model, as text, with at most `limit` statements.
 fn equations_code(tokens: TokenStream, limit: usize) -> Option<String> {
-    crate::fast::equations_fn(&lower_ok(tokens), limit).map(|code| code.to_string())
+    let l = lower_ok(tokens);
+    crate::fast::equations_fn(&l, &crate::graph::Graph::unrolled(&l), limit)
+        .map(|code| code.to_string())
 }
 
 /// The number of statements of the generated code that compute a value (a `let` of an
@@ -121,7 +123,8 @@ pub(super) fn urdf_model(path: &str) -> crate::lower::Lowered {
 /// The components the fast path's analysis hands down while it tries `l`, and its result.
 fn analysed(l: &crate::lower::Lowered) -> (usize, bool) {
     crate::fast::ANALYSED.with(|a| a.set(0));
-    let fast = crate::fast::equations_fn(l, crate::fast::MAX_STATEMENTS).is_some();
+    let g = crate::graph::Graph::unrolled(l);
+    let fast = crate::fast::equations_fn(l, &g, crate::fast::MAX_STATEMENTS).is_some();
     (crate::fast::ANALYSED.with(std::cell::Cell::get), fast)
 }
 
