@@ -8,8 +8,8 @@
 //!
 //! The values that cross from one function to another live in a tape on the heap, rows of
 //! [`LANES`] values, `[[S; LANES]; K]`, at places known at compile time. Which values cross
-//! is found from the code itself: a statement `x = …;` or `[x, y, z] = …;` defines its left
-//! side, and reads every identifier of its right side that is a local. Every value has one
+//! is found from what each statement records when it is written ([`Stmt`]: the locals it
+//! assigns and the names it reads), never from its tokens. Every value has one
 //! producer (the function that computes it, or the caller's code before the functions run)
 //! and is read by its consumers (later functions, or the caller after them). Each
 //! producer's values fill rows of their own, ordered by who reads them, so that a producer
@@ -31,14 +31,16 @@
 //! [`Parts`] renders either way: inline (the statements as they are, for models below
 //! [`SPLIT_ABOVE`] statements), or as functions and the calls of them.
 
-use crate::emit::{declare_uniform, tuple_tree};
+use crate::emit::{declare_uniform, tuple_tree, Stmt};
 use crate::names::{internal, private};
-use proc_macro2::{Delimiter, Literal, TokenStream, TokenTree};
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use syn::Ident;
 
-/// The largest function of a split sweep, in identifiers of its statements ([`weight`]).
+/// The largest function of a split sweep, in the weight of its statements
+/// ([`Stmt::weight`]: the names each assigns and reads; within 0.4% of the identifiers of
+/// their tokens, which it counted when the times below were measured).
 /// Measured on `benches/compile_cost.sh`'s 60 `let`s (dev profile): 69 s with parts of
 /// 2 000, 64 s with 4 000, 76 s with 8 000, the same memory (2.9 GB), when values crossed
 /// one by one; by rows, 48 s and 1.97 GB, 47 s and 1.94 GB, 48 s and 1.87 GB.
@@ -55,42 +57,6 @@ pub const SPLIT_ABOVE: usize = 10_000;
 /// the same memory with rows of 16, 32 and 64 (2.13–2.14 GB before the reads became one
 /// `let`), and in 48, 47 and 51 s.
 const LANES: usize = 32;
-
-/// A statement's identifiers, in order, through every group.
-fn idents(tokens: &TokenStream, out: &mut Vec<Ident>) {
-    for t in tokens.clone() {
-        match t {
-            TokenTree::Ident(i) => out.push(i),
-            TokenTree::Group(g) => idents(&g.stream(), out),
-            _ => {}
-        }
-    }
-}
-
-/// The locals a statement assigns: `x = …;` and `[x, y, z] = …;` (stores into the mass
-/// matrix and conditional stores assign none). The only forms of assignment that
-/// [`Emit`](crate::emit::Emit) writes: a compound assignment (`x += …`) would not be seen
-/// here.
-fn defines(tokens: &TokenStream) -> Vec<Ident> {
-    let mut it = tokens.clone().into_iter();
-    let (first, second) = (it.next(), it.next());
-    let assigns = matches!(&second, Some(TokenTree::Punct(p)) if p.as_char() == '=');
-    match first {
-        Some(TokenTree::Ident(i)) if assigns => vec![i],
-        Some(TokenTree::Group(g)) if assigns && g.delimiter() == Delimiter::Bracket => {
-            let mut out = Vec::new();
-            idents(&g.stream(), &mut out);
-            out
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// A statement's weight in a function: its identifiers (a sum of many terms weighs more
-/// than a product of two), at least one.
-fn weight<T>(uses: &[T]) -> usize {
-    uses.len().max(1)
-}
 
 /// A value that may cross: the code that defines it ([`OUTER`] for the locals every part
 /// may read, else the [`Parts::straight`] call that defines it) and its name.
@@ -114,7 +80,7 @@ enum Kind {
     /// A part: its statements, after the `let` of its reads and one declaration of the
     /// locals it defines.
     Part {
-        statements: Vec<TokenStream>,
+        statements: Vec<Stmt>,
         mass: bool,
         j: bool,
         k: bool,
@@ -222,38 +188,33 @@ impl Parts {
     pub fn straight(
         &mut self,
         declaration: TokenStream,
-        statements: &[TokenStream],
-        tail: Vec<TokenStream>,
+        statements: &[Stmt],
+        tail: Vec<Stmt>,
         ambient: &[Ident],
     ) -> TokenStream {
         if !self.split {
             return quote!(#declaration #(#statements)* #(#tail)*);
         }
-        let units: Vec<&TokenStream> = statements.iter().chain(&tail).collect();
+        let units: Vec<&Stmt> = statements.iter().chain(&tail).collect();
         if units.is_empty() {
             return TokenStream::new();
         }
         let scope = self.scope;
         self.scope += 1;
-        // Each statement's identifiers and the locals it assigns, with their names (read
-        // once: in a compiler session every name is a call to it).
+        // Each statement's reads and the locals it assigns, with their names (read once: in a
+        // compiler session every name is a call to it).
         let named = |v: Vec<Ident>| -> Vec<(String, Ident)> {
             v.into_iter().map(|i| (i.to_string(), i)).collect()
         };
-        let uses: Vec<Vec<(String, Ident)>> = units
-            .iter()
-            .map(|u| {
-                let mut v = Vec::new();
-                idents(u, &mut v);
-                named(v)
-            })
-            .collect();
-        let assigns: Vec<Vec<(String, Ident)>> = units.iter().map(|u| named(defines(u))).collect();
+        let uses: Vec<Vec<(String, Ident)>> =
+            units.iter().map(|u| named(u.reads.clone())).collect();
+        let assigns: Vec<Vec<(String, Ident)>> =
+            units.iter().map(|u| named(u.defines.clone())).collect();
         // Consecutive runs of at most PART.
         let mut bounds = vec![0];
         let mut load = 0;
-        for (k, u) in uses.iter().enumerate() {
-            let w = weight(u);
+        for (k, u) in units.iter().enumerate() {
+            let w = u.weight();
             if load > 0 && load + w > PART {
                 bounds.push(k);
                 load = 0;

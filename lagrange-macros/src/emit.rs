@@ -1,5 +1,7 @@
 //! Straight-line code as both equation generators (`fast`, `sweep`) write it: values that
-//! are literals or locals, sums of products, and the statements that assign the locals.
+//! are literals or locals, sums of products, and the statements that assign the locals,
+//! each with the locals it assigns and reads ([`Stmt`]), recorded when it is written, so
+//! that what moves statements around (`chunk.rs`) never reads them back from their tokens.
 
 use crate::names::{float, internal, private};
 use proc_macro2::{Span, TokenStream};
@@ -39,6 +41,71 @@ impl ToTokens for Val {
             Val::Id(i) => i.to_tokens(tokens),
             Val::Lit(v) => float(*v, Span::call_site()).to_tokens(tokens),
         }
+    }
+}
+
+impl Val {
+    /// The local, if the value is one.
+    pub fn local(&self) -> Option<&Ident> {
+        match self {
+            Val::Id(i) => Some(i),
+            Val::Lit(_) => None,
+        }
+    }
+}
+
+/// The locals among `values`.
+pub fn locals<'a>(values: impl IntoIterator<Item = &'a Val>) -> Vec<Ident> {
+    values.into_iter().filter_map(Val::local).cloned().collect()
+}
+
+/// A statement of straight-line code, with the names it assigns and reads.
+#[derive(Clone)]
+pub struct Stmt {
+    code: TokenStream,
+    /// The locals it assigns (`x = …;`, `[x, y, z] = …;`); none for a store.
+    pub defines: Vec<Ident>,
+    /// The names it reads: the locals of its right side, and for a store the output it
+    /// writes through and the loop variables it indexes by (`__mass`, `__j`, `__k`).
+    pub reads: Vec<Ident>,
+}
+
+impl Stmt {
+    /// `x = code;` or `[x, y, …] = code;`, which reads `reads`.
+    pub fn assign(defines: Vec<Ident>, code: TokenStream, reads: Vec<Ident>) -> Self {
+        let code = match defines.as_slice() {
+            [x] => quote!(#x = #code;),
+            names => quote!([#(#names),*] = #code;),
+        };
+        Stmt {
+            code,
+            defines,
+            reads,
+        }
+    }
+
+    /// A statement that assigns no local (a store into an output), which reads `reads`.
+    pub fn effect(code: TokenStream, reads: Vec<Ident>) -> Self {
+        Stmt {
+            code,
+            defines: Vec::new(),
+            reads,
+        }
+    }
+}
+
+impl Stmt {
+    /// Its weight in a function split for the cost of building it (`chunk.rs`): the names
+    /// it assigns and reads (a sum of many terms weighs more than a product of two), at
+    /// least one.
+    pub fn weight(&self) -> usize {
+        (self.defines.len() + self.reads.len()).max(1)
+    }
+}
+
+impl ToTokens for Stmt {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        self.code.to_tokens(tokens);
     }
 }
 
@@ -136,7 +203,7 @@ pub fn declare_uniform(names: &[Ident], ty: &TokenStream) -> TokenStream {
 pub struct Emit {
     prefix: &'static str,
     scalar: Scalar,
-    pub statements: Vec<TokenStream>,
+    pub statements: Vec<Stmt>,
     declared: Vec<Ident>,
     /// The arithmetic of the sums written so far: one operation per factor of a term (its
     /// multiplications, and the addition that takes it in) and per divisor.
@@ -162,11 +229,24 @@ impl Emit {
         name
     }
 
-    /// A new local assigned `code`.
-    pub fn bind(&mut self, code: TokenStream) -> Val {
+    /// A new local assigned `code`, which reads the values `reads`.
+    pub fn bind<'a>(&mut self, code: TokenStream, reads: impl IntoIterator<Item = &'a Val>) -> Val {
         let name = self.fresh();
-        self.statements.push(quote!(#name = #code;));
+        self.statements
+            .push(Stmt::assign(vec![name.clone()], code, locals(reads)));
         Val::Id(name)
+    }
+
+    /// `K` new locals assigned at once by `code` (a function's jet), which reads `reads`.
+    pub fn bind_all<'a, const K: usize>(
+        &mut self,
+        code: TokenStream,
+        reads: impl IntoIterator<Item = &'a Val>,
+    ) -> [Val; K] {
+        let names: [Ident; K] = std::array::from_fn(|_| self.fresh());
+        self.statements
+            .push(Stmt::assign(names.to_vec(), code, locals(reads)));
+        names.map(Val::Id)
     }
 
     /// Every local, in the order of their creation.
@@ -241,6 +321,11 @@ impl Emit {
         if let Some(c) = constant.filter(|c| c.is_finite()) {
             return Some(Val::Lit(c));
         }
+        let reads = locals(
+            terms
+                .iter()
+                .flat_map(|t| t.factors.iter().chain(t.divisor.as_ref())),
+        );
         let mut code = TokenStream::new();
         for (k, t) in terms.iter().enumerate() {
             // A factor of −1 is the term's sign: `a - b`, not `a + b * (-1.0)` (the same
@@ -273,6 +358,9 @@ impl Emit {
                 (_, true) => quote!(- #product),
             });
         }
-        Some(self.bind(code))
+        let name = self.fresh();
+        self.statements
+            .push(Stmt::assign(vec![name.clone()], code, reads));
+        Some(Val::Id(name))
     }
 }

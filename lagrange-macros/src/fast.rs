@@ -496,21 +496,21 @@ fn node(
         Op::Neg(a) => {
             for m in need {
                 if let Some(x) = comps[a].get(m) {
-                    let v = e.bind(quote!(-#x));
+                    let v = e.bind(quote!(-#x), [x]);
                     out.insert(*m, v);
                 }
             }
             let a = val(a);
-            e.bind(quote!(-#a))
+            e.bind(quote!(-#a), [&a])
         }
         Op::Add(a, b) | Op::Sub(a, b) => {
             let sub = matches!(g.op(id), Op::Sub(..));
             for m in need {
                 let v = match (comps[a].get(m), comps[b].get(m)) {
-                    (Some(x), Some(y)) if sub => e.bind(quote!(#x - #y)),
-                    (Some(x), Some(y)) => e.bind(quote!(#x + #y)),
+                    (Some(x), Some(y)) if sub => e.bind(quote!(#x - #y), [x, y]),
+                    (Some(x), Some(y)) => e.bind(quote!(#x + #y), [x, y]),
                     (Some(x), None) => x.clone(),
-                    (None, Some(y)) if sub => e.bind(quote!(-#y)),
+                    (None, Some(y)) if sub => e.bind(quote!(-#y), [y]),
                     (None, Some(y)) => y.clone(),
                     (None, None) => continue,
                 };
@@ -518,9 +518,9 @@ fn node(
             }
             let (a, b) = (val(a), val(b));
             if sub {
-                e.bind(quote!(#a - #b))
+                e.bind(quote!(#a - #b), [&a, &b])
             } else {
-                e.bind(quote!(#a + #b))
+                e.bind(quote!(#a + #b), [&a, &b])
             }
         }
         Op::Mul(a, b) => {
@@ -547,25 +547,27 @@ fn node(
                     out.insert(*m, v);
                 }
             }
-            e.bind(quote!(#va * #vb))
+            e.bind(quote!(#va * #vb), [&va, &vb])
         }
         Op::Div(a, b) => {
             let vb = val(b);
             for m in need {
                 if let Some(x) = comps[a].get(m) {
-                    let v = e.bind(quote!(#x / #vb));
+                    let v = e.bind(quote!(#x / #vb), [x, &vb]);
                     out.insert(*m, v);
                 }
             }
             let va = val(a);
-            e.bind(quote!(#va / #vb))
+            e.bind(quote!(#va / #vb), [&va, &vb])
         }
         Op::Unary(f, a) => {
             let va = val(a);
+            let exponent = match f {
+                Jet1::Powf(x) => Some(val(x)),
+                _ => None,
+            };
             let call = jet1_call(f.map(|x| val(x).to_token_stream()), &va);
-            let [v, f1, f2] = [e.fresh(), e.fresh(), e.fresh()];
-            e.statements.push(quote!([#v, #f1, #f2] = #call;));
-            let (f1, f2) = (Val::Id(f1), Val::Id(f2));
+            let [v, f1, f2] = e.bind_all(call, std::iter::once(&va).chain(&exponent));
             let ca = &comps[a];
             for m in need {
                 let mut terms: Vec<Vec<&Val>> = Vec::new();
@@ -581,14 +583,12 @@ fn node(
                     out.insert(*m, v);
                 }
             }
-            Val::Id(v)
+            v
         }
         Op::Binary(f, a, b) => {
             let (va, vb) = (val(a), val(b));
             let call = jet2_call(f, &va, &vb);
-            let names: [Ident; 6] = std::array::from_fn(|_| e.fresh());
-            e.statements.push(quote!([#(#names),*] = #call;));
-            let [v, fa, fb, faa, fab, fbb] = names.map(Val::Id);
+            let [v, fa, fb, faa, fab, fbb] = e.bind_all(call, [&va, &vb]);
             let (ca, cb) = (&comps[a], &comps[b]);
             for m in need {
                 let mut terms: Vec<Vec<&Val>> = Vec::new();

@@ -45,9 +45,9 @@
 //! split into functions that share a tape ([`Parts`]), for the cost of building it.
 
 use crate::chunk::{Parts, SPLIT_ABOVE};
-use crate::emit::{Emit, Scalar, Term, Val};
+use crate::emit::{Emit, Scalar, Stmt, Term, Val};
 use crate::graph::Graph;
-use crate::ir::{post_order, Deps, Id, Op};
+use crate::ir::{post_order, Deps, Id, Jet1, Op};
 use crate::lower::Lowered;
 use crate::names::{
     coordinate, input, internal, jet1_call, jet2_call, parameter, private, velocity,
@@ -162,7 +162,6 @@ impl Sweep<'_> {
 /// The primal value (and jet) of a node.
 fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
     let g = s.g;
-    let bin = |e: &mut Emit, code: TokenStream| e.bind(code);
     let value = match g.op(id) {
         Op::Lit(bits) => Val::Lit(f64::from_bits(bits)),
         Op::Param(i) => Val::Id(parameter(i)),
@@ -171,50 +170,53 @@ fn primal(e: &mut Emit, s: &mut Sweep, id: Id) {
         Op::Vel(i) => Val::Id(velocity(i)),
         Op::Time => Val::Id(internal("__time")),
         Op::Neg(a) => {
-            let a = s.val(a).scalar();
-            bin(e, quote!(-#a))
+            let a = s.val(a);
+            let code = a.scalar();
+            e.bind(quote!(-#code), [&a])
         }
         Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) => {
             // A literal on the right stays an `f64`, which the generic scalar takes there
             // (on the left it would be converted first: a call, and for a dual number a
             // full operation); a sum's or a product's literal goes to the right, the same
             // value rounded once.
-            let (mut x, mut y) = (s.val(a), s.val(b));
+            let (mut vx, mut vy) = (s.val(a), s.val(b));
             let commutes = matches!(g.op(id), Op::Add(..) | Op::Mul(..));
-            if commutes && matches!((&x, &y), (Val::Lit(_), Val::Id(_))) {
-                std::mem::swap(&mut x, &mut y);
+            if commutes && matches!((&vx, &vy), (Val::Lit(_), Val::Id(_))) {
+                std::mem::swap(&mut vx, &mut vy);
             }
-            let x = x.scalar();
-            let y = match y {
-                Val::Lit(_) => y.to_token_stream(),
-                Val::Id(_) => y.scalar(),
+            let x = vx.scalar();
+            let y = match vy {
+                Val::Lit(_) => vy.to_token_stream(),
+                Val::Id(_) => vy.scalar(),
             };
-            bin(
-                e,
+            e.bind(
                 match g.op(id) {
                     Op::Add(..) => quote!(#x + #y),
                     Op::Sub(..) => quote!(#x - #y),
                     Op::Mul(..) => quote!(#x * #y),
                     _ => quote!(#x / #y),
                 },
+                [&vx, &vy],
             )
         }
         Op::Unary(f, a) => {
-            let a = s.val(a).scalar();
-            let call = jet1_call(f.map(|x| s.val(x).to_token_stream()), &a);
-            let names = [e.fresh(), e.fresh(), e.fresh()];
-            e.statements.push(quote!([#(#names),*] = #call;));
-            let jet: Jet = names.into_iter().map(Val::Id).collect();
+            let va = s.val(a);
+            let exponent = match f {
+                Jet1::Powf(x) => Some(s.val(x)),
+                _ => None,
+            };
+            let call = jet1_call(f.map(|x| s.val(x).to_token_stream()), &va.scalar());
+            let names: [Val; 3] = e.bind_all(call, std::iter::once(&va).chain(&exponent));
+            let jet: Jet = names.into_iter().collect();
             let v = jet[0].clone();
             s.jet[id] = Some(jet);
             v
         }
         Op::Binary(f, a, b) => {
-            let (x, y) = (s.val(a).scalar(), s.val(b).scalar());
-            let call = jet2_call(f, &x, &y);
-            let names: [Ident; 6] = std::array::from_fn(|_| e.fresh());
-            e.statements.push(quote!([#(#names),*] = #call;));
-            let jet: Jet = names.into_iter().map(Val::Id).collect();
+            let (va, vb) = (s.val(a), s.val(b));
+            let call = jet2_call(f, &va.scalar(), &vb.scalar());
+            let names: [Val; 6] = e.bind_all(call, [&va, &vb]);
+            let jet: Jet = names.into_iter().collect();
             let v = jet[0].clone();
             s.jet[id] = Some(jet);
             v
@@ -372,17 +374,34 @@ fn tangent(
 
 /// `mass[(i, j)] = value`, and its mirror `mass[(j, i)]` (`j` a literal or a loop's
 /// variable).
-fn store(mass: &Ident, i: usize, j: &dyn ToTokens, value: &TokenStream) -> TokenStream {
-    quote!(#mass[(#i, #j)] = #value; #mass[(#j, #i)] = #mass[(#i, #j)];)
+fn store(mass: &Ident, i: usize, j: &Ident, value: &Val) -> Stmt {
+    let v = value.scalar();
+    let code = quote!(#mass[(#i, #j)] = #v; #mass[(#j, #i)] = #mass[(#i, #j)];);
+    Stmt::effect(
+        code,
+        [mass, j]
+            .into_iter()
+            .chain(value.local())
+            .cloned()
+            .collect(),
+    )
 }
 
 /// [`store`] at a known entry: the diagonal without its mirror.
-fn store_at(mass: &Ident, i: usize, j: usize, value: &TokenStream) -> TokenStream {
-    if i == j {
-        quote!(#mass[(#i, #j)] = #value;)
+fn store_at(mass: &Ident, i: usize, j: usize, value: &Val) -> Stmt {
+    let v = value.scalar();
+    let code = if i == j {
+        quote!(#mass[(#i, #j)] = #v;)
     } else {
-        store(mass, i, &j, value)
-    }
+        quote!(#mass[(#i, #j)] = #v; #mass[(#j, #i)] = #mass[(#i, #j)];)
+    };
+    Stmt::effect(
+        code,
+        std::iter::once(mass)
+            .chain(value.local())
+            .cloned()
+            .collect(),
+    )
 }
 
 /// The budget of the mass matrix's code written out, in statements (for
@@ -476,7 +495,7 @@ fn mass_from_jacobians(
     adjoint: &[Option<Val>],
     mass: &Ident,
     expand: bool,
-) -> Option<(Emit, Vec<TokenStream>)> {
+) -> Option<(Emit, Vec<Stmt>)> {
     let g = s.g;
     let n = g.len();
     let on_velocity = |a: Id| g.deps(a).has(Deps::QD);
@@ -644,7 +663,7 @@ fn mass_from_jacobians(
         }
         size += terms.len();
         let Some(value) = e.sum(terms) else { continue };
-        stores.push(store_at(mass, i, j, &value.scalar()));
+        stores.push(store_at(mass, i, j, &value));
     }
     if size > MAX_WRITTEN_MASS {
         return None;
@@ -971,7 +990,7 @@ fn mass_columns(
             .enumerate()
             .map(|(j, (column, tangents))| {
                 let entries = (j..n)
-                    .filter_map(|i| Some(store_at(mass, i, j, &row(tangents, i)?.scalar())))
+                    .filter_map(|i| Some(store_at(mass, i, j, &row(tangents, i)?)))
                     .collect();
                 let statements = &column.statements;
                 let code = parts.straight(column.declaration(), statements, entries, &[]);
@@ -1007,13 +1026,15 @@ fn mass_columns(
         let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed_velocity);
         let entries = (0..n)
             .filter_map(|i| {
-                let store = store(mass, i, &j, &row(&tangents, i)?.scalar());
+                let store = store(mass, i, &j, &row(&tangents, i)?);
                 match rank[i].0.cmp(&g) {
                     std::cmp::Ordering::Less => None,
                     std::cmp::Ordering::Greater => Some(store),
                     std::cmp::Ordering::Equal => {
                         let r = rank[i].1;
-                        Some(quote!(if #r >= #k { #store }))
+                        let mut reads = store.reads.clone();
+                        reads.push(k.clone());
+                        Some(Stmt::effect(quote!(if #r >= #k { #store }), reads))
                     }
                 }
             })
