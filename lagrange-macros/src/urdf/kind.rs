@@ -24,7 +24,9 @@ names! {
 }
 
 /// What a joint's one coordinate does to its child's frame.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+///
+/// No `PartialEq`: it is matched, never compared, so that every use is exhaustive.
+#[derive(Clone, Copy, Debug)]
 pub enum Motion {
     /// Turns it about the joint's axis: the coordinate is an angle.
     Turn,

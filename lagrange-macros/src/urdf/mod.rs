@@ -70,7 +70,7 @@
 //!   eigenvalues of an inertia and its L D Lᵀ factorization);
 //! - [`order`]: the tree, its root and the depth-first walk of its joints, and the
 //!   refusals of a file that is not one tree;
-//! - [`names`]: the identifiers of the file's names (keywords escaped), each claimed once
+//! - [`names`](mod@names): the identifiers of the file's names (keywords escaped), each claimed once
 //!   against each other, the names every URDF model declares and the model's own;
 //! - [`mimic`]: the joint each mimic joint follows, and the refusal of cycles;
 //! - [`writer`]: the statements themselves ([`writer::Writer`]);
