@@ -296,7 +296,7 @@ fn urdf_is_the_first_statement_and_its_names_are_checked() {
 #[test]
 fn the_inertia_factors_into_three_squares() {
     let tensor = [[0.3, 0.02, -0.01], [0.02, 0.25, 0.03], [-0.01, 0.03, 0.1]];
-    let factor = crate::urdf::unit_ldlt(&tensor).expect("positive definite");
+    let factor = crate::urdf::maths::unit_ldlt(&tensor).expect("positive definite");
     for i in 0..3 {
         for j in 0..3 {
             let rebuilt: f64 = factor.iter().map(|(d, l)| d * l[i] * l[j]).sum();
@@ -307,10 +307,10 @@ fn the_inertia_factors_into_three_squares() {
         }
     }
     let rod = [[0.0, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.2]];
-    let factor = crate::urdf::unit_ldlt(&rod).expect("semidefinite, diagonal");
+    let factor = crate::urdf::maths::unit_ldlt(&rod).expect("semidefinite, diagonal");
     assert_eq!(factor.map(|(d, _)| d), [0.0, 0.2, 0.2]);
     let indefinite = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
-    assert!(crate::urdf::unit_ldlt(&indefinite).is_none());
+    assert!(crate::urdf::maths::unit_ldlt(&indefinite).is_none());
 }
 
 /// Each `(case, text, what the error says, line)`: the one error of the file, at its line.
@@ -434,7 +434,7 @@ fn inertia_eigenvalues_are_accurate() {
         let m: [[f64; 3]; 3] = std::array::from_fn(|i| {
             std::array::from_fn(|j| (0..3).map(|k| q[i][k] * lambda[k] * q[j][k]).sum())
         });
-        let mut got = crate::urdf::symmetric_eigenvalues(m);
+        let mut got = crate::urdf::maths::symmetric_eigenvalues(m);
         got.sort_by(f64::total_cmp);
         let mut want = lambda;
         want.sort_by(f64::total_cmp);
@@ -451,7 +451,7 @@ fn inertia_eigenvalues_are_accurate() {
 /// along; the zero axis is still refused.
 #[test]
 fn axes_are_normalized_at_any_scale() {
-    use crate::urdf::unit_vector;
+    use crate::urdf::maths::unit_vector;
     assert_eq!(unit_vector([0.0, 0.0, 1e200]), Some([0.0, 0.0, 1.0]));
     assert_eq!(unit_vector([1e-200, 0.0, 0.0]), Some([1.0, 0.0, 0.0]));
     assert_eq!(unit_vector([0.0, -5e-324, 0.0]), Some([0.0, -1.0, 0.0]));

@@ -1,0 +1,604 @@
+//! The statements of a robot, written as a user would write them by hand: its coordinates
+//! and `g`, each link's frame (`L_R`, `L_p`) down the tree and centre of mass (`L_c`), the
+//! energies `urdf_kinetic` (with the tree's velocities), `urdf_potential` and
+//! `urdf_dissipation`, and the constraints of a floating base's quaternion and of mimic
+//! joints; with the joints' limits for `Name::JOINT_LIMITS`. Every token at the path.
+
+use super::failure::Failure;
+use super::kind::Motion;
+use super::maths::{apply, rpy_matrix, unit_ldlt, Matrix};
+use super::mimic::leaders;
+use super::names::{claim_all, escaped, Identifiers, FLOATING_BASE};
+use super::order::{walk, Walk};
+use super::units::Si;
+use super::xml::{Joint, Link, Urdf};
+use crate::ast::{BinOp, Declared, Expr, Index, Number, Parameter, Statement};
+use proc_macro2::Span;
+use syn::Ident;
+
+/// Each joint coordinate with its limits (lower, upper, velocity, effort), if any.
+pub type Limits = Vec<(String, Option<[f64; 4]>)>;
+
+/// The robot as the statements name it: the file's links and joints, the walk of its tree
+/// from the root, and the identifiers of the links and of the joints' coordinates.
+struct Tree<'a> {
+    links: &'a [Link],
+    joints: &'a [Joint],
+    root: usize,
+    order: Vec<usize>,
+    link_id: Vec<String>,
+    joint_id: Vec<String>,
+    floating: bool,
+}
+
+/// How each link moves, as expressions of its parent's (indexed by link).
+struct Kinematics {
+    /// The links whose frames were written, the root first, then in the walk's order.
+    frames: Vec<usize>,
+    /// Whether the link's frame moves with the coordinates.
+    moves: Vec<bool>,
+    /// The link's origin from the reference point o (`None`: o itself).
+    from_o: Vec<Option<Expr>>,
+    /// The link's angular velocity in the world frame (`None`: zero).
+    omega: Vec<Option<Expr>>,
+    /// The velocity of the link's point at o in the world frame (`None`: zero).
+    velocity: Vec<Option<Expr>>,
+}
+
+/// Writes the statements, every token at `span`.
+pub struct Writer {
+    pub span: Span,
+    /// Whether the model's declarations carry units, and so the spliced ones.
+    pub units: bool,
+}
+
+impl Writer {
+    fn ident(&self, name: &str) -> Ident {
+        escaped(name, self.span)
+    }
+
+    fn name(&self, name: &str) -> Expr {
+        Expr::Name(self.ident(name))
+    }
+
+    /// A literal, with its unit when the model carries units.
+    fn number(&self, value: f64, unit: Option<Si>) -> Expr {
+        let number = Expr::Number(Number {
+            value: value.abs(),
+            span: self.span,
+        });
+        let literal = if value.is_sign_negative() && value != 0.0 {
+            Expr::Neg {
+                minus: self.span,
+                operand: Box::new(number),
+            }
+        } else {
+            number
+        };
+        self.with_unit(literal, unit)
+    }
+
+    /// `value [unit]` when the model carries units.
+    fn with_unit(&self, value: Expr, unit: Option<Si>) -> Expr {
+        match unit.filter(|_| self.units) {
+            Some(u) => Expr::Quantity {
+                value: Box::new(value),
+                unit: crate::parse::unit_at(u.text(), self.span),
+                close: self.span,
+            },
+            None => value,
+        }
+    }
+
+    fn binary(&self, op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+        Expr::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        }
+    }
+
+    fn call(&self, func: &str, args: Vec<Expr>) -> Expr {
+        Expr::Call {
+            func: self.ident(func),
+            args,
+            method: false,
+            close: self.span,
+        }
+    }
+
+    fn list(&self, items: Vec<Expr>) -> Expr {
+        Expr::List {
+            items,
+            open: self.span,
+            close: self.span,
+        }
+    }
+
+    fn vector(&self, v: [f64; 3], unit: Option<Si>) -> Expr {
+        let list = self.list(v.iter().map(|&x| self.number(x, None)).collect());
+        self.with_unit(list, unit)
+    }
+
+    fn matrix(&self, m: &Matrix, unit: Option<Si>) -> Expr {
+        let rows = m.iter().map(|row| self.vector(*row, None)).collect();
+        self.with_unit(self.list(rows), unit)
+    }
+
+    /// A declaration's unit, when the model carries units.
+    fn unit(&self, text: &str) -> Option<crate::ast::UnitExpr> {
+        self.units.then(|| crate::parse::unit_at(text, self.span))
+    }
+
+    fn declared(&self, name: &str, unit: &str) -> Declared {
+        Declared {
+            name: self.ident(name),
+            unit: self.unit(unit),
+        }
+    }
+
+    fn let_(&self, name: &str, value: Expr) -> Statement {
+        Statement::Let {
+            name: self.ident(name),
+            value,
+        }
+    }
+
+    /// A sum of terms; `0` for none.
+    fn sum(&self, terms: Vec<Expr>) -> Expr {
+        self.total(terms.into_iter().map(Some))
+            .unwrap_or_else(|| self.number(0.0, None))
+    }
+
+    /// The sum of the terms present; `None` for none (a velocity that is zero).
+    fn total(&self, terms: impl IntoIterator<Item = Option<Expr>>) -> Option<Expr> {
+        terms
+            .into_iter()
+            .flatten()
+            .reduce(|a, b| self.binary(BinOp::Add, a, b))
+    }
+
+    /// The rotation of a joint by its coordinate `q` about its unit `axis`: an axis
+    /// rotation when the axis is a coordinate axis, so that its zeros stay literal.
+    fn joint_rotation(&self, axis: [f64; 3], q: &str) -> Expr {
+        for (k, f) in ["rot_x", "rot_y", "rot_z"].iter().enumerate() {
+            let others = (0..3).filter(|&i| i != k).all(|i| axis[i] == 0.0);
+            if others && axis[k].abs() == 1.0 {
+                let angle = if axis[k] > 0.0 {
+                    self.name(q)
+                } else {
+                    Expr::Neg {
+                        minus: self.span,
+                        operand: Box::new(self.name(q)),
+                    }
+                };
+                return self.call(f, vec![angle]);
+            }
+        }
+        self.call("rot", vec![self.vector(axis, None), self.name(q)])
+    }
+
+    /// ½ ω_bᵀ I ω_b of link `id` turning at `w` (world frame), I its inertia about the
+    /// centre of mass in its frame and ω_b = L_Rᵀ w: with I = L D Lᵀ (L unit lower
+    /// triangular, D diagonal, at compile time), Σ_k d_k/2 (l_kᵀ ω_b)² = Σ_k d_k/2
+    /// ((L_R l_k) · w)², l_k the columns of L. Three squares whose velocity derivatives
+    /// are three products each, where ωᵀ I ω would take nine, and L_R l₂ is a column of
+    /// L_R. An inertia without that factorization (a zero pivot over a nonzero entry, not
+    /// a physical one) or whose factors overflow `f64` is written as ½ ω_bᵀ I ω_b.
+    fn rotational_energy(&self, id: &str, tensor: &Matrix, w: &Expr) -> Vec<Expr> {
+        let frame = || self.name(&format!("{id}_R"));
+        let half = |d: f64| self.number(d / 2.0, Some(Si::KilogramMetreSquared));
+        // A factor whose entries (or halved pivots) overflow, as a tiny pivot under large
+        // entries can make them, is not used: the tensor itself is finite.
+        let finite = |factor: &[(f64, [f64; 3]); 3]| {
+            factor
+                .iter()
+                .all(|(d, l)| (d / 2.0).is_finite() && l.iter().all(|x| x.is_finite()))
+        };
+        let Some(factor) = unit_ldlt(tensor).filter(finite) else {
+            let body = self.call("transpose", vec![frame()]);
+            let body = self.binary(BinOp::Mul, body, w.clone());
+            let spin = self.binary(
+                BinOp::Mul,
+                self.matrix(tensor, Some(Si::KilogramMetreSquared)),
+                body.clone(),
+            );
+            let energy = self.call("inner", vec![body, spin]);
+            return vec![self.binary(BinOp::Div, energy, self.number(2.0, None))];
+        };
+        factor
+            .into_iter()
+            .filter(|&(d, _)| d != 0.0)
+            .map(|(d, column)| {
+                let axis = self.binary(BinOp::Mul, frame(), self.vector(column, None));
+                let along = self.call("inner", vec![axis, w.clone()]);
+                self.binary(
+                    BinOp::Mul,
+                    half(d),
+                    self.binary(BinOp::Mul, along.clone(), along),
+                )
+            })
+            .collect()
+    }
+
+    /// The statements and the joint limits.
+    pub fn statements(
+        &self,
+        robot: &Urdf,
+        floating: bool,
+        declared: &[String],
+        own_coordinates: bool,
+    ) -> Result<(Vec<Statement>, Limits), Failure> {
+        let declare_g = !declared.iter().any(|n| n == "g");
+        let Walk { root, order } = walk(robot)?;
+        let Identifiers {
+            links: link_id,
+            joints: joint_id,
+        } = claim_all(robot, &order, floating, declare_g, declared)?;
+        let tree = Tree {
+            links: &robot.links,
+            joints: &robot.joints,
+            root,
+            order,
+            link_id,
+            joint_id,
+            floating,
+        };
+        let mut out = Vec::new();
+        let limits = self.declarations(&tree, declare_g, own_coordinates, &mut out)?;
+        let kinematics = self.frames(&tree, &mut out);
+        self.energies(&tree, &kinematics, &mut out);
+        self.dissipation(&tree, &mut out);
+        self.constraints(&tree, &mut out)?;
+        Ok((out, limits))
+    }
+
+    /// The coordinates (the floating base's, then one per joint that has one, in the walk's
+    /// order) and `g` unless the model declares it; the joints' limits.
+    fn declarations(
+        &self,
+        tree: &Tree,
+        declare_g: bool,
+        own_coordinates: bool,
+        out: &mut Vec<Statement>,
+    ) -> Result<Limits, Failure> {
+        let Tree {
+            joints,
+            ref order,
+            ref joint_id,
+            floating,
+            ..
+        } = *tree;
+        let mut coordinates = Vec::new();
+        if floating {
+            for (n, unit) in FLOATING_BASE {
+                coordinates.push(self.declared(n, unit));
+            }
+        }
+        let mut limits = Vec::new();
+        for &j in order {
+            let joint = &joints[j];
+            let Some(motion) = joint.kind.motion() else {
+                continue;
+            };
+            coordinates.push(self.declared(&joint_id[j], motion.unit()));
+            limits.push((joint_id[j].clone(), joint.limit));
+        }
+        if coordinates.is_empty() && !own_coordinates {
+            let fixed = joints.len();
+            let joints = match fixed {
+                0 => "it has no joints".to_string(),
+                1 => "its one joint is fixed".to_string(),
+                n => format!("its {n} joints are all fixed"),
+            };
+            return Err(Failure::File(
+                None,
+                format!(
+                    "the robot has no movable joint ({joints}), so the model has no \
+                     coordinates: give the root a free base with `floating` after the path, \
+                     or declare coordinates of the model's own"
+                ),
+            ));
+        }
+        if !coordinates.is_empty() {
+            out.push(Statement::Coordinates(coordinates));
+        }
+        if declare_g {
+            out.push(Statement::Parameters(vec![Parameter {
+                name: self.ident("g"),
+                default: Some(self.number(9.81, None)),
+                unit: self.unit("m/s^2"),
+            }]));
+        }
+        Ok(limits)
+    }
+
+    /// The root's frame, then each link's below its joint (`L_R`, `L_p`), and how each link
+    /// moves.
+    fn frames(&self, tree: &Tree, out: &mut Vec<Statement>) -> Kinematics {
+        let Tree {
+            links,
+            joints,
+            root,
+            ref order,
+            ref link_id,
+            ref joint_id,
+            floating,
+        } = *tree;
+        let r = &link_id[root];
+        let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let (root_r, root_p) = if floating {
+            (
+                self.call(
+                    "quat",
+                    ["base_qw", "base_qx", "base_qy", "base_qz"]
+                        .map(|n| self.name(n))
+                        .into(),
+                ),
+                self.list(["base_x", "base_y", "base_z"].map(|n| self.name(n)).into()),
+            )
+        } else {
+            (
+                self.matrix(&identity, None),
+                self.vector([0.0; 3], Some(Si::Metre)),
+            )
+        };
+        out.push(self.let_(&format!("{r}_R"), root_r));
+        out.push(self.let_(&format!("{r}_p"), root_p));
+        // Whether each link's frame moves with the coordinates.
+        let mut moves = vec![false; links.len()];
+        moves[root] = floating;
+        let mut frames = vec![root];
+        // Each link's origin from the reference point o, the world's origin or with
+        // `floating` the root's: `L_p`, or with `floating` the sum of the arms from the
+        // root (`None`: o itself), never a difference of positions far from the origin.
+        let mut from_o: Vec<Option<Expr>> = vec![None; links.len()];
+        // Each link's angular velocity and the velocity of its point at o, in the world
+        // frame, as expressions of its parent's (`None`: zero, a link that does not move).
+        let mut omega: Vec<Option<Expr>> = vec![None; links.len()];
+        let mut velocity: Vec<Option<Expr>> = vec![None; links.len()];
+        if floating {
+            omega[root] = Some(self.call("angular_velocity", vec![self.name(&format!("{r}_R"))]));
+            velocity[root] = Some(self.call("dot", vec![self.name(&format!("{r}_p"))]));
+        }
+        for &j in order {
+            let joint = &joints[j];
+            let (parent, child) = (&link_id[joint.parent], &link_id[joint.child]);
+            let motion = joint.kind.motion();
+            moves[joint.child] = moves[joint.parent] || motion.is_some();
+            let origin = rpy_matrix(joint.rpy);
+            let mut rotation = self.name(&format!("{parent}_R"));
+            if origin != identity {
+                rotation = self.binary(BinOp::Mul, rotation, self.matrix(&origin, None));
+            }
+            let mut offset = self.vector(joint.xyz, Some(Si::Metre));
+            let parent_r = || self.name(&format!("{parent}_R"));
+            // The joint's axis in the world frame times its rate.
+            let along = apply(&origin, joint.axis);
+            let rate = || {
+                let axis = self.binary(BinOp::Mul, parent_r(), self.vector(along, None));
+                self.binary(
+                    BinOp::Mul,
+                    self.call("dot", vec![self.name(&joint_id[j])]),
+                    axis,
+                )
+            };
+            let (mut spin, mut slide) = (None, None);
+            match motion {
+                Some(Motion::Turn) => {
+                    let turn = self.joint_rotation(joint.axis, &joint_id[j]);
+                    rotation = self.binary(BinOp::Mul, rotation, turn);
+                    spin = Some(rate());
+                }
+                Some(Motion::Slide) => {
+                    let slide_by = self.binary(
+                        BinOp::Mul,
+                        self.name(&joint_id[j]),
+                        self.vector(along, None),
+                    );
+                    offset = self.binary(BinOp::Add, offset, slide_by);
+                    slide = Some(rate());
+                }
+                None => {}
+            }
+            let arm = self.binary(BinOp::Mul, parent_r(), offset);
+            // ω_L = ω_P + a q̇; v_L = v_P + ((L_p − o) × a) q̇ for a revolute joint, v_P +
+            // a q̇ for a prismatic one.
+            let (w_parent, v_parent) = (&omega[joint.parent], &velocity[joint.parent]);
+            from_o[joint.child] = if floating {
+                self.total([from_o[joint.parent].clone(), Some(arm.clone())])
+            } else {
+                Some(self.name(&format!("{child}_p")))
+            };
+            let turning = spin
+                .clone()
+                .zip(from_o[joint.child].clone())
+                .map(|(spin, at)| self.call("cross", vec![at, spin]));
+            velocity[joint.child] = self.total([v_parent.clone(), turning, slide]);
+            omega[joint.child] = self.total([w_parent.clone(), spin]);
+            let position = self.binary(BinOp::Add, self.name(&format!("{parent}_p")), arm);
+            out.push(self.let_(&format!("{child}_R"), rotation));
+            out.push(self.let_(&format!("{child}_p"), position));
+            frames.push(joint.child);
+        }
+        Kinematics {
+            frames,
+            moves,
+            from_o,
+            omega,
+            velocity,
+        }
+    }
+
+    /// The centres of mass (`L_c`), `urdf_kinetic` and `urdf_potential`.
+    fn energies(&self, tree: &Tree, kinematics: &Kinematics, out: &mut Vec<Statement>) {
+        let Tree {
+            links,
+            ref link_id,
+            floating,
+            ..
+        } = *tree;
+        let Kinematics {
+            frames,
+            moves,
+            from_o,
+            omega,
+            velocity,
+        } = kinematics;
+        // Centres of mass, and the energies.
+        let (mut kinetic, mut potential) = (Vec::new(), Vec::new());
+        for &l in frames {
+            let id = &link_id[l];
+            let inertial = links[l].inertial.as_ref();
+            let com = inertial.map_or([0.0; 3], |i| i.xyz);
+            // The centre of mass from the link's origin, R times the file's offset (`None`:
+            // the origin itself).
+            let offset = (com != [0.0; 3]).then(|| {
+                self.binary(
+                    BinOp::Mul,
+                    self.name(&format!("{id}_R")),
+                    self.vector(com, Some(Si::Metre)),
+                )
+            });
+            let c = self.total([Some(self.name(&format!("{id}_p"))), offset.clone()]);
+            out.push(self.let_(&format!("{id}_c"), c.expect("a position")));
+            let Some(inertial) = inertial.filter(|i| i.mass > 0.0 || i.tensor != [[0.0; 3]; 3])
+            else {
+                continue;
+            };
+            // A link that does not move adds constants to the energies: left out, as
+            // Pinocchio leaves it out.
+            if !moves[l] {
+                continue;
+            }
+            let m = inertial.mass;
+            let c = || self.name(&format!("{id}_c"));
+            // The centre of mass from o.
+            let r = if floating {
+                self.total([from_o[l].clone(), offset])
+            } else {
+                Some(c())
+            };
+            if m > 0.0 {
+                // m g c_z
+                let height = Expr::Index {
+                    base: Box::new(c()),
+                    indices: vec![Index {
+                        value: 2,
+                        span: self.span,
+                    }],
+                    close: self.span,
+                };
+                let weight = self.binary(
+                    BinOp::Mul,
+                    self.number(m, Some(Si::Kilogram)),
+                    self.name("g"),
+                );
+                potential.push(self.binary(BinOp::Mul, weight, height));
+                // ċ = v + ω × r: v, the velocity of the link's point at o, and ω have
+                // velocity Jacobians that are the same for every link below a joint.
+                let turning = omega[l]
+                    .clone()
+                    .zip(r)
+                    .map(|(w, r)| self.call("cross", vec![w, r]));
+                if let Some(v) = self.total([velocity[l].clone(), turning]) {
+                    let speed = self.call("inner", vec![v.clone(), v]);
+                    let half = self.number(m / 2.0, Some(Si::Kilogram));
+                    kinetic.push(self.binary(BinOp::Mul, half, speed));
+                }
+            }
+            if inertial.tensor != [[0.0; 3]; 3] {
+                if let Some(w) = omega[l].clone() {
+                    kinetic.extend(self.rotational_energy(id, &inertial.tensor, &w));
+                }
+            }
+        }
+        let kinetic = self.sum(kinetic);
+        out.push(self.let_("urdf_kinetic", kinetic));
+        let potential = self.sum(potential);
+        out.push(self.let_("urdf_potential", potential));
+    }
+
+    /// `urdf_dissipation`: ½ Σ damping q̇².
+    fn dissipation(&self, tree: &Tree, out: &mut Vec<Statement>) {
+        let Tree {
+            joints,
+            ref order,
+            ref joint_id,
+            ..
+        } = *tree;
+        let mut dissipation = Vec::new();
+        for &j in order {
+            let joint = &joints[j];
+            let Some(motion) = joint.kind.motion() else {
+                continue;
+            };
+            if joint.damping == 0.0 {
+                continue;
+            }
+            let unit = motion.damping();
+            let rate = self.binary(
+                BinOp::Pow,
+                self.call("dot", vec![self.name(&joint_id[j])]),
+                self.number(2.0, None),
+            );
+            let half = self.binary(
+                BinOp::Div,
+                self.number(joint.damping, Some(unit)),
+                self.number(2.0, None),
+            );
+            dissipation.push(self.binary(BinOp::Mul, half, rate));
+        }
+        let dissipation = self.sum(dissipation);
+        out.push(self.let_("urdf_dissipation", dissipation));
+    }
+
+    /// The constraints: the floating base's unit quaternion, and mimic joints.
+    fn constraints(&self, tree: &Tree, out: &mut Vec<Statement>) -> Result<(), Failure> {
+        let Tree {
+            joints,
+            ref order,
+            ref joint_id,
+            floating,
+            ..
+        } = *tree;
+        if floating {
+            let squares = ["base_qw", "base_qx", "base_qy", "base_qz"]
+                .map(|n| self.binary(BinOp::Pow, self.name(n), self.number(2.0, None)));
+            let norm = self.sum(squares.into());
+            out.push(Statement::Constraint {
+                name: self.ident("base_unit"),
+                value: self.binary(BinOp::Sub, norm, self.number(1.0, None)),
+            });
+        }
+        // Mimic joints: each follows the joint it names (`mimic::leaders`).
+        let leader = leaders(joints)?;
+        for &j in order {
+            let joint = &joints[j];
+            let (Some((_, multiplier, offset)), Some(o)) = (&joint.mimic, leader[j]) else {
+                continue;
+            };
+            // q = multiplier · q_leader + offset: the multiplier converts the leader's
+            // unit into the follower's (m/rad for a prismatic joint following a revolute
+            // one), the offset is in the follower's.
+            let (Some(follower), Some(leading)) = (joint.kind.motion(), joints[o].kind.motion())
+            else {
+                unreachable!("`mimic::leaders` pairs joints that have coordinates")
+            };
+            let per = follower.per(leading);
+            let unit = follower.offset();
+            let followed = self.binary(
+                BinOp::Mul,
+                self.number(*multiplier, per),
+                self.name(&joint_id[o]),
+            );
+            let target = self.binary(BinOp::Add, followed, self.number(*offset, unit));
+            let name = format!("mimic_{}", joint_id[j]);
+            out.push(Statement::Constraint {
+                name: self.ident(&name),
+                value: self.binary(BinOp::Sub, self.name(&joint_id[j]), target),
+            });
+        }
+        Ok(())
+    }
+}
