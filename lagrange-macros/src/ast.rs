@@ -9,7 +9,7 @@ use syn::{Attribute, Ident, Visibility};
 pub struct Model {
     pub header: Header,
     pub statements: Vec<Statement>,
-    /// What an `urdf:` statement brought besides statements, once spliced (`urdf.rs`).
+    /// What an `urdf:` statement brought besides statements, once spliced (`urdf/`).
     pub robot: Option<Robot>,
 }
 
@@ -58,7 +58,7 @@ pub enum Statement {
     /// `constraint name = expr;`
     Constraint { name: Ident, value: Expr },
     /// `urdf: "path";` or `urdf: "path" floating;`, replaced by the statements the file
-    /// declares before names are checked (`urdf.rs`).
+    /// declares before names are checked (`urdf/`).
     Urdf {
         keyword: Ident,
         path: syn::LitStr,

@@ -188,7 +188,7 @@ impl<'a> Checker<'a, '_> {
                     constraints += 1;
                 }
                 Statement::Energy { .. } | Statement::Force { .. } | Statement::Torque { .. } => {}
-                // Replaced by the statements of its file before checking (`urdf.rs`).
+                // Replaced by the statements of its file before checking (`urdf/`).
                 Statement::Urdf { .. } => {}
             }
         }
