@@ -71,26 +71,61 @@ pub struct Stmt {
 }
 
 impl Stmt {
+    /// In the crate's own tests, what a statement records is checked against its tokens:
+    /// every generated name in it (`__…`, but for the scalar type `__S` and the runtime's
+    /// `__private` path) is one it assigns or reads, so that a generator that forgets one
+    /// fails every test that expands a model, not only a split one.
+    #[cfg(test)]
+    fn checked(self) -> Self {
+        fn scan(t: TokenStream, out: &mut Vec<Ident>) {
+            for t in t {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) => out.push(i),
+                    proc_macro2::TokenTree::Group(g) => scan(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        let mut ids = Vec::new();
+        scan(self.code.clone(), &mut ids);
+        for i in ids {
+            let name = i.to_string();
+            let generated = name.starts_with("__") && name != "__S" && name != "__private";
+            assert!(
+                !generated || self.defines.contains(&i) || self.reads.contains(&i),
+                "`{name}` is in `{}` but not among the names it assigns or reads",
+                self.code
+            );
+        }
+        self
+    }
+
     /// `x = code;` or `[x, y, …] = code;`, which reads `reads`.
     pub fn assign(defines: Vec<Ident>, code: TokenStream, reads: Vec<Ident>) -> Self {
         let code = match defines.as_slice() {
             [x] => quote!(#x = #code;),
             names => quote!([#(#names),*] = #code;),
         };
-        Stmt {
+        let stmt = Stmt {
             code,
             defines,
             reads,
-        }
+        };
+        #[cfg(test)]
+        let stmt = stmt.checked();
+        stmt
     }
 
     /// A statement that assigns no local (a store into an output), which reads `reads`.
     pub fn effect(code: TokenStream, reads: Vec<Ident>) -> Self {
-        Stmt {
+        let stmt = Stmt {
             code,
             defines: Vec::new(),
             reads,
-        }
+        };
+        #[cfg(test)]
+        let stmt = stmt.checked();
+        stmt
     }
 }
 

@@ -11,7 +11,7 @@
 use crate::ast::Header;
 use crate::check::key;
 use crate::dims::ModelUnits;
-use crate::emit::declare;
+use crate::emit::{declare, Stmt};
 use crate::graph::Graph;
 use crate::ir::{Deps, Id, Ir, Jet1, Jet2, Op};
 use crate::lower::{Degree, Let, Lowered, Parameter, Shape, Value};
@@ -1197,20 +1197,21 @@ impl<'l> Gen<'l> {
                 continue;
             }
             if self.tangent[id] {
-                let (name, code) = (tangent_local(id), self.code(id, true));
-                statements.push(quote!(#name = #code;));
+                let name = tangent_local(id);
+                let (code, reads) = self.code(id, true);
+                statements.push(Stmt::assign(vec![name.clone()], code, reads));
                 names.push(name);
                 types.push(quote!(#p::Dual<#d>));
             }
             if self.primal[id] {
                 let name = primal_local(id);
-                let code = if self.tangent[id] {
+                let (code, reads) = if self.tangent[id] {
                     let t = tangent_local(id);
-                    quote!(#t.re)
+                    (quote!(#t.re), vec![t])
                 } else {
                     self.code(id, false)
                 };
-                statements.push(quote!(#name = #code;));
+                statements.push(Stmt::assign(vec![name.clone()], code, reads));
                 names.push(name);
                 types.push(if self.kind[id] == Kind::Const {
                     quote!(f64)
@@ -1227,19 +1228,28 @@ impl<'l> Gen<'l> {
         }
     }
 
-    /// The expression computing node `id` in primal or tangent form.
-    fn code(&self, id: Id, tangent: bool) -> TokenStream {
+    /// The expression computing node `id` in primal or tangent form, and the locals it reads.
+    fn code(&self, id: Id, tangent: bool) -> (TokenStream, Vec<Ident>) {
         let p = private();
         let [t, q, qd, u, pa] = ["t", "q", "qd", "u", "parameters"].map(internal);
+        let reads = std::cell::RefCell::new(Vec::new());
         let r = |a: Id| {
             let a_tangent = tangent && self.moves(a);
-            if tangent && !a_tangent && self.kind[a] == Kind::Var {
-                let v = self.reference(a, false).0;
+            let lifted = tangent && !a_tangent && self.kind[a] == Kind::Var;
+            let (v, kind) = self.reference(a, a_tangent && !lifted);
+            if self.l.ir.op(a).literal().is_none() {
+                reads.borrow_mut().push(if a_tangent && kind == Kind::Var {
+                    tangent_local(a)
+                } else {
+                    primal_local(a)
+                });
+            }
+            if lifted {
                 return (quote!(#p::Dual::from_re(#v)), Kind::Var);
             }
-            self.reference(a, a_tangent)
+            (v, kind)
         };
-        match self.l.ir.op(id) {
+        let code = match self.l.ir.op(id) {
             Op::Lit(bits) => float(f64::from_bits(bits), Span::call_site()),
             Op::Param(i) if self.parametric => quote!(#pa[#i]),
             Op::Param(i) => {
@@ -1287,6 +1297,7 @@ impl<'l> Gen<'l> {
             }
             Op::Dot(a) => {
                 let v = tangent_local(a);
+                reads.borrow_mut().push(v.clone());
                 quote!(#v.eps)
             }
             // The derivative construction's operations (`graph.rs`): never in the lowered
@@ -1294,7 +1305,8 @@ impl<'l> Gen<'l> {
             Op::Vel(_) | Op::D1(_) | Op::P1(..) | Op::Unary(Jet1::Recip | Jet1::Powf(_), _) => {
                 unreachable!("{:?} is not in the lowered form", self.l.ir.op(id))
             }
-        }
+        };
+        (code, reads.into_inner())
     }
 }
 
