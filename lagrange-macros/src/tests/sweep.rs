@@ -1,7 +1,7 @@
 //! The sweep's mass matrix: by the velocity Jacobians or by columns, and the columns' loops.
 
 use super::{cart_with_two_pendulums, chain, lower_ok};
-use crate::sweep::loop_groups;
+use crate::sweep::mass::loop_groups;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -128,7 +128,7 @@ fn a_long_chains_jacobian_products_stop_at_their_limit() {
     // are formed, they stop one pair past it (a pair: at most links² products), in each of
     // the two tries (the products' operands expanded or not): 430 000 at 50 links, where
     // 1 330 000 were formed before.
-    use crate::sweep::{GROUPED_MASS, MAX_WRITTEN_MASS, PRODUCTS};
+    use crate::sweep::mass::{GROUPED_MASS, MAX_WRITTEN_MASS, PRODUCTS};
     let links = 50;
     let l = super::fast::urdf_model(&super::fast::urdf_chain(links));
     PRODUCTS.with(|p| p.set(0));
