@@ -1,0 +1,328 @@
+//! Lowering: the checked model becomes an owned, resolved form that every code generator
+//! reads, and nothing after this stage looks at a name or a string again.
+//!
+//! Every expression gets its shape (a scalar, a vector of n, an r×c matrix), inferred
+//! from its operands; a shape mistake is an error on the smallest offending tokens.
+//! Vectors and matrices exist only here: each is lowered to its scalar elements, nodes of
+//! one graph shared by the whole model (a `let` is its nodes, reused wherever it is used).
+//! The graph is hash-consed, so an expression written twice is computed once, and literal
+//! zeros and ones are folded away (`rot_z(a) * rot_y(b)` costs the products a hand
+//! derivation would write, not 27). What each node depends on (q, q̇, t, u) and how it
+//! depends on the velocities is computed once, when the node is made, so every rule that
+//! needs it (`dot`, `force`, `torque`, `constraint`) is linear in the size of the model.
+
+use crate::ast::{BinOp, Energy, Expr, Extent, Header, Statement};
+use crate::check::{key, Checked, Symbol};
+use crate::errors::Errors;
+use crate::func::{Builtin, Func};
+use crate::ir::{Id, Ir, Jet1, Op};
+use std::fmt;
+use syn::Ident;
+
+mod expressions;
+mod functions;
+mod nodes;
+mod rotations;
+mod statements;
+
+/// Integer powers beyond this go through `powf`: num-dual's `powi` forms n(n − 1) in `i32`.
+pub const MAX_POWI: u32 = 1024;
+
+/// How a node depends on the velocities.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Degree {
+    Zero,
+    /// A(q, t) q̇ + b(q, t).
+    Affine,
+    /// Otherwise; the node where it first stops being affine.
+    Nonlinear(Id),
+}
+
+/// The shape of a value, inferred.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Shape {
+    Scalar,
+    Vector(usize),
+    Matrix(usize, usize),
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shape::Scalar => write!(f, "a scalar"),
+            Shape::Vector(n) => write!(f, "a vector of {n}"),
+            Shape::Matrix(r, c) => write!(f, "a {r}×{c} matrix"),
+        }
+    }
+}
+
+/// A value: its shape and its elements (row by row for a matrix).
+#[derive(Clone)]
+pub struct Value {
+    pub shape: Shape,
+    pub elems: Vec<Id>,
+}
+
+impl Value {
+    fn scalar(id: Id) -> Value {
+        Value {
+            shape: Shape::Scalar,
+            elems: vec![id],
+        }
+    }
+}
+
+/// A parameter with its default, evaluated.
+pub struct Parameter {
+    pub name: Ident,
+    pub default: Option<f64>,
+}
+
+/// A generalized force by virtual power: Q_j += force · ∂velocity/∂q̇_j. `force F on p`
+/// gives one per element with velocity ṗ_k; `torque tau on R` one per element with the
+/// angular velocity ω_k of R.
+pub struct Force {
+    pub force: Id,
+    pub velocity: Id,
+}
+
+/// One scalar constraint (an element of a vector constraint is one).
+pub struct Constraint {
+    /// `name`, or `name[k]` for element k of a vector constraint.
+    pub name: String,
+    pub value: Id,
+    pub holonomic: bool,
+}
+
+/// A `let`, by name: its value, or `None` when it has an error.
+pub struct Let {
+    pub name: Ident,
+    /// The expression as written.
+    pub text: String,
+    pub value: Option<Value>,
+}
+
+/// The model, resolved and lowered to scalar operations: everything code generation
+/// reads (it never goes back to the syntax tree).
+pub struct Lowered {
+    pub header: Header,
+    pub parameters: Vec<Parameter>,
+    pub coordinates: Vec<Ident>,
+    pub inputs: Vec<Ident>,
+    /// The model's scalar operations, in the lowered form ([`crate::ir`]).
+    pub ir: Ir,
+    /// How each node of `ir` depends on the velocities.
+    pub degree: Vec<Degree>,
+    pub kinetic: Id,
+    pub potential: Option<Id>,
+    pub dissipation: Option<Id>,
+    pub forces: Vec<Force>,
+    pub constraints: Vec<Constraint>,
+    /// Every `let`, in declaration order.
+    pub lets: Vec<Let>,
+    /// The constraint statements that have an error, so none of their elements above:
+    /// the stub a model with errors still emits counts each as one constraint.
+    pub failed_constraints: usize,
+    /// What an `urdf:` file brought besides statements.
+    pub robot: Option<crate::ast::Robot>,
+}
+
+impl Lowered {
+    /// Whether L = T − V is a polynomial of degree at most two in the velocities, so that
+    /// the momenta are affine in q̇ and the mass matrix does not depend on q̇: true of
+    /// every kinetic energy ½ q̇ᵀ M(q) q̇ + q̇ᵀ b(q, t) + c(q, t), false of a relativistic
+    /// one (a square root of the speed).
+    pub fn quadratic_in_velocities(&self) -> bool {
+        // The degree of each node in q̇; `None` when it is not a polynomial in q̇.
+        let mut degree: Vec<Option<u32>> = Vec::with_capacity(self.ir.len());
+        for id in 0..self.ir.len() {
+            let d = |a: Id| degree[a];
+            let free = |ids: &[Id]| ids.iter().all(|&a| d(a) == Some(0)).then_some(0);
+            let value = match self.ir.op(id) {
+                Op::Lit(_) | Op::Param(_) | Op::Coord(_) | Op::Input(_) | Op::Time => Some(0),
+                // Not in the lowered form.
+                Op::Vel(_) => Some(1),
+                Op::D1(a) | Op::P1(a, _) => free(&[a]),
+                // The checker rejects a `dot` of anything that depends on q̇.
+                Op::Dot(_) => Some(1),
+                Op::Neg(a) => d(a),
+                Op::Add(a, b) | Op::Sub(a, b) => d(a).zip(d(b)).map(|(x, y)| x.max(y)),
+                Op::Mul(a, b) => d(a).zip(d(b)).map(|(x, y)| x + y),
+                Op::Div(a, b) => d(b).filter(|&y| y == 0).and(d(a)),
+                Op::Unary(Jet1::Powi(k), a) => match u32::try_from(k) {
+                    Ok(k) => d(a).map(|x| x.saturating_mul(k)),
+                    Err(_) => free(&[a]),
+                },
+                Op::Unary(f, a) => free(&[a]).and(match f {
+                    Jet1::Powf(e) => free(&[e]),
+                    _ => Some(0),
+                }),
+                Op::Binary(_, a, b) => free(&[a, b]),
+            };
+            degree.push(value);
+        }
+        let at_most_two = |id: Id| degree[id].is_some_and(|x| x <= 2);
+        at_most_two(self.kinetic) && self.potential.is_none_or(at_most_two)
+    }
+}
+
+/// Lowers the model; errors go to `errors`. The result is complete only if there are none.
+pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
+    let mut lw = Lowerer {
+        c,
+        errors,
+        ir: Ir::default(),
+        degree: Vec::new(),
+        at: Vec::new(),
+        lets: vec![None; c.let_statement.len()],
+        statement: 0,
+    };
+    let parameters = c
+        .parameters
+        .iter()
+        .map(|p| Parameter {
+            name: p.name.clone(),
+            default: p.default.as_ref().and_then(|d| lw.default(d)),
+        })
+        .collect();
+    let mut out = Lowered {
+        header: c.model.header.clone(),
+        parameters,
+        coordinates: c.coordinates.iter().map(|d| d.name.clone()).collect(),
+        inputs: c.inputs.iter().map(|d| d.name.clone()).collect(),
+        ir: Ir::default(),
+        degree: Vec::new(),
+        kinetic: 0,
+        potential: None,
+        dissipation: None,
+        forces: Vec::new(),
+        constraints: Vec::new(),
+        lets: Vec::new(),
+        failed_constraints: 0,
+        robot: c.model.robot.clone(),
+    };
+    let mut kinetic = None;
+    for (index, statement) in c.model.statements.iter().enumerate() {
+        lw.statement = index;
+        match statement {
+            Statement::Let { name, value: e } => {
+                let value = lw.expr(e);
+                if let Some(Symbol::Let(i)) = c.symbol(name) {
+                    lw.lets[i] = value.clone();
+                }
+                out.lets.push(Let {
+                    name: name.clone(),
+                    text: e.to_string(),
+                    value,
+                });
+            }
+            Statement::Energy { kind, value, .. } => {
+                let Some(id) = lw.energy(*kind, value) else {
+                    continue;
+                };
+                match kind {
+                    Energy::Kinetic => kinetic = kinetic.or(Some(id)),
+                    Energy::Potential => out.potential = out.potential.or(Some(id)),
+                    Energy::Dissipation => out.dissipation = out.dissipation.or(Some(id)),
+                }
+            }
+            Statement::Force { force, point } => lw.force(force, point, &mut out.forces),
+            Statement::Torque {
+                keyword,
+                torque,
+                rotation,
+            } => lw.torque(keyword, torque, rotation, &mut out.forces),
+            Statement::Constraint { name, value } => {
+                let before = out.constraints.len();
+                lw.constraint(name, value, &mut out.constraints);
+                if out.constraints.len() == before {
+                    out.failed_constraints += 1;
+                }
+            }
+            Statement::Parameters(_)
+            | Statement::Coordinates(_)
+            | Statement::Inputs(_)
+            | Statement::Urdf { .. } => {}
+        }
+    }
+    out.kinetic = kinetic.unwrap_or_else(|| lw.constant(0.0));
+    out.ir = lw.ir;
+    out.degree = lw.degree;
+    out
+}
+
+struct Lowerer<'c, 'a, 'e> {
+    c: &'c Checked<'a>,
+    errors: &'e mut Errors,
+    ir: Ir,
+    /// How each node depends on the velocities (the analysis `ir` does not make: only
+    /// lowering's rules read it).
+    degree: Vec<Degree>,
+    /// The source of the expression that first made each node.
+    at: Vec<Extent>,
+    /// The value of each let once lowered; `None` before, or when it has an error.
+    lets: Vec<Option<Value>>,
+    /// The statement being lowered.
+    statement: usize,
+}
+
+/// Shorter source is quoted in messages; longer is named by its role.
+fn quoted(e: &Expr, role: &str) -> String {
+    let text = e.to_string();
+    if text.chars().count() <= 40 {
+        format!("`{text}`")
+    } else {
+        role.to_string()
+    }
+}
+
+impl<'a> Lowerer<'_, 'a, '_> {
+    /// A parameter's default, evaluated; the checker has made sure it is constant.
+    fn default(&mut self, e: &Expr) -> Option<f64> {
+        let value = constant(e)?;
+        if value.is_finite() {
+            Some(value)
+        } else {
+            self.errors.spanning(
+                e.extent(),
+                format!("this default evaluates to {value}, not a finite number"),
+            );
+            // Never used: with an error, only the fallback is emitted, and it needs a value.
+            Some(0.0)
+        }
+    }
+}
+
+/// The value of a constant expression of literals, `pi` and the scalar functions.
+fn constant(e: &Expr) -> Option<f64> {
+    Some(match e {
+        Expr::Number(n) => n.value,
+        Expr::Name(i) if Builtin::from_name(&key(i)) == Some(Builtin::Pi) => std::f64::consts::PI,
+        Expr::Neg { operand, .. } => -constant(operand)?,
+        Expr::Paren { inner, .. } => constant(inner)?,
+        Expr::Binary { op, lhs, rhs, .. } => {
+            let (a, b) = (constant(lhs)?, constant(rhs)?);
+            match op {
+                BinOp::Add => a + b,
+                BinOp::Sub => a - b,
+                BinOp::Mul => a * b,
+                BinOp::Div => a / b,
+                BinOp::Pow => match rhs.integer() {
+                    Some(n) => a.powi(n),
+                    None => a.powf(b),
+                },
+            }
+        }
+        Expr::Call { func, args, .. } => {
+            let x: Vec<f64> = args.iter().map(constant).collect::<Option<_>>()?;
+            match (Func::from_name(&key(func))?, x.as_slice()) {
+                (Func::Unary(f), [a]) => f.eval(*a),
+                (Func::Atan2, [y, x]) => y.atan2(*x),
+                (Func::Hypot, [a, b]) => a.hypot(*b),
+                (Func::Powi | Func::Powf, [a, b]) => a.powf(*b),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
