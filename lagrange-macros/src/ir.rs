@@ -9,7 +9,7 @@
 //!
 //! Which operations a graph holds depends on who wrote it:
 //!
-//! - **lowered** (`lower.rs`): `dot(e)` is [`Op::Dot`], a division is [`Op::Div`] whatever
+//! - **lowered** (`lower/`): `dot(e)` is [`Op::Dot`], a division is [`Op::Div`] whatever
 //!   its denominator, a real power is [`Jet2::Powd`] whatever its exponent; no
 //!   [`Op::Vel`], [`Op::D1`], [`Op::P1`], [`Jet1::Recip`] or [`Jet1::Powf`];
 //! - **differentiated** (`graph.rs`, in one of its forms): a division only by what does not
