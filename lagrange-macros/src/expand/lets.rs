@@ -1,0 +1,262 @@
+//! `Name::lets` and `Name::jacobians`: the values of the `let`s at a state, and the frame
+//! Jacobians (with their drifts) of those that have one, unrolled where they stay small.
+
+use super::terms::{lift, Gen};
+use super::types::{jacobians_type, lets_type};
+use crate::ast::Header;
+use crate::check::key;
+use crate::graph::Graph;
+use crate::ir::{Deps, Id, Ir};
+use crate::lower::{Degree, Let, Lowered, Shape, Value};
+use crate::names::{internal, private};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::Ident;
+
+/// Whether a `let` has a Jacobian (`lagrange_runtime::jacobian`) and at which level:
+/// `Some(false)` at position level (no velocities in it), `Some(true)` at velocity level
+/// (affine in q̇); `None` for a matrix, a value that is not affine in q̇, or an error.
+fn jacobian_level(value: Option<&Value>, (ir, degree): (&Ir, &[Degree])) -> Option<bool> {
+    let value = value?;
+    if matches!(value.shape, Shape::Matrix(..)) {
+        return None;
+    }
+    if !value.elems.iter().any(|&e| ir.deps(e).has(Deps::QD)) {
+        return Some(false);
+    }
+    value
+        .elems
+        .iter()
+        .all(|&e| !matches!(degree[e], Degree::Nonlinear(_)))
+        .then_some(true)
+}
+
+/// `NameJacobians`: a `Jacobian<R, N>` for every scalar or vector `let` that has one.
+pub(super) fn jacobians_struct(
+    header: &Header,
+    lets: &[Let],
+    nodes: (&Ir, &[Degree]),
+    n: usize,
+) -> TokenStream {
+    let (name, vis) = (&header.name, &header.vis);
+    let ty = jacobians_type(header);
+    let p = private();
+    let (mut fields, mut types, mut docs) = (Vec::new(), Vec::new(), Vec::new());
+    for l in lets {
+        let Some(velocity) = jacobian_level(l.value.as_ref(), nodes) else {
+            continue;
+        };
+        let rows = l.value.as_ref().map_or(1, |v| v.elems.len());
+        fields.push(&l.name);
+        types.push(quote!(#p::jacobian::Jacobian<#rows, #n>));
+        let (matrix, drift) = if velocity {
+            ("∂/∂q̇", "∂/∂q q̇ + ∂/∂t")
+        } else {
+            ("∂/∂q", "the acceleration at q̈ = 0")
+        };
+        docs.push(format!(
+            "`let {} = {};`: `matrix` {matrix}, `drift` {drift}.",
+            key(&l.name),
+            l.text
+        ));
+    }
+    let doc = format!(
+        "The Jacobians of the `let`s of [`{name}`] by name (scalar and vector `let`s at \
+         position level, or at velocity level and affine in the velocities): what \
+         [`{name}::jacobians`] returns. See `lagrange_runtime::jacobian`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
+        #[allow(non_snake_case)]
+        #vis struct #ty {
+            #( #[doc = #docs] pub #fields: #types, )*
+        }
+    }
+}
+
+/// Beyond this many statements, `Name::jacobians` runs the runtime's dual-number passes
+/// instead of the unrolled rows ([`crate::fast::jacobian_rows_fn`]). Measured in
+/// instructions per call (callgrind, release), passes → unrolled: the UR5's 42 k → 7.1 k
+/// (1 313 statements), the Panda's 82 k → 10.9 k (3 033), the Solo-12's 217 k → 37 k
+/// (4 961), with no measurable change in building their test. The G1's would take 19 182
+/// statements, and building its test 5.0 GB instead of 2.1 GB (dev profile): it keeps
+/// the passes.
+const MAX_JACOBIAN_STATEMENTS: usize = 6_000;
+
+/// `Name::jacobians`, `Name::jacobians_along`, and the hidden method that evaluates the rows
+/// of their Jacobians.
+pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
+    let name = &l.header.name;
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let p = private();
+    let [s, u, rows, x] = ["s", "u", "rows", "x"].map(internal);
+    let (mut ids, mut velocity, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+    for lt in &l.lets {
+        let Some(level) = jacobian_level(lt.value.as_ref(), (&l.ir, &l.degree)) else {
+            continue;
+        };
+        let Some(value) = lt.value.as_ref() else {
+            continue;
+        };
+        let (offset, r) = (ids.len(), value.elems.len());
+        ids.extend(value.elems.iter().copied());
+        velocity.extend(std::iter::repeat_n(level, r));
+        let field = &lt.name;
+        fields.push(quote!(#field: #rows.jacobian::<#r>(#offset)));
+    }
+    let ty = jacobians_type(&l.header);
+    let k = ids.len();
+    // The rows unrolled in `f64` where the code stays within its size, else one
+    // dual-number pass per coordinate over the `let`s (`lagrange_runtime::jacobian::rows`).
+    let (evaluate, eval_fn) = match crate::fast::jacobian_rows_fn(
+        l,
+        unrolled,
+        &ids,
+        &velocity,
+        MAX_JACOBIAN_STATEMENTS,
+    ) {
+        Some(code) => {
+            let name = internal("__jacobian_rows");
+            (quote!(self.#name(&#x)), code)
+        }
+        None => {
+            // Every `let` has a Jacobian (the usual case): their values are what
+            // `lets` evaluates, by the same method, not a second copy of it.
+            let every_let = ids == let_elements(l);
+            let eval = internal(if every_let {
+                EVAL_LETS
+            } else {
+                "__eval_jacobian_lets"
+            });
+            let rows = quote! {
+                #p::jacobian::rows::<#n, #m, #k>(
+                    &#x,
+                    &[#(#velocity),*],
+                    |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
+                    |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
+                )
+            };
+            let eval_fn = if every_let {
+                TokenStream::new()
+            } else {
+                values_fn(l, &eval, &ids)
+            };
+            (rows, eval_fn)
+        }
+    };
+    quote! {
+        impl #name {
+            /// The Jacobian of every scalar and vector `let` that has one, with its drift,
+            /// at the state `s` with inputs `u` (held fixed): see `lagrange_runtime::jacobian`.
+            // `inline`: compiled only in programs that call it.
+            #[must_use]
+            #[inline]
+            pub fn jacobians(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
+                let #x = #p::Point::new(#s, #u);
+                let #rows = #evaluate;
+                #ty { #(#fields),* }
+            }
+
+            /// The Jacobians at every sample of `trajectory` (its states and recorded inputs).
+            #[must_use]
+            #[inline]
+            pub fn jacobians_along(&self, trajectory: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#ty> {
+                trajectory.map(|#s, #u| self.jacobians(#s, #u))
+            }
+
+            #eval_fn
+        }
+    }
+}
+
+/// The hidden generic method evaluating every element of every `let` ([`let_elements`]).
+const EVAL_LETS: &str = "__eval_lets";
+
+/// The nodes of every `let`'s elements, in the order of the `let`s.
+fn let_elements(l: &Lowered) -> Vec<Id> {
+    l.lets
+        .iter()
+        .filter_map(|l| l.value.as_ref())
+        .flat_map(|v| v.elems.iter().copied())
+        .collect()
+}
+
+/// `Name::lets`, `Name::lets_along`, and the hidden generic method that evaluates the lets.
+pub(super) fn lets_impl(l: &Lowered) -> TokenStream {
+    let name = &l.header.name;
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let p = private();
+    let [s, u, v] = ["s", "u", "v"].map(internal);
+    let values: Vec<&crate::lower::Value> =
+        l.lets.iter().filter_map(|l| l.value.as_ref()).collect();
+    let ids = let_elements(l);
+    let mut next = 0;
+    let fields = l.lets.iter().zip(&values).map(|(l, value)| {
+        let field = &l.name;
+        let k = value.elems.len();
+        let elems = (next..next + k).map(|i| quote!(#v[#i]));
+        next += k;
+        let init = match value.shape {
+            Shape::Scalar => quote!(#(#elems)*),
+            Shape::Vector(_) => quote!(#p::SVector::from([#(#elems),*])),
+            Shape::Matrix(..) => quote!(#p::SMatrix::from_row_slice(&[#(#elems),*])),
+        };
+        quote!(#field: #init)
+    });
+    let ty = lets_type(&l.header);
+    let eval_lets_name = internal(EVAL_LETS);
+    let eval_lets = values_fn(l, &eval_lets_name, &ids);
+    let doc =
+        format!("The `let`s of the model at the state `s` with inputs `u`, by name ([`{ty}`]).");
+    quote! {
+        impl #name {
+            #[doc = #doc]
+            #[must_use]
+            pub fn lets(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
+                let #v = self.#eval_lets_name(&#p::Point::new(#s, #u));
+                #ty { #(#fields),* }
+            }
+
+            /// The `let`s at every sample of `trajectory` (its states and recorded inputs).
+            #[must_use]
+            pub fn lets_along(&self, trajectory: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#ty> {
+                trajectory.map(|#s, #u| self.lets(#s, #u))
+            }
+
+            #eval_lets
+        }
+    }
+}
+
+/// A generic method `name` evaluating the nodes `ids` at a point.
+fn values_fn(l: &Lowered, name: &Ident, ids: &[Id]) -> TokenStream {
+    let p = private();
+    let (d, x) = (internal("__D"), internal("x"));
+    let mut g = Gen::new(l, false);
+    let values: Vec<TokenStream> = ids.iter().map(|&id| lift(g.primal(id))).collect();
+    let count = ids.len();
+    let body = g.body(quote!([#(#values),*]));
+    let point = point_type(l, &d);
+    let unpack = unpack_point(&x);
+    quote! {
+        #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        #[inline]
+        fn #name<#d: #p::Scalar>(&self, #x: &#point) -> [#d; #count] {
+            #unpack
+            #body
+        }
+    }
+}
+
+/// `Point<D, N, M>`, the argument of every generated term.
+pub(super) fn point_type(l: &Lowered, d: &Ident) -> TokenStream {
+    let (n, m, p) = (l.coordinates.len(), l.inputs.len(), private());
+    quote!(#p::Point<#d, #n, #m>)
+}
+
+/// The locals `t`, `q`, `qd` and `u` that generated code reads, from the point `x`.
+pub(super) fn unpack_point(x: &Ident) -> TokenStream {
+    let [t, q, qd, u] = ["t", "q", "qd", "u"].map(internal);
+    quote!(let (#t, #q, #qd, #u) = (#x.t, &#x.q, &#x.qd, &#x.u);)
+}
