@@ -17,12 +17,14 @@
 //!   link frame, ω_b = L_Rᵀ ω), written with the velocities of the tree rather than by
 //!   differentiating the frames: in the world frame, ω_L = ω_P + a q̇ for a revolute
 //!   joint (a its axis, P_R times the joint origin's rotation of the file's axis), and
-//!   v_L, the velocity of the link's point at the reference o (the world's origin, or
-//!   with `floating` the root's origin): v_L = v_P + ((L_p − o) × a) q̇ for a revolute
-//!   joint, v_P + a q̇ for a prismatic one; ċ = v_L + ω_L × (L_c − o), with `floating`
-//!   L_p − o the sum of the arms from the root, not a difference of positions that may be
-//!   far from the world's origin (`tests/urdf_robots.rs`,
-//!   `a_floating_robot_far_from_the_origin_moves_as_near_it`). The root's are
+//!   v_L, the velocity of the link's point at the reference o (the origin of the nearest
+//!   link above that does not move, or with `floating` the root's origin): v_L = v_P +
+//!   ((L_p − o) × a) q̇ for a revolute joint, v_P + a q̇ for a prismatic one; ċ = v_L +
+//!   ω_L × (L_c − o), with L_p − o the sum of the arms from o, never a difference of
+//!   positions measured from the world's origin, so that a robot's numbers do not depend
+//!   on where it stands (`tests/urdf_robots.rs`,
+//!   `a_floating_robot_far_from_the_origin_moves_as_near_it` and
+//!   `a_fixed_robot_far_from_the_origin_moves_as_near_it`). The root's are
 //!   zero, or with `floating` ω = `angular_velocity(root_R)` and v = `dot(root_p)`. The
 //!   rotational energy is written as three squares through I = L D Lᵀ
 //!   (`writer::Writer::rotational_energy`). Every link below a joint shares the joint's a and
