@@ -20,6 +20,9 @@ pub struct Robot {
     pub file: String,
     /// Each joint coordinate with its `<limit lower upper velocity effort>`, if any.
     pub limits: Vec<(String, Option<[f64; 4]>)>,
+    /// Each fixed joint's name in the language, with its child link's: names that are not
+    /// coordinates, which an unknown-name error explains.
+    pub fixed_joints: Vec<(String, String)>,
 }
 
 /// `#[attrs] vis struct Name`: what every generated item is named by and carries along

@@ -4,7 +4,7 @@
 //! that shape mistakes are reported in the same build.
 
 use crate::ast::{Declared, Energy, Expr, Header, Model, Parameter, Statement};
-use crate::errors::{closest, Errors};
+use crate::errors::{closest, nearest, Errors};
 use crate::func::{Arity, Builtin, Func};
 use proc_macro2::Span;
 use std::collections::HashMap;
@@ -429,22 +429,29 @@ impl<'a> Checker<'a, '_> {
         let hint = closest(&name, declared)
             .map(|c| format!(", did you mean `{c}`?"))
             .unwrap_or_default();
-        let note = self.declared_names();
+        let fixed = self
+            .model
+            .robot
+            .as_ref()
+            .and_then(|r| r.fixed_joints.iter().find(|(j, _)| *j == name));
+        if let Some((_, child)) = fixed {
+            return self.errors.at(
+                ident.span(),
+                format!("unknown name `{name}`: it is a fixed joint of the URDF file, which has no coordinate (only revolute, continuous and prismatic joints are coordinates, named by the joint)\n= note: what it joins moves with its parent; its child link's frame is `{child}_R`, `{child}_p`"),
+            );
+        }
+        let note = self.declared_names(&name);
         self.errors.at(
             ident.span(),
             format!("unknown name `{name}`{hint}\n= note: {note}"),
         );
     }
 
-    /// "coordinates: a, b; parameters: m" — the declared names by kind.
-    fn declared_names(&self) -> String {
-        let list = |names: Vec<&Ident>| {
-            names
-                .iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+    /// "coordinates: a, b; parameters: m" — the declared names by kind; beyond
+    /// [`LISTED_NAMES`], how many of each kind and the few closest to `name` (a robot read
+    /// from a URDF declares a `let` per link: Talos's list was 5.3 KB on one line).
+    fn declared_names(&self, name: &str) -> String {
+        let list = |names: Vec<&Ident>| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
         let lets: Vec<&Ident> = self
             .model
             .statements
@@ -469,10 +476,33 @@ impl<'a> Checker<'a, '_> {
             ),
             ("lets", list(lets)),
         ];
+        let total: usize = groups.iter().map(|(_, names)| names.len()).sum();
+        if total > LISTED_NAMES {
+            let counts: Vec<String> = groups
+                .iter()
+                .filter(|(_, names)| !names.is_empty())
+                .map(|(kind, names)| match names.len() {
+                    1 => format!("1 {}", kind.trim_end_matches('s')),
+                    n => format!("{n} {kind}"),
+                })
+                .collect();
+            let all = groups
+                .iter()
+                .flat_map(|(_, names)| names.iter().map(|n| n.as_str()));
+            let near: Vec<String> = nearest(name, all, CLOSEST_NAMES)
+                .into_iter()
+                .map(|n| format!("`{n}`"))
+                .collect();
+            return format!(
+                "{total} names are declared ({}); the closest to `{name}`: {}",
+                counts.join(", "),
+                near.join(", ")
+            );
+        }
         let parts: Vec<String> = groups
             .iter()
             .filter(|(_, names)| !names.is_empty())
-            .map(|(kind, names)| format!("{kind}: {names}"))
+            .map(|(kind, names)| format!("{kind}: {}", names.join(", ")))
             .collect();
         if parts.is_empty() {
             "nothing is declared yet".into()
@@ -547,3 +577,10 @@ impl<'a> Checker<'a, '_> {
         );
     }
 }
+
+/// An unknown name's note lists every declared name up to this many; beyond, it counts them
+/// by kind and shows the [`CLOSEST_NAMES`] closest to the unknown one.
+const LISTED_NAMES: usize = 24;
+
+/// How many of the closest names a long list is cut to.
+const CLOSEST_NAMES: usize = 5;

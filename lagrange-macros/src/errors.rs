@@ -56,6 +56,23 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
+/// The `count` candidates closest to `name` by edit distance, nearest first (ties in the
+/// candidates' order), however far: what a long list of names is cut to in a message.
+pub fn nearest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    count: usize,
+) -> Vec<&'a str> {
+    let name = name.to_lowercase();
+    let mut ranked: Vec<(usize, usize, &str)> = candidates
+        .into_iter()
+        .enumerate()
+        .map(|(k, c)| (edit_distance(&name, &c.to_lowercase()), k, c))
+        .collect();
+    ranked.sort_unstable();
+    ranked.into_iter().take(count).map(|(_, _, c)| c).collect()
+}
+
 /// Levenshtein distance with adjacent transpositions counted as one edit.
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
@@ -96,5 +113,13 @@ mod tests {
         assert_eq!(closest("y", names), None);
         assert_eq!(closest("G", names), Some("g"));
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn nearest_names_nearest_first() {
+        let names = ["theta1", "theta2", "m", "l", "g", "phi"];
+        assert_eq!(nearest("theta3", names, 3), ["theta1", "theta2", "phi"]);
+        assert_eq!(nearest("velocity", names, 0), Vec::<&str>::new());
+        assert_eq!(nearest("x", names, 10).len(), 6);
     }
 }

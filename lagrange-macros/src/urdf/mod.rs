@@ -130,7 +130,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         units,
     };
     let names: Vec<String> = declared.iter().map(crate::check::key).collect();
-    let (statements, limits) = writer
+    let (statements, limits, fixed_joints) = writer
         .statements(&robot, floating, &names, own_coordinates)
         .map_err(|failure| match failure {
             Failure::File(line, m) => error(line, m),
@@ -151,7 +151,11 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
             }
         })?;
     model.statements.splice(0..0, statements);
-    model.robot = Some(Robot { file, limits });
+    model.robot = Some(Robot {
+        file,
+        limits,
+        fixed_joints,
+    });
     Ok(())
 }
 

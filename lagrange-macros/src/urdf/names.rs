@@ -186,7 +186,7 @@ fn language_name(id: &str) -> Option<String> {
 /// `_`, and a name that would be a keyword gets a trailing `_` (`type_`, `async_`; the
 /// names generated from such files since they were first read). `gen`, an identifier until
 /// the 2024 edition, is kept and written raw ([`escaped`]).
-fn identifier(name: &str) -> String {
+pub fn identifier(name: &str) -> String {
     let mut s: String = name
         .chars()
         .map(|c| {

@@ -8,13 +8,16 @@ use super::failure::Failure;
 use super::kind::Motion;
 use super::maths::{apply, rpy_matrix, unit_ldlt, Matrix};
 use super::mimic::leaders;
-use super::names::{claim_all, escaped, Identifiers, FLOATING_BASE};
+use super::names::{claim_all, escaped, identifier, Identifiers, FLOATING_BASE};
 use super::order::{walk, Walk};
 use super::units::Si;
 use super::xml::{Joint, Link, Urdf};
 use crate::ast::{BinOp, Declared, Expr, Index, Number, Parameter, Statement};
 use proc_macro2::Span;
 use syn::Ident;
+
+/// Each fixed joint's identifier, with its child link's.
+pub type FixedJoints = Vec<(String, String)>;
 
 /// Each joint coordinate with its limits (lower, upper, velocity, effort), if any.
 pub type Limits = Vec<(String, Option<[f64; 4]>)>;
@@ -228,7 +231,7 @@ impl Writer {
         floating: bool,
         declared: &[String],
         own_coordinates: bool,
-    ) -> Result<(Vec<Statement>, Limits), Failure> {
+    ) -> Result<(Vec<Statement>, Limits, FixedJoints), Failure> {
         let declare_g = !declared.iter().any(|n| n == "g");
         let Walk { root, order } = walk(robot)?;
         let Identifiers {
@@ -244,13 +247,19 @@ impl Writer {
             joint_id,
             floating,
         };
+        let fixed = robot
+            .joints
+            .iter()
+            .filter(|j| j.kind.motion().is_none())
+            .map(|j| (identifier(&j.name), tree.link_id[j.child].clone()))
+            .collect();
         let mut out = Vec::new();
         let limits = self.declarations(&tree, declare_g, own_coordinates, &mut out)?;
         let kinematics = self.frames(&tree, &mut out);
         self.energies(&tree, &kinematics, &mut out);
         self.dissipation(&tree, &mut out);
         self.constraints(&tree, &mut out)?;
-        Ok((out, limits))
+        Ok((out, limits, fixed))
     }
 
     /// The coordinates (the floating base's, then one per joint that has one, in the walk's
