@@ -151,6 +151,22 @@ use nalgebra::{Complex, DMatrix, SMatrix, SVector};
 use std::fmt;
 
 /// Why a Riccati equation or an LQR design could not be solved.
+///
+/// # Example
+/// Matching on a variant: a weight Q of the wrong size is named with the shape it must have.
+/// ```
+/// use lagrange_runtime::control::{lqr, ControlError};
+/// use lagrange_runtime::nalgebra::DMatrix;
+///
+/// let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]); // the double integrator
+/// let b = DMatrix::from_row_slice(2, 1, &[0.0, 1.0]);
+/// match lqr(&a, &b, &DMatrix::identity(3, 3), &DMatrix::identity(1, 1)) {
+///     Err(ControlError::DimensionMismatch { matrix, expected, found }) => {
+///         assert_eq!((matrix, expected, found), ("Q", (2, 2), (3, 3)));
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ControlError {
