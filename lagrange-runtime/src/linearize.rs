@@ -5,6 +5,31 @@
 //! q, q̇ and u, giving ẋ ≈ A x + B u for x = (q, q̇) around a state. [`sensitivities`]
 //! differentiates it with respect to the model's parameters. Equilibria and steady
 //! motions, with the linearization there, are found in [`steady`](crate::steady).
+//!
+//! # Example
+//! A cart of mass m on a spring k, pushed by a force f: A = [[0, 1], [−k/m, 0]] and
+//! B = [0, 1/m].
+//! ```
+//! use lagrange_runtime::prelude::*;
+//! use lagrange_runtime::linearize::linearize;
+//!
+//! lagrangian! {
+//!     struct Cart {
+//!         parameters: m = 2.0, k = 8.0;
+//!         coordinates: x;
+//!         inputs: f;
+//!         kinetic = m/2 * dot(x)^2;
+//!         potential = k/2 * x^2;
+//!         force f on x;
+//!     }
+//! }
+//!
+//! let lin = linearize(&Cart::default(), &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+//! let (a, b) = (lin.a(), lin.b());
+//! assert_eq!((a[(0, 0)], a[(0, 1)], a[(1, 1)]), (0.0, 1.0, 0.0));
+//! assert!((a[(1, 0)] - -4.0).abs() < 1e-15 && (b[(1, 0)] - 0.5).abs() < 1e-15);
+//! assert_eq!(b[(0, 0)], 0.0);
+//! ```
 
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;

@@ -22,6 +22,32 @@
 //! the imaginary axis, the rule for conservative systems) leaves the nonlinear question
 //! open, as it does in every textbook; for a conservative system it is the linear
 //! stability that the textbook criteria (the sleeping top, the rolling coin) state.
+//!
+//! # Example
+//! A damped oscillator, m ẍ + c ẋ + k x = 0, is asymptotically stable with
+//! λ = −σ ± i √(k/m − σ²), σ = c / 2m:
+//! ```
+//! use lagrange_runtime::prelude::*;
+//! use lagrange_runtime::linearize::linearize;
+//! use lagrange_runtime::stability::Stability;
+//!
+//! lagrangian! {
+//!     struct Damped {
+//!         parameters: m = 1.0, c = 0.4, k = 4.0;
+//!         coordinates: x;
+//!         kinetic = m/2 * dot(x)^2;
+//!         potential = k/2 * x^2;
+//!         dissipation = c/2 * dot(x)^2;
+//!     }
+//! }
+//!
+//! let lin = linearize(&Damped::default(), &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+//! let spectrum = lin.spectrum().unwrap();
+//! assert_eq!(spectrum.stability(), Stability::AsymptoticallyStable);
+//! for lambda in &spectrum.eigenvalues {
+//!     assert!((lambda.re - -0.2).abs() < 1e-12 && (lambda.im.abs() - 3.96f64.sqrt()).abs() < 1e-12);
+//! }
+//! ```
 
 use crate::error::DynamicsError;
 use crate::linalg;

@@ -14,6 +14,31 @@
 //! The turning coordinates keep the positions of the guess: steady motions of this kind
 //! exist when they are cyclic (nothing depends on them), and then where they start does
 //! not matter.
+//!
+//! # Example
+//! A pendulum held by a constant torque τ at its pivot rests where m g l sin θ = τ:
+//! ```
+//! use lagrange_runtime::prelude::*;
+//! use lagrange_runtime::stability::Stability;
+//! use lagrange_runtime::steady::equilibrium;
+//!
+//! lagrangian! {
+//!     struct Pendulum {
+//!         parameters: m = 1.0, l = 0.5, g = 9.81;
+//!         coordinates: theta;
+//!         inputs: tau;
+//!         kinetic = m/2 * l^2 * dot(theta)^2;
+//!         potential = -m * g * l * cos(theta);
+//!         force tau on theta;
+//!     }
+//! }
+//!
+//! let tau = 2.0;
+//! let rest = equilibrium(&Pendulum::default(), &State::at_rest(SVector::zeros()), &SVector::from([tau]))
+//!     .unwrap();
+//! assert!((rest.state.q[0] - (tau / (9.81 * 0.5)).asin()).abs() < 1e-12);
+//! assert_eq!(rest.stability(), Stability::Marginal);
+//! ```
 
 use crate::error::DynamicsError;
 use crate::eval::check_state;
