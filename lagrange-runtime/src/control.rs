@@ -133,6 +133,26 @@
 //!
 //! The matrices are dense [`DMatrix`]es and each call allocates: control design happens
 //! once, before a simulation, not in its inner loop.
+//!
+//! # Example
+//! The double integrator sampled every T with a zero-order hold ([`c2d`]):
+//! A_d = [[1, T], [0, 1]], B_d = [T²/2, T]; then its discrete LQR ([`dlqr`]) stabilizes it,
+//! every multiplier of A_d − B_d K inside the unit circle.
+//! ```
+//! use lagrange_runtime::control::{c2d, dlqr};
+//! use lagrange_runtime::nalgebra::DMatrix;
+//!
+//! let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+//! let b = DMatrix::from_row_slice(2, 1, &[0.0, 1.0]);
+//! let t = 0.1;
+//! let (ad, bd) = c2d(&a, &b, t).unwrap();
+//! assert!((&ad - DMatrix::from_row_slice(2, 2, &[1.0, t, 0.0, 1.0])).amax() < 1e-15);
+//! assert!((&bd - DMatrix::from_row_slice(2, 1, &[t * t / 2.0, t])).amax() < 1e-15);
+//!
+//! let (k, _p) = dlqr(&ad, &bd, &DMatrix::identity(2, 2), &DMatrix::identity(1, 1)).unwrap();
+//! let closed = &ad - &bd * &k;
+//! assert!(closed.complex_eigenvalues().iter().all(|z| z.norm() < 1.0));
+//! ```
 
 mod estimation;
 mod integral;
@@ -151,6 +171,22 @@ use nalgebra::{Complex, DMatrix, SMatrix, SVector};
 use std::fmt;
 
 /// Why a Riccati equation or an LQR design could not be solved.
+///
+/// # Example
+/// Matching on a variant: a weight Q of the wrong size is named with the shape it must have.
+/// ```
+/// use lagrange_runtime::control::{lqr, ControlError};
+/// use lagrange_runtime::nalgebra::DMatrix;
+///
+/// let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]); // the double integrator
+/// let b = DMatrix::from_row_slice(2, 1, &[0.0, 1.0]);
+/// match lqr(&a, &b, &DMatrix::identity(3, 3), &DMatrix::identity(1, 1)) {
+///     Err(ControlError::DimensionMismatch { matrix, expected, found }) => {
+///         assert_eq!((matrix, expected, found), ("Q", (2, 2), (3, 3)));
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ControlError {

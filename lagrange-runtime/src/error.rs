@@ -3,6 +3,22 @@
 use std::fmt;
 
 /// Which part of a [`State`](crate::State) (or of the inputs) a non-finite value was found in.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::StatePart;
+///
+/// lagrangian! {
+///     struct Oscillator { parameters: m = 1.0, k = 4.0; coordinates: x; kinetic = m/2 * dot(x)^2; potential = k/2 * x^2; }
+/// }
+///
+/// let s = State::at_rest(SVector::from([f64::NAN]));
+/// assert_eq!(
+///     Oscillator::default().accelerations(&s, &SVector::zeros()),
+///     Err(DynamicsError::NonFiniteState { part: StatePart::Coordinate, name: "x" }),
+/// );
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatePart {
     /// The time `t`.
@@ -36,6 +52,26 @@ pub enum StatePart {
 /// simulation wraps it in a [`StepError`](crate::simulate::StepError) inside the
 /// [`SimulationError`](crate::simulate::SimulationError) that says when it happened and
 /// keeps the trajectory until then.
+///
+/// # Example
+/// Matching on a variant (the enum is `#[non_exhaustive]`, so a match ends in `_`): a
+/// kinetic energy x² ẏ²/2 has no term in ẏ at x = 0.
+/// ```
+/// use lagrange_runtime::prelude::*;
+///
+/// lagrangian! {
+///     struct Polar { coordinates: x, y; kinetic = dot(x)^2 / 2 + x^2 * dot(y)^2 / 2; }
+/// }
+///
+/// let at_origin = State::at_rest(SVector::from([0.0, 1.0]));
+/// match Polar.accelerations(&at_origin, &SVector::zeros()) {
+///     Err(DynamicsError::MissingVelocity { coordinate }) => assert_eq!(coordinate, "y"),
+///     Err(other) => panic!("another error: {other}"),
+///     Ok(qdd) => panic!("accelerations {qdd}"),
+/// }
+/// let error = Polar.accelerations(&at_origin, &SVector::zeros()).unwrap_err();
+/// assert!(error.to_string().contains("`dot(y)`"), "{error}"); // the message names it too
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum DynamicsError {

@@ -46,6 +46,32 @@ use std::array::from_fn;
 /// The Jacobian of an R-vector quantity of the model with respect to the velocities (see
 /// the [module docs](self)): its rate is `matrix · q̇` (+ ∂/∂t) and its acceleration
 /// `matrix · q̈ + drift`.
+///
+/// # Example
+/// A point on a wheel of radius r rolling along x (its angle θ = −x/r): the contact point's
+/// velocity, a velocity-level `let`, has ∂v/∂q̇ and its drift; the point's position has ∂p/∂q.
+/// ```
+/// use lagrange_runtime::prelude::*;
+///
+/// lagrangian! {
+///     struct Wheel {
+///         parameters: r = 0.5;
+///         coordinates: x;
+///         let p = [x + r * sin(-x / r), r - r * cos(-x / r)]; // the point at the rim, on the ground at x = 0
+///         let v = dot(p);
+///         kinetic = dot(x)^2 / 2;
+///     }
+/// }
+///
+/// let s = State::new(0.0, SVector::from([0.0]), SVector::from([2.0]));
+/// let j = Wheel::default().jacobians(&s, &SVector::zeros());
+/// // On the ground it does not move: ∂p/∂x = (1 − cos, −sin)(0) = 0,
+/// assert!(j.p.matrix.amax() < 1e-15);
+/// // and its acceleration is straight up, ẋ²/r: p̈ = J ẍ + drift with J = 0.
+/// assert!((j.p.drift - SVector::from([0.0, 4.0 / 0.5])).amax() < 1e-14);
+/// // v is at velocity level, so `matrix` is ∂v/∂q̇ (0 here too) and the same drift.
+/// assert!(j.v.matrix.amax() < 1e-15 && (j.v.drift - j.p.drift).amax() < 1e-14);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Jacobian<const R: usize, const N: usize> {
     /// ∂p/∂q for a position-level quantity, ∂v/∂q̇ for a velocity-level one.

@@ -5,6 +5,31 @@
 //! q, q̇ and u, giving ẋ ≈ A x + B u for x = (q, q̇) around a state. [`sensitivities`]
 //! differentiates it with respect to the model's parameters. Equilibria and steady
 //! motions, with the linearization there, are found in [`steady`](crate::steady).
+//!
+//! # Example
+//! A cart of mass m on a spring k, pushed by a force f: A = [[0, 1], [−k/m, 0]] and
+//! B = [0, 1/m].
+//! ```
+//! use lagrange_runtime::prelude::*;
+//! use lagrange_runtime::linearize::linearize;
+//!
+//! lagrangian! {
+//!     struct Cart {
+//!         parameters: m = 2.0, k = 8.0;
+//!         coordinates: x;
+//!         inputs: f;
+//!         kinetic = m/2 * dot(x)^2;
+//!         potential = k/2 * x^2;
+//!         force f on x;
+//!     }
+//! }
+//!
+//! let lin = linearize(&Cart::default(), &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+//! let (a, b) = (lin.a(), lin.b());
+//! assert_eq!((a[(0, 0)], a[(0, 1)], a[(1, 1)]), (0.0, 1.0, 0.0));
+//! assert!((a[(1, 0)] - -4.0).abs() < 1e-15 && (b[(1, 0)] - 0.5).abs() < 1e-15);
+//! assert_eq!(b[(0, 0)], 0.0);
+//! ```
 
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
@@ -20,6 +45,38 @@ use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 use num_dual::Dual64;
 
 /// The first-order behaviour of a model around a state and input.
+///
+/// # Example
+/// A pendulum in Cartesian coordinates, its rod a constraint: A is 4 × 4 in (x, y, ẋ, ẏ),
+/// but the motion has one degree of freedom, and the spectrum in the independent
+/// coordinates of the constraint manifold (`tangent`, 4 × 2) is the pendulum's ±i √(g/l).
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::linearize::linearize;
+///
+/// lagrangian! {
+///     struct Bob {
+///         parameters: m = 1.0, l = 2.0, g = 9.81;
+///         coordinates: x, y;
+///         kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+///         potential = m * g * y;
+///         constraint rod = x^2 + y^2 - l^2;
+///     }
+/// }
+///
+/// let bottom = State::at_rest(SVector::from([0.0, -2.0]));
+/// let lin = linearize(&Bob::default(), &bottom, &SVector::zeros()).unwrap();
+/// assert_eq!(lin.a().shape(), (4, 4));
+/// assert_eq!(lin.tangent.shape(), (4, 2));
+/// assert_eq!(lin.reduced_a().shape(), (2, 2));
+/// let spectrum = lin.spectrum().unwrap();
+/// assert_eq!(spectrum.eigenvalues.len(), 2);
+/// for lambda in &spectrum.eigenvalues {
+///     assert!(lambda.re.abs() < 1e-12 && (lambda.im.abs() - (9.81f64 / 2.0).sqrt()).abs() < 1e-12);
+/// }
+/// // ∂ẍ/∂x = −g/l along the circle at the bottom.
+/// assert!((lin.d_q[(0, 0)] - -9.81 / 2.0).abs() < 1e-12);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Linearization<const N: usize, const M: usize> {
     /// The state linearized around.

@@ -58,6 +58,16 @@ pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 pub type Result<T> = std::result::Result<T, PlotError>;
 
 /// Why a figure or an animation could not be made, in words.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::plot::quick_look;
+/// use lagrange_runtime::simulate::Trajectory;
+///
+/// let empty = Trajectory::<1>::new(&["x"], &[]);
+/// let error = quick_look(&empty, std::env::temp_dir().join("never.png")).unwrap_err();
+/// assert_eq!(error.to_string(), "an empty trajectory has nothing to plot");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlotError(String);
 
@@ -110,6 +120,26 @@ const COLORS: [RGBColor; 10] = [
 ///
 /// # Errors
 /// An empty size, a file that cannot be written, or an error of `draw`.
+///
+/// # Example
+/// Two panels, one above the other:
+/// ```
+/// use lagrange_runtime::plot::{figure, Panel};
+///
+/// let path = std::env::temp_dir().join("lagrange-plot-doc").join("waves.png");
+/// let t: Vec<f64> = (0..=100).map(|k| 0.1 * f64::from(k)).collect();
+/// figure(&path, (800, 600), |root| {
+///     let (top, bottom) = root.split_vertically(300);
+///     Panel::new("Sine", "t [s]", "x")
+///         .line("sin t", t.iter().map(|&t| (t, t.sin())))
+///         .draw(&top)?;
+///     Panel::new("Cosine", "t [s]", "x")
+///         .points("cos t", t.iter().map(|&t| (t, t.cos())))
+///         .draw(&bottom)
+/// })
+/// .unwrap();
+/// assert!(path.exists());
+/// ```
 pub fn figure(
     path: impl AsRef<Path>,
     size: (u32, u32),
@@ -596,6 +626,30 @@ fn tick(v: f64, span: f64) -> String {
 ///
 /// # Errors
 /// An empty trajectory, or a file that cannot be written.
+///
+/// # Example
+/// A model with units gets its axes labelled with them (`x [m]`, `h − h₀ [J]`):
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::plot::quick_look;
+/// use lagrange_runtime::simulate::{Rk4, Simulation};
+///
+/// lagrangian! {
+///     struct Oscillator {
+///         parameters: m = 1.0 [kg], k = 4.0 [N/m];
+///         coordinates: x [m];
+///         kinetic = m/2 * dot(x)^2;
+///         potential = k/2 * x^2;
+///     }
+/// }
+///
+/// let run = Simulation::new(&Oscillator::default(), State::at_rest(SVector::from([1.0])))
+///     .run(&Rk4::new(0.01), 5.0)
+///     .unwrap();
+/// let path = std::env::temp_dir().join("lagrange-plot-doc").join("oscillator.png");
+/// quick_look(&run, &path).unwrap();
+/// assert!(path.exists());
+/// ```
 pub fn quick_look<const N: usize, const M: usize>(
     trajectory: &Trajectory<N, M>,
     path: impl AsRef<Path>,
@@ -635,6 +689,19 @@ pub fn quick_look<const N: usize, const M: usize>(
 pub type Lines = Vec<Vec<(f64, f64)>>;
 
 /// How an animation is drawn.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::plot::Animation;
+/// // Half speed, a fixed region (x from −1.2 to 1.2, y from −1.2 to 0.2), a caption.
+/// let settings = Animation {
+///     speed: 0.5,
+///     bounds: Some((-1.2..1.2, -1.2..0.2)),
+///     title: "Pendulum".into(),
+///     ..Animation::default()
+/// };
+/// assert_eq!((settings.size, settings.fps), ((600, 600), 25));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Animation {
     /// Width and height in pixels.
@@ -673,6 +740,25 @@ impl Default for Animation {
 /// An empty trajectory (a single sample gives one frame), invalid settings, non-finite
 /// points or bounds, a size beyond 65535 pixels on a side, or a file that cannot be
 /// written.
+///
+/// # Example
+/// Any trajectory, here one written by hand: a rod turning once about the origin.
+/// ```
+/// use lagrange_runtime::plot::{animate, Animation};
+/// use lagrange_runtime::simulate::Trajectory;
+/// use lagrange_runtime::{State, SVector};
+///
+/// let mut run = Trajectory::new(&["theta"], &[]);
+/// for k in 0..=10 {
+///     let t = 0.1 * f64::from(k);
+///     let theta = std::f64::consts::TAU * t;
+///     run.push(State::new(t, SVector::from([theta]), SVector::from([std::f64::consts::TAU])), SVector::zeros(), 0.0);
+/// }
+/// let settings = Animation { size: (200, 200), fps: 10, title: "A rod".into(), ..Animation::default() };
+/// let path = std::env::temp_dir().join("lagrange-plot-doc").join("rod.gif");
+/// animate(&run, &path, &settings, |s| vec![vec![(0.0, 0.0), (s.q[0].cos(), s.q[0].sin())]]).unwrap();
+/// assert!(path.exists());
+/// ```
 pub fn animate<const N: usize, const M: usize>(
     trajectory: &Trajectory<N, M>,
     path: impl AsRef<Path>,
@@ -727,6 +813,19 @@ pub fn animate<const N: usize, const M: usize>(
 ///
 /// # Errors
 /// As [`animate`].
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::plot::{snapshot, Animation};
+/// use lagrange_runtime::{State, SVector};
+///
+/// // A pendulum at 0.5 rad: the rod from the pivot to the bob.
+/// let s = State::at_rest(SVector::from([0.5]));
+/// let path = std::env::temp_dir().join("lagrange-plot-doc").join("pendulum-frame.png");
+/// snapshot(&s, &path, &Animation::default(), |s| vec![vec![(0.0, 0.0), (s.q[0].sin(), -s.q[0].cos())]])
+///     .unwrap();
+/// assert!(path.exists());
+/// ```
 pub fn snapshot<const N: usize>(
     state: &State<N>,
     path: impl AsRef<Path>,

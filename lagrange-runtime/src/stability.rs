@@ -22,6 +22,32 @@
 //! the imaginary axis, the rule for conservative systems) leaves the nonlinear question
 //! open, as it does in every textbook; for a conservative system it is the linear
 //! stability that the textbook criteria (the sleeping top, the rolling coin) state.
+//!
+//! # Example
+//! A damped oscillator, m ẍ + c ẋ + k x = 0, is asymptotically stable with
+//! λ = −σ ± i √(k/m − σ²), σ = c / 2m:
+//! ```
+//! use lagrange_runtime::prelude::*;
+//! use lagrange_runtime::linearize::linearize;
+//! use lagrange_runtime::stability::Stability;
+//!
+//! lagrangian! {
+//!     struct Damped {
+//!         parameters: m = 1.0, c = 0.4, k = 4.0;
+//!         coordinates: x;
+//!         kinetic = m/2 * dot(x)^2;
+//!         potential = k/2 * x^2;
+//!         dissipation = c/2 * dot(x)^2;
+//!     }
+//! }
+//!
+//! let lin = linearize(&Damped::default(), &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+//! let spectrum = lin.spectrum().unwrap();
+//! assert_eq!(spectrum.stability(), Stability::AsymptoticallyStable);
+//! for lambda in &spectrum.eigenvalues {
+//!     assert!((lambda.re - -0.2).abs() < 1e-12 && (lambda.im.abs() - 3.96f64.sqrt()).abs() < 1e-12);
+//! }
+//! ```
 
 use crate::error::DynamicsError;
 use crate::linalg;
@@ -30,6 +56,33 @@ use nalgebra::{Complex, DMatrix, SVector};
 
 /// The stability of an equilibrium or a steady motion, read off the eigenvalues λ of its
 /// linearization in independent coordinates.
+///
+/// # Example
+/// A pendulum's two equilibria: hanging (marginal, eigenvalues ±i √(g/l)) and inverted
+/// (unstable, ±√(g/l)).
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::stability::Stability;
+/// use lagrange_runtime::steady::equilibrium;
+///
+/// lagrangian! {
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: theta;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = -m * g * l * cos(theta);
+///     }
+/// }
+///
+/// let model = Pendulum::default();
+/// let u = SVector::zeros();
+/// let down = equilibrium(&model, &State::at_rest(SVector::from([0.1])), &u).unwrap();
+/// let up = equilibrium(&model, &State::at_rest(SVector::from([3.0])), &u).unwrap();
+/// assert!(down.state.q[0].abs() < 1e-12 && (up.state.q[0] - std::f64::consts::PI).abs() < 1e-12);
+/// assert_eq!(down.stability(), Stability::Marginal);
+/// assert_eq!(up.stability(), Stability::Unstable);
+/// assert!((up.spectrum.largest_real_part() - 9.81f64.sqrt()).abs() < 1e-12);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stability {
     /// Every Re λ < 0: small disturbances die out.
@@ -42,6 +95,37 @@ pub enum Stability {
 }
 
 /// One eigenvalue of the linearization and its mode: the motion x(t) = Re(c e^{λt} x̂).
+///
+/// # Example
+/// The modes of two unit masses between three springs: at √(k/m) they swing together
+/// (x1 = x2), at √(3k/m) against each other (x1 = −x2).
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::linearize::linearize;
+///
+/// lagrangian! {
+///     struct Masses {
+///         parameters: m = 1.0, k = 4.0;
+///         coordinates: x1, x2;
+///         kinetic = m/2 * (dot(x1)^2 + dot(x2)^2);
+///         potential = k/2 * (x1^2 + (x2 - x1)^2 + x2^2);
+///     }
+/// }
+///
+/// let rest = State::at_rest(SVector::zeros());
+/// let spectrum = linearize(&Masses::default(), &rest, &SVector::zeros()).unwrap().spectrum().unwrap();
+/// for mode in spectrum.modes() {
+///     let ratio = mode.positions[1] / mode.positions[0];
+///     if (mode.eigenvalue.im.abs() - 2.0).abs() < 1e-9 {
+///         assert!((ratio.re - 1.0).abs() < 1e-12 && ratio.im.abs() < 1e-12); // together
+///     } else {
+///         assert!((mode.eigenvalue.im.abs() - 12f64.sqrt()).abs() < 1e-9);
+///         assert!((ratio.re + 1.0).abs() < 1e-12 && ratio.im.abs() < 1e-12); // against
+///     }
+///     // x̂ = (positions, velocities) with velocities = λ positions.
+///     assert!((mode.velocities - mode.positions * mode.eigenvalue).norm() < 1e-12);
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mode<const N: usize> {
     /// λ: the growth rate (real part) and the angular frequency (imaginary part).
@@ -55,6 +139,36 @@ pub struct Mode<const N: usize> {
 
 /// The eigenvalues of a linearization in independent coordinates, sorted by decreasing
 /// real part (then decreasing imaginary part), and their modes on demand.
+///
+/// # Example
+/// Two unit masses between three springs k (wall, mass, mass, wall): the eigenvalues are
+/// ±i √(k/m) and ±i √(3k/m), sorted by decreasing imaginary part at equal real parts.
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::linearize::linearize;
+/// use lagrange_runtime::stability::Stability;
+///
+/// lagrangian! {
+///     struct Masses {
+///         parameters: m = 1.0, k = 4.0;
+///         coordinates: x1, x2;
+///         kinetic = m/2 * (dot(x1)^2 + dot(x2)^2);
+///         potential = k/2 * (x1^2 + (x2 - x1)^2 + x2^2);
+///     }
+/// }
+///
+/// let rest = State::at_rest(SVector::zeros());
+/// let spectrum = linearize(&Masses::default(), &rest, &SVector::zeros()).unwrap().spectrum().unwrap();
+/// let mut frequencies: Vec<f64> = spectrum.eigenvalues.iter().map(|l| l.im).collect();
+/// frequencies.sort_by(f64::total_cmp);
+/// let expected = [-12f64.sqrt(), -2.0, 2.0, 12f64.sqrt()];
+/// for (w, e) in frequencies.iter().zip(expected) {
+///     assert!((w - e).abs() < 1e-12);
+/// }
+/// assert!(spectrum.largest_real_part().abs() < 1e-12);
+/// assert_eq!(spectrum.stability(), Stability::Marginal);
+/// assert_eq!(spectrum.modes().len(), 4);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spectrum<const N: usize> {
     /// The eigenvalues, counted with multiplicity: 2N − 2 (holonomic constraints) −

@@ -26,6 +26,14 @@ pub struct State<const N: usize> {
 
 impl<const N: usize> State<N> {
     /// A state from its parts.
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// // t = 0.5, two coordinates and their velocities, in the order of `coordinates:`.
+    /// let s = State::new(0.5, SVector::from([0.1, -0.2]), SVector::from([1.0, 0.0]));
+    /// assert_eq!((s.t, s.q[1], s.qd[0]), (0.5, -0.2, 1.0));
+    /// ```
     pub fn new(t: f64, q: SVector<f64, N>, qd: SVector<f64, N>) -> Self {
         Self { t, q, qd }
     }

@@ -14,6 +14,31 @@
 //! The turning coordinates keep the positions of the guess: steady motions of this kind
 //! exist when they are cyclic (nothing depends on them), and then where they start does
 //! not matter.
+//!
+//! # Example
+//! A pendulum held by a constant torque τ at its pivot rests where m g l sin θ = τ:
+//! ```
+//! use lagrange_runtime::prelude::*;
+//! use lagrange_runtime::stability::Stability;
+//! use lagrange_runtime::steady::equilibrium;
+//!
+//! lagrangian! {
+//!     struct Pendulum {
+//!         parameters: m = 1.0, l = 0.5, g = 9.81;
+//!         coordinates: theta;
+//!         inputs: tau;
+//!         kinetic = m/2 * l^2 * dot(theta)^2;
+//!         potential = -m * g * l * cos(theta);
+//!         force tau on theta;
+//!     }
+//! }
+//!
+//! let tau = 2.0;
+//! let rest = equilibrium(&Pendulum::default(), &State::at_rest(SVector::zeros()), &SVector::from([tau]))
+//!     .unwrap();
+//! assert!((rest.state.q[0] - (tau / (9.81 * 0.5)).asin()).abs() < 1e-12);
+//! assert_eq!(rest.stability(), Stability::Marginal);
+//! ```
 
 use crate::error::DynamicsError;
 use crate::eval::check_state;
@@ -30,6 +55,33 @@ use num_dual::Dual64;
 use std::array::from_fn;
 
 /// What is given of a turning coordinate.
+///
+/// # Example
+/// The conical pendulum of [`SteadyMotion`] given its angular momentum about the vertical
+/// instead of its rate: p_φ = m l² sin²θ φ̇ is what a free pendulum keeps.
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::steady::{steady_motion, Turning};
+///
+/// lagrangian! {
+///     struct Spherical {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: theta, phi;
+///         let p = l * [sin(theta) * cos(phi), sin(theta) * sin(phi), -cos(theta)];
+///         kinetic = m/2 * dot(p)^2;
+///         potential = m * g * p.z;
+///     }
+/// }
+///
+/// // At Ω = 5: cos θ = g/(l Ω²), p_φ = sin²θ Ω.
+/// let theta = (9.81f64 / 25.0).acos();
+/// let momentum = theta.sin().powi(2) * 5.0;
+/// let guess = State::at_rest(SVector::from([1.0, 0.0]));
+/// let motion = steady_motion(&Spherical::default(), &guess, &[("phi", Turning::Momentum(momentum))], &SVector::zeros())
+///     .unwrap();
+/// assert!((motion.state.q[0] - theta).abs() < 1e-12);
+/// assert!((motion.state.qd[1] - 5.0).abs() < 1e-12); // the rate follows
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Turning {
     /// Its rate q̇, constant in the steady motion.
@@ -39,6 +91,33 @@ pub enum Turning {
 }
 
 /// An equilibrium or a steady motion, with its linearization and stability.
+///
+/// # Example
+/// A conical pendulum: a spherical pendulum whose azimuth φ turns at Ω = 5 rad/s settles at
+/// the polar angle θ with cos θ = g / (l Ω²).
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::stability::Stability;
+/// use lagrange_runtime::steady::{steady_motion, Turning};
+///
+/// lagrangian! {
+///     struct Spherical {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: theta, phi;
+///         let p = l * [sin(theta) * cos(phi), sin(theta) * sin(phi), -cos(theta)];
+///         kinetic = m/2 * dot(p)^2;
+///         potential = m * g * p.z;
+///     }
+/// }
+///
+/// let guess = State::at_rest(SVector::from([1.0, 0.0]));
+/// let motion = steady_motion(&Spherical::default(), &guess, &[("phi", Turning::Rate(5.0))], &SVector::zeros())
+///     .unwrap();
+/// assert!((motion.state.q[0].cos() - 9.81 / 25.0).abs() < 1e-12);
+/// assert_eq!((motion.state.qd[0], motion.state.qd[1]), (0.0, 5.0));
+/// assert_eq!(motion.stability(), Stability::Marginal); // conservative: on the imaginary axis
+/// assert_eq!(motion.linearization.state, motion.state);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct SteadyMotion<const N: usize, const M: usize = 0> {
     /// The state: the turning coordinates at their rates, the others at rest or moving

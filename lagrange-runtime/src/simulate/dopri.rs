@@ -12,6 +12,27 @@ use nalgebra::SVector;
 /// A step is accepted when the error estimate, scaled component-wise by
 /// `atol + rtol·|y|` over y = (q, q̇), has a root-mean-square norm of at most 1. Steps are
 /// shortened to land exactly on output times, so samples are exact, not interpolated.
+///
+/// # Example
+/// Tolerances and a largest step, with samples exactly at the times asked for
+/// ([`Simulation::run_at`](super::Simulation::run_at)):
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{DormandPrince, Simulation};
+///
+/// lagrangian! {
+///     struct Oscillator { parameters: m = 1.0, k = 4.0; coordinates: x; kinetic = m/2 * dot(x)^2; potential = k/2 * x^2; }
+/// }
+///
+/// let method = DormandPrince { max_step: 0.05, ..DormandPrince::new(1e-10, 1e-12) };
+/// let times = [0.5, 1.0, 1.5];
+/// let start = State::at_rest(SVector::from([1.0]));
+/// let run = Simulation::new(&Oscillator::default(), start).run_at(&method, &times).unwrap();
+/// assert_eq!(run.times().collect::<Vec<_>>(), times); // one sample at each, and only there
+/// for s in run.states() {
+///     assert!((s.q[0] - (2.0 * s.t).cos()).abs() < 1e-9); // x = cos 2t
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DormandPrince {
     /// Relative tolerance.

@@ -43,6 +43,34 @@ pub enum Direction {
 /// its sign, and so its crossings, would be unknown. On a constrained model
 /// the located state lies on the constraints to the interpolation's accuracy, not to the
 /// integrator's tolerance.
+///
+/// # Example
+/// A ball dropped from 1 m, stopped at the floor, and restarted after the impact law (it
+/// bounces back with 80 % of its speed):
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{Event, Rk4, Simulation};
+///
+/// lagrangian! {
+///     struct Ball { parameters: g = 9.81; coordinates: y; kinetic = dot(y)^2 / 2; potential = g * y; }
+/// }
+///
+/// let ball = Ball::default();
+/// let floor = || Event::stop("floor", |_t, s: &State<1>| s.q[0]).falling();
+/// let fall = Simulation::new(&ball, State::at_rest(SVector::from([1.0])))
+///     .event(floor())
+///     .run(&Rk4::new(0.01), 10.0)
+///     .unwrap();
+/// let impact = fall.stopped_by().unwrap().state;
+/// let t1 = (2.0 / 9.81f64).sqrt(); // 1 = g t²/2
+/// assert!((impact.t - t1).abs() < 1e-12);
+///
+/// // Restarted on the floor (y = 0 exactly, so the start is no crossing), moving up.
+/// let bounce = State::new(impact.t, SVector::zeros(), -0.8 * impact.qd);
+/// let flight = Simulation::new(&ball, bounce).event(floor()).run(&Rk4::new(0.01), 10.0).unwrap();
+/// // In the air for 2 · 0.8 v₁ / g = 1.6 t₁.
+/// assert!((flight.stopped_by().unwrap().state.t - 2.6 * t1).abs() < 1e-12);
+/// ```
 pub struct Event<'a, const N: usize> {
     pub(crate) name: &'static str,
     pub(crate) function: Box<Function<'a, N>>,
@@ -99,6 +127,30 @@ impl<'a, const N: usize> Event<'a, N> {
 }
 
 /// A located zero crossing of an event function.
+///
+/// # Example
+/// Recording the upward passes of an oscillator x = cos 2t through x = 0, at t = 3π/4 + kπ:
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{DormandPrince, Event, Simulation};
+/// use std::f64::consts::PI;
+///
+/// lagrangian! {
+///     struct Oscillator { parameters: m = 1.0, k = 4.0; coordinates: x; kinetic = m/2 * dot(x)^2; potential = k/2 * x^2; }
+/// }
+///
+/// let run = Simulation::new(&Oscillator::default(), State::at_rest(SVector::from([1.0])))
+///     .event(Event::record("up", |_t, s| s.q[0]).rising())
+///     .run(&DormandPrince::default(), 10.0)
+///     .unwrap();
+/// let crossings = run.crossings();
+/// assert_eq!(crossings.len(), 3);
+/// for (k, c) in crossings.iter().enumerate() {
+///     assert_eq!((c.event.as_str(), c.rising), ("up", true));
+///     assert!((c.state.t - (0.75 + k as f64) * PI).abs() < 1e-8);
+///     assert!((c.state.qd[0] - 2.0).abs() < 1e-7); // ẋ = −2 sin 2t = 2 there
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Crossing<const N: usize> {

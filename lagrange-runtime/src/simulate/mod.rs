@@ -88,6 +88,29 @@ pub type Inputs<'a, const N: usize, const M: usize> =
     dyn FnMut(f64, &State<N>) -> SVector<f64, M> + 'a;
 
 /// A method that advances a state of a model of type `T` in time.
+///
+/// # Example
+/// Code written once for every method takes the integrator as a type parameter:
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{DormandPrince, Integrator, Rk4, Simulation, Variational};
+///
+/// lagrangian! {
+///     struct Oscillator { parameters: m = 1.0, k = 4.0; coordinates: x; kinetic = m/2 * dot(x)^2; potential = k/2 * x^2; }
+/// }
+///
+/// /// x at t = 1, released from x = 1.
+/// fn end<I: Integrator<Oscillator, 1, 0>>(integrator: &I) -> f64 {
+///     let start = State::at_rest(SVector::from([1.0]));
+///     let run = Simulation::new(&Oscillator::default(), start).run(integrator, 1.0).unwrap();
+///     run.last().q[0]
+/// }
+///
+/// let exact = 2f64.cos(); // x = cos(ω t), ω = √(k/m) = 2
+/// assert!((end(&Rk4::new(1e-3)) - exact).abs() < 1e-11);
+/// assert!((end(&DormandPrince::default()) - exact).abs() < 1e-7);
+/// assert!((end(&Variational::new(1e-3)) - exact).abs() < 1e-6);
+/// ```
 pub trait Integrator<T, const N: usize, const M: usize> {
     /// What the method carries from one step to the next: the step size of an adaptive
     /// method, the discrete momentum of the variational one.
@@ -128,6 +151,25 @@ pub trait Integrator<T, const N: usize, const M: usize> {
 }
 
 /// Why an integration step failed.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{Rk4, Simulation, StepError};
+///
+/// lagrangian! {
+///     struct Fall { parameters: g = 9.81; coordinates: y; kinetic = dot(y)^2 / 2; potential = g * y; }
+/// }
+///
+/// let error = Simulation::new(&Fall::default(), State::at_rest(SVector::from([0.0])))
+///     .max_steps(10)
+///     .run(&Rk4::new(0.01), 1.0)
+///     .unwrap_err();
+/// match error.reason {
+///     StepError::StepBudgetExhausted { steps } => assert_eq!(steps, 10),
+///     other => panic!("unexpected: {other}"),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum StepError {
@@ -246,6 +288,23 @@ impl std::error::Error for StepError {
 ///
 /// Its `Debug` form (what `fn main() -> Result<…>` prints) summarizes the trajectory
 /// instead of listing every state.
+///
+/// # Example
+/// A start where the model cannot be evaluated: x² ẏ² is no kinetic energy for y at x = 0.
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{Rk4, Simulation, StepError};
+///
+/// lagrangian! {
+///     struct Polar { coordinates: x, y; kinetic = dot(x)^2 / 2 + x^2 * dot(y)^2 / 2; }
+/// }
+///
+/// let start = State::at_rest(SVector::from([0.0, 1.0]));
+/// let error = Simulation::new(&Polar, start).run(&Rk4::new(0.01), 1.0).unwrap_err();
+/// assert_eq!(error.time, 0.0);
+/// assert_eq!(error.reason, StepError::Dynamics(DynamicsError::MissingVelocity { coordinate: "y" }));
+/// assert!(error.to_string().starts_with("simulation stopped at t = 0"));
+/// ```
 #[derive(Clone)]
 pub struct SimulationError<const N: usize, const M: usize = 0> {
     /// Time of the last state reached.
@@ -286,6 +345,13 @@ impl<const N: usize, const M: usize> std::error::Error for SimulationError<N, M>
 }
 
 /// Where a running simulation is, for progress reports.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::simulate::Progress;
+/// let p = Progress { t: 1.5, t_start: 1.0, t_end: 3.0, steps: 20 };
+/// assert_eq!(p.fraction(), 0.25);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {
     /// Current time.
@@ -321,6 +387,29 @@ pub const DEFAULT_MAX_STEPS: usize = 1_000_000;
 /// The initial state must be finite. A run takes at most [`DEFAULT_MAX_STEPS`] steps unless
 /// [`max_steps`](Simulation::max_steps) says otherwise, so that a step size too small for
 /// the time span ends in [`StepError::StepBudgetExhausted`] instead of running for ever.
+///
+/// # Example
+/// The builder: the model and its initial state, then what the run needs (a control law,
+/// events, a step budget, a progress hook), then `run` with an integrator:
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{Rk4, Simulation};
+///
+/// lagrangian! {
+///     /// A unit mass pushed by a force.
+///     struct Mass { parameters: m = 1.0; coordinates: x; inputs: f; kinetic = m/2 * dot(x)^2; force f on x; }
+/// }
+///
+/// // A PD law f = −4x − 4ẋ: critically damped, x = (1 + 2t) e^(−2t) from x = 1 at rest.
+/// let run = Simulation::new(&Mass::default(), State::at_rest(SVector::from([1.0])))
+///     .inputs(|_t, s| SVector::from([-4.0 * s.q[0] - 4.0 * s.qd[0]]))
+///     .max_steps(10_000)
+///     .run(&Rk4::new(1e-3), 2.0)
+///     .unwrap();
+/// let end = run.last();
+/// assert!((end.q[0] - 5.0 * (-4.0f64).exp()).abs() < 1e-12);
+/// assert!((run.inputs()[0][0] - -4.0).abs() < 1e-15); // the law's inputs, recorded
+/// ```
 pub struct Simulation<'a, T, const N: usize, const M: usize> {
     model: &'a T,
     initial: State<N>,

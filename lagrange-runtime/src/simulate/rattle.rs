@@ -35,6 +35,32 @@ use nalgebra::SVector;
 /// The step must be small against the fastest frequency of the model (h·ω ≤ 0.3): a
 /// larger step on a stiff nonlinear term runs on with the energy not conserved, without an
 /// error. See [`Variational`'s measurements](super::Variational#step-size-and-stiff-terms).
+///
+/// # Example
+/// A pendulum in Cartesian coordinates, its rod a constraint: every state stays on the
+/// circle and moves along it.
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{Rattle, Simulation};
+///
+/// lagrangian! {
+///     struct Bob {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: x, y;
+///         kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+///         potential = m * g * y;
+///         constraint rod = x^2 + y^2 - l^2;
+///     }
+/// }
+///
+/// let start = State::at_rest(SVector::from([0.6, -0.8]));
+/// let run = Simulation::new(&Bob::default(), start).run(&Rattle::new(1e-3), 10.0).unwrap();
+/// for s in run.states() {
+///     assert!((s.q.norm() - 1.0).abs() < 1e-12); // x² + y² = l²
+///     assert!(s.q.dot(&s.qd).abs() < 1e-11); // x ẋ + y ẏ = 0
+/// }
+/// assert!(run.energy_drift() < 1e-4);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rattle {
     /// The step size h.

@@ -6,6 +6,25 @@ use crate::{Dynamics, State};
 
 /// Classic fixed-step Runge–Kutta of order 4 on (q, q̇). The control law is evaluated at
 /// each of the four stages. A step that would pass an output time is shortened to end on it.
+///
+/// # Example
+/// Order 4: halving the step divides the error by 2⁴.
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{Rk4, Simulation};
+///
+/// lagrangian! {
+///     struct Oscillator { parameters: m = 1.0, k = 4.0; coordinates: x; kinetic = m/2 * dot(x)^2; potential = k/2 * x^2; }
+/// }
+///
+/// let error = |step: f64| {
+///     let start = State::at_rest(SVector::from([1.0]));
+///     let run = Simulation::new(&Oscillator::default(), start).run(&Rk4::new(step), 1.0).unwrap();
+///     (run.last().q[0] - 2f64.cos()).abs() // x = cos 2t
+/// };
+/// let ratio = error(0.02) / error(0.01);
+/// assert!((ratio - 16.0).abs() < 0.5, "{ratio}");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rk4 {
     /// The step size h.

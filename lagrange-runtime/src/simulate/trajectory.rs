@@ -13,6 +13,37 @@ use std::io::{self, Write};
 /// samples fit the model's sizes `N` and `M` and each other. The units of a model that
 /// declares them are part of the trajectory (and of its equality); a trajectory without
 /// units serializes without the field, and one read without it has no units.
+///
+/// # Example
+/// Reading a run: its samples, columns by name, any quantity along it, a state between
+/// samples.
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{Rk4, Simulation};
+///
+/// lagrangian! {
+///     struct Oscillator { parameters: m = 1.0, k = 4.0; coordinates: x; kinetic = m/2 * dot(x)^2; potential = k/2 * x^2; }
+/// }
+///
+/// let start = State::at_rest(SVector::from([1.0]));
+/// let run = Simulation::new(&Oscillator::default(), start).run(&Rk4::new(0.01), 1.0).unwrap();
+/// assert_eq!(run.len(), 101); // the start and 100 steps
+/// assert_eq!(run.coordinates(), ["x"]);
+/// let t: Vec<f64> = run.times().collect();
+/// assert!((t[100] - 1.0).abs() < 1e-15 && run.last().t == t[100]);
+///
+/// // Columns by name: `x`, `dot(x)`, the inputs, `energy`.
+/// let x = run.column("x").unwrap();
+/// let v = run.column("dot(x)").unwrap();
+/// assert!((x[50] - (2.0 * t[50]).cos()).abs() < 1e-8 && (v[50] + 2.0 * (2.0 * t[50]).sin()).abs() < 1e-8);
+/// assert!(run.energies().iter().all(|h| (h - 2.0).abs() < 1e-8)); // k x₀²/2
+/// // Anything along the run, from each state and its inputs:
+/// let kinetic: Vec<f64> = run.map(|s, _u| s.qd[0] * s.qd[0] / 2.0);
+/// assert!(kinetic[0] == 0.0);
+/// // A state between samples, by Hermite interpolation:
+/// let s = run.at(0.505).unwrap();
+/// assert!((s.q[0] - 1.01f64.cos()).abs() < 1e-8);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",

@@ -57,6 +57,31 @@ use nalgebra::SVector;
 /// [`Trajectory::energy_drift`](super::Trajectory::energy_drift)), or integrate stiff
 /// models with [`DormandPrince`](super::DormandPrince), whose error control shortens the
 /// steps or stops with an error.
+///
+/// # Example
+/// A pendulum released at 1 rad for 1000 s (about 160 periods): the energy error stays
+/// bounded, of the order of (h ω)², however long the run.
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::simulate::{Simulation, Variational};
+///
+/// lagrangian! {
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 1.0, g = 9.81;
+///         coordinates: theta;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = -m * g * l * cos(theta);
+///     }
+/// }
+///
+/// let start = State::at_rest(SVector::from([1.0]));
+/// let run = Simulation::new(&Pendulum::default(), start)
+///     .run(&Variational::new(0.01), 1000.0)
+///     .unwrap();
+/// let energy = -9.81 * 1f64.cos(); // h = −m g l cos θ₀ at rest
+/// assert!((run.energies()[0] - energy).abs() < 1e-12);
+/// assert!(run.energy_drift() < 1e-3 * energy.abs());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Variational {
     /// The step size h.
