@@ -13,13 +13,24 @@ pub struct Model {
     pub robot: Option<Robot>,
 }
 
+/// A joint of a URDF file that has a coordinate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RobotJoint {
+    /// Its coordinate's name in the language (the file's name, mangled).
+    pub name: String,
+    /// Its name in the file.
+    pub file_name: String,
+    /// Its `<limit lower upper velocity effort>`, if any.
+    pub limit: Option<[f64; 4]>,
+}
+
 /// What a URDF file gives a model besides its statements.
 #[derive(Clone)]
 pub struct Robot {
     /// The file, absolute, so that the generated code can make rustc track it.
     pub file: String,
-    /// Each joint coordinate with its `<limit lower upper velocity effort>`, if any.
-    pub limits: Vec<(String, Option<[f64; 4]>)>,
+    /// Each joint that has a coordinate, in the order of the coordinates.
+    pub joints: Vec<RobotJoint>,
     /// Each fixed joint's name in the language, with its child link's: names that are not
     /// coordinates, which an unknown-name error explains.
     pub fixed_joints: Vec<(String, String)>,

@@ -101,16 +101,18 @@ pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
     quote!(#(#items)* #model #parametric #robot)
 }
 
-/// For a model read from a URDF file: `Name::JOINT_LIMITS`, and the file included as bytes
-/// so that rustc rebuilds the crate when it changes.
+/// For a model read from a URDF file: `Name::JOINT_LIMITS`, `Name::coordinate` (a joint's
+/// coordinate by its name in the file or in the model), and the file included as bytes so
+/// that rustc rebuilds the crate when it changes.
 fn robot_items(l: &Lowered) -> TokenStream {
     let Some(robot) = &l.robot else {
         return TokenStream::new();
     };
     let (name, p, file) = (&l.header.name, private(), &robot.file);
-    let count = robot.limits.len();
-    let limits = robot.limits.iter().map(|(joint, limit)| {
-        let limit = match limit {
+    let count = robot.joints.len();
+    let limits = robot.joints.iter().map(|j| {
+        let joint = &j.name;
+        let limit = match j.limit {
             Some(values) => {
                 let [lower, upper, velocity, effort] = values.map(|v| {
                     if v.is_finite() {
@@ -127,6 +129,20 @@ fn robot_items(l: &Lowered) -> TokenStream {
         };
         quote!((#joint, #limit))
     });
+    // Each joint's coordinate index, by its names in the file and in the model.
+    let arms = robot.joints.iter().filter_map(|j| {
+        let index = l
+            .coordinates
+            .iter()
+            .position(|c| crate::check::key(c) == j.name)?;
+        Some(if j.file_name == j.name {
+            let name = &j.name;
+            quote!(#name => ::core::option::Option::Some(#index),)
+        } else {
+            let (name, file_name) = (&j.name, &j.file_name);
+            quote!(#name | #file_name => ::core::option::Option::Some(#index),)
+        })
+    });
     quote! {
         // The file's numbers as written (`6.28318530718`, say): no lint of the user's applies.
         #[allow(clippy::all)]
@@ -134,6 +150,17 @@ fn robot_items(l: &Lowered) -> TokenStream {
             /// Each joint coordinate of the URDF file with its `<limit>` (in the order of
             /// the coordinates), or `None` where the file gives none.
             pub const JOINT_LIMITS: [(&'static str, ::core::option::Option<#p::JointLimit>); #count] = [#(#limits),*];
+
+            /// The index of a joint's coordinate, by the joint's name in the URDF file
+            /// (`"joint_0.0"`) or in the model (`"joint_0_0"`: characters an identifier
+            /// cannot hold become `_`); `None` for a fixed joint or a name the file does not
+            /// have.
+            pub fn coordinate(joint: &str) -> ::core::option::Option<usize> {
+                match joint {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                }
+            }
         }
         const _: &[u8] = ::core::include_bytes!(#file);
     }

@@ -81,12 +81,15 @@ fn the_file_becomes_the_statements_a_user_would_write() {
         ]
     );
     let robot = model.robot.expect("the robot");
-    assert_eq!(robot.limits.len(), 2);
+    let limits: Vec<(&str, Option<[f64; 4]>)> = robot
+        .joints
+        .iter()
+        .map(|j| (j.name.as_str(), j.limit))
+        .collect();
     assert_eq!(
-        robot.limits[0],
-        ("shoulder".to_string(), Some([-1.5, 1.5, 2.0, 40.0]))
+        limits,
+        [("shoulder", Some([-1.5, 1.5, 2.0, 40.0])), ("slide", None)]
     );
-    assert_eq!(robot.limits[1], ("slide".to_string(), None));
     // The whole model compiles without errors.
     let out = crate::expand(model_with(
         &path,

@@ -130,7 +130,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         units,
     };
     let names: Vec<String> = declared.iter().map(crate::check::key).collect();
-    let (statements, limits, fixed_joints) = writer
+    let (statements, joints, fixed_joints) = writer
         .statements(&robot, floating, &names, own_coordinates)
         .map_err(|failure| match failure {
             Failure::File(line, m) => error(line, m),
@@ -153,7 +153,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
     model.statements.splice(0..0, statements);
     model.robot = Some(Robot {
         file,
-        limits,
+        joints,
         fixed_joints,
     });
     Ok(())

@@ -12,15 +12,15 @@ use super::names::{claim_all, escaped, identifier, Identifiers, FLOATING_BASE};
 use super::order::{walk, Walk};
 use super::units::Si;
 use super::xml::{Joint, Link, Urdf};
-use crate::ast::{BinOp, Declared, Expr, Index, Number, Parameter, Statement};
+use crate::ast::{BinOp, Declared, Expr, Index, Number, Parameter, RobotJoint, Statement};
 use proc_macro2::Span;
 use syn::Ident;
 
 /// Each fixed joint's identifier, with its child link's.
 pub type FixedJoints = Vec<(String, String)>;
 
-/// Each joint coordinate with its limits (lower, upper, velocity, effort), if any.
-pub type Limits = Vec<(String, Option<[f64; 4]>)>;
+/// Each joint that has a coordinate, with its name in the file and its limits.
+pub type Limits = Vec<RobotJoint>;
 
 /// The robot as the statements name it: the file's links and joints, the walk of its tree
 /// from the root, and the identifiers of the links and of the joints' coordinates.
@@ -291,7 +291,11 @@ impl Writer {
                 continue;
             };
             coordinates.push(self.declared(&joint_id[j], motion.unit()));
-            limits.push((joint_id[j].clone(), joint.limit));
+            limits.push(RobotJoint {
+                name: joint_id[j].clone(),
+                file_name: joint.name.clone(),
+                limit: joint.limit,
+            });
         }
         if coordinates.is_empty() && !own_coordinates {
             let fixed = joints.len();
