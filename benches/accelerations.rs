@@ -10,7 +10,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lagrange_runtime::model::Point;
-use lagrange_runtime::passes;
+use lagrange_runtime::__private::passes;
 use lagrange_runtime::prelude::*;
 // criterion 0.8 deprecates `criterion::black_box` in favour of the standard one.
 use std::hint::black_box;

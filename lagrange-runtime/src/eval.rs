@@ -33,7 +33,7 @@
 use crate::error::{DynamicsError, StatePart};
 use crate::linalg::{cholesky_solve, solve_mass};
 use crate::model::{Equations, Model, Point};
-use crate::passes;
+use crate::dual_passes;
 use crate::State;
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::DualSVec;
@@ -119,7 +119,7 @@ pub(crate) fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    SVector::from(passes::generalized_forces_in(model, &Point::new(s, u)))
+    SVector::from(dual_passes::generalized_forces_in(model, &Point::new(s, u)))
 }
 
 /// The accelerations q̈ that solve the Euler–Lagrange equations at this state.

@@ -34,13 +34,14 @@
 //!   [`eval::equations`](crate::eval::equations)): `f64` at a [`State`](crate::State),
 //!   checked where they can fail, with errors that say what went wrong.
 
-use crate::passes;
+use crate::dual_passes;
 use crate::Units;
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 
 pub use crate::linalg::{MassTree, NO_PARENT};
-pub use crate::terms::{Energies, Equations, Gradient, Level, Point, Scalar, Terms};
+pub use crate::scalar::Scalar;
+pub use crate::terms::{Energies, Equations, Gradient, Level, Point, Terms};
 
 /// The number of constraints of a model, as a type: [`Model::Constraints`] is `Count<K>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -283,7 +284,7 @@ pub trait Model<const N: usize, const M: usize> {
     where
         Self: Sized,
     {
-        passes::equations_in(self, x)
+        dual_passes::equations_in(self, x)
     }
 
     #[doc(hidden)]
@@ -309,7 +310,7 @@ pub trait Model<const N: usize, const M: usize> {
     where
         Self: Sized,
     {
-        passes::equations_in(self, x)
+        dual_passes::equations_in(self, x)
     }
 
     /// The [`Gradient`] (∂L/∂q, the momenta, the generalized forces, L) at a point in any
@@ -322,7 +323,7 @@ pub trait Model<const N: usize, const M: usize> {
     where
         Self: Sized,
     {
-        passes::gradient_in(self, x)
+        dual_passes::gradient_in(self, x)
     }
 
     /// The inverse-dynamics residual M q̈ − bias for the accelerations `qdd`, at a point in
@@ -479,7 +480,7 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
             model: self,
             parameters: *p,
         };
-        let e = passes::equations_in(&model, x);
+        let e = dual_passes::equations_in(&model, x);
         (e.mass * SVector::from(*qdd) - e.bias).into()
     }
 }
@@ -549,7 +550,7 @@ impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> WithCount
     type Output = Option<SVector<S, N>>;
     fn run<const K: usize>(self) -> Self::Output {
         let e = self.model.eval_equations_in(self.x);
-        passes::accelerations_from::<T, S, N, M, K>(self.model, self.x, &e.mass, &e.bias)
+        dual_passes::accelerations_from::<T, S, N, M, K>(self.model, self.x, &e.mass, &e.bias)
     }
 }
 
@@ -565,6 +566,6 @@ impl<W: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize> WithCount
 {
     type Output = Option<SVector<S, N>>;
     fn run<const K: usize>(self) -> Self::Output {
-        passes::accelerations_in::<W, S, N, M, K>(self.terms, self.x)
+        dual_passes::accelerations_in::<W, S, N, M, K>(self.terms, self.x)
     }
 }
