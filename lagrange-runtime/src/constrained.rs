@@ -33,11 +33,11 @@
 //! of the same size. The positive definite case takes the plain path, unchanged.
 //!
 //! These functions take the number of constraints `K` as a const parameter. The blanket
-//! impls of [`Dynamics`], [`Constrained`](crate::Constrained) and [`ConstraintSolver`]
-//! call them with the model's own K, read from `Constraints = Count<K>` in their where
-//! clause; code generic over `T: Model<N, M>` reaches K through
-//! [`ConstraintCount::with`] (see [`model`](crate::model)). A model with no constraints
-//! takes the unconstrained solve.
+//! impls of [`Dynamics`] and [`ConstraintSolver`], for every `T: Model<N, M>`, call them
+//! with the model's own K through [`ConstraintCount::with`] (see [`model`](crate::model)),
+//! as any generic code over `T: Model<N, M>` can; that of
+//! [`Constrained<N, M, K>`](crate::Constrained) reads K from `Constraints = Count<K>`. A
+//! model with no constraints takes the unconstrained solve.
 
 use crate::dynamics::{ConstraintSolver, Dynamics};
 pub use crate::dynamics::{Stabilization, Violation};
@@ -694,6 +694,7 @@ impl<T: ConstraintSolver<N, M>, const N: usize, const M: usize> Dynamics<N, M>
 {
     const COORDINATES: [&'static str; N] = T::COORDINATES;
     const INPUTS: [&'static str; M] = T::INPUTS;
+    const UNITS: Option<crate::Units<N, M>> = T::UNITS;
 
     fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
         self.model.lagrangian(s, u)

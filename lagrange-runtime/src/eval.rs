@@ -15,7 +15,7 @@
 //!
 //! In plain `f64` at a [`State`], what an acceleration, a mass matrix or an
 //! inverse-dynamics evaluation needs is the [`Equations`], and [`equations`] takes them
-//! from the model's (hidden) `Model::eval_equations`: the generic [`passes`] by default, and for every model
+//! from the model's (hidden) `Model::eval_equations`: the generic dual-number passes by default, and for every model
 //! `lagrangian!` generates the same second-order forward-mode AD, unrolled at compile time
 //! into straight-line `f64` code that computes only the derivative components that are not
 //! structurally zero, shares every intermediate (the trigonometry of a coordinate is
@@ -92,7 +92,7 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
 
 /// The [`Equations`] at a state: the model's (hidden) `Model::eval_equations`,
 /// which is code specialised to the model for every model `lagrangian!` generates and
-/// [`passes::equations_in`] otherwise.
+/// the generic dual-number passes otherwise.
 #[inline]
 pub fn equations<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,

@@ -96,13 +96,13 @@ pub struct Gradient<const N: usize, S = f64> {
     /// The momenta ∂L/∂q̇.
     pub momenta: SVector<S, N>,
     /// The generalized forces Q = Σ F·∂v/∂q̇ − ∂D/∂q̇ of the applied forces and the
-    /// dissipation (see [`passes::generalized_forces_in`](crate::passes::generalized_forces_in)).
+    /// dissipation.
     pub forces: SVector<S, N>,
     /// The value of L.
     pub lagrangian: S,
 }
 
-/// The terms of a model as the generic [`passes`](crate::passes) evaluate them, in dual numbers `D` built over an
+/// The terms of a model as the generic dual-number passes evaluate them, in dual numbers `D` built over an
 /// outer scalar `S` (with S = f64 for plain evaluation). Every [`Model`](crate::model::Model) provides them;
 /// [`WithParameters`](crate::model::WithParameters) provides them with the parameters as values of `S`, so that
 /// derivatives with respect to parameters come out of the same passes. You never
