@@ -35,10 +35,10 @@ use crate::common;
 
 use common::chain::{hand_terms, hand_written, irregular_state, Params};
 use common::derivatives::{order_one, Derivatives};
+use lagrange_runtime::__private::passes;
 use lagrange_runtime::linearize::{linearize, sensitivities};
 use lagrange_runtime::model::{Gradient, Model, Point};
 use lagrange_runtime::num_dual::Dual64;
-use lagrange_runtime::__private::passes;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::stability::Stability;
 use lagrange_runtime::steady::equilibrium;

@@ -193,7 +193,13 @@ fn constrained_models_solve_through_the_blanket_impls() {
 fn through_model<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
-) -> (SVector<f64, N>, SVector<f64, N>, State<N>, f64, SVector<f64, N>) {
+) -> (
+    SVector<f64, N>,
+    SVector<f64, N>,
+    State<N>,
+    f64,
+    SVector<f64, N>,
+) {
     let u = SVector::zeros();
     assert!(model.check_start(s, &u).is_ok());
     assert_eq!(T::COORDINATES.len(), N);

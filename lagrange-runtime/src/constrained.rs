@@ -39,13 +39,13 @@
 //! [`Constrained<N, M, K>`](crate::Constrained) reads K from `Constraints = Count<K>`. A
 //! model with no constraints takes the unconstrained solve.
 
+use crate::dual_passes::{gamma, velocity_terms_in};
 use crate::dynamics::{ConstraintSolver, Dynamics};
 pub use crate::dynamics::{Stabilization, Violation};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
 use crate::linalg::{self, factor_mass, kkt::Unsolvable};
 use crate::model::{ConstraintCount, ConstraintKinds, Equations, Level, Model, Point, WithCount};
-use crate::dual_passes::{gamma, velocity_terms_in};
 use crate::rounding::Rounded;
 use crate::{tolerances, State};
 use nalgebra::{Const, SMatrix, SVector, U1};

@@ -120,7 +120,12 @@ fn lagrangian_gradient_q<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: 
 /// torque acts on; for a point p, ∂ṗ/∂q̇ = ∂p/∂q) and the dissipation, in any [`Scalar`]:
 /// with dual numbers for the arguments, it gives the exact derivatives of Q (the variational integrator's Newton
 /// Jacobian, linearizations).
-pub(crate) fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
+pub(crate) fn generalized_forces_in<
+    T: Terms<S, N, M>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> [S; N] {

@@ -30,10 +30,10 @@
 //! model without constraints (with constraints, [`constrained`](crate::constrained)), and
 //! what the rest of the runtime builds on.
 
+use crate::dual_passes;
 use crate::error::{DynamicsError, StatePart};
 use crate::linalg::{cholesky_solve, solve_mass};
 use crate::model::{Equations, Model, Point};
-use crate::dual_passes;
 use crate::State;
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::DualSVec;

@@ -42,9 +42,7 @@ pub fn mass_and_momenta_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M
 }
 
 /// The generalized forces at a point by the generic passes.
-#[deprecated(
-    note = "internal; call `Model::eval_gradient_in` (its `forces`)"
-)]
+#[deprecated(note = "internal; call `Model::eval_gradient_in` (its `forces`)")]
 pub fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
@@ -53,9 +51,7 @@ pub fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const
 }
 
 /// Everything but the inertial term at a point by the generic passes.
-#[deprecated(
-    note = "internal; call `Model::eval_equations_in` (its `bias`)"
-)]
+#[deprecated(note = "internal; call `Model::eval_equations_in` (its `bias`)")]
 pub fn bias_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
@@ -98,4 +94,3 @@ pub fn accelerations_from<
 ) -> Option<SVector<S, N>> {
     dual_passes::accelerations_from::<T, S, N, M, K>(model, x, mass, bias)
 }
-

@@ -15,6 +15,7 @@
 //! exist when they are cyclic (nothing depends on them), and then where they start does
 //! not matter.
 
+use crate::dual_passes::velocity_terms_in;
 use crate::error::DynamicsError;
 use crate::eval::check_state;
 use crate::jacobian_seed::{forward_jacobian, Eps};
@@ -22,7 +23,6 @@ use crate::linalg;
 use crate::linearize::{linearize, Linearization};
 use crate::model::Point;
 use crate::model::{ConstraintCount, ConstraintKinds, Level, Model, Scalar, WithCount};
-use crate::dual_passes::velocity_terms_in;
 use crate::stability::{Spectrum, Stability};
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{SMatrix, SVector};
@@ -248,9 +248,7 @@ struct Solve<'a, T, const N: usize, const M: usize> {
     u: &'a SVector<f64, M>,
 }
 
-impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
-    for Solve<'_, T, N, M>
-{
+impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for Solve<'_, T, N, M> {
     type Output = Result<State<N>, DynamicsError>;
     fn run<const K: usize>(self) -> Self::Output {
         solve::<T, N, M, K>(&self)
