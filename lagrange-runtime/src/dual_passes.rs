@@ -24,7 +24,7 @@ use num_dual::{Derivative, Dual, Dual2Vec, DualVec, HyperDualVec};
 use std::array::from_fn;
 
 /// The [`Equations`] at a [`Point`] in any scalar: mass matrix, momenta and L from one
-/// second-order pass over q̇, the bias from [`bias_in`]. The default of the (hidden)
+/// second-order pass over q̇, the bias from `bias_in`. The default of the (hidden)
 /// `Model::eval_equations` and of
 /// [`Model::eval_equations_in`](crate::model::Model::eval_equations_in).
 pub fn equations_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
@@ -41,7 +41,7 @@ pub fn equations_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize
 }
 
 /// The [`Gradient`] at a [`Point`] in any scalar from the generic passes: a first-order
-/// dual over q, one over q̇, and [`generalized_forces_in`]. The default of
+/// dual over q, one over q̇, and `generalized_forces_in`. The default of
 /// [`Model::eval_gradient_in`](crate::model::Model::eval_gradient_in), and the reference its overrides are tested against.
 pub fn gradient_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
