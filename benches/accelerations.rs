@@ -9,8 +9,8 @@
 //! Run with `cargo bench --bench accelerations`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use lagrange_runtime::__private::passes;
 use lagrange_runtime::model::Point;
-use lagrange_runtime::passes;
 use lagrange_runtime::prelude::*;
 // criterion 0.8 deprecates `criterion::black_box` in favour of the standard one.
 use std::hint::black_box;

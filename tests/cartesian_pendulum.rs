@@ -16,7 +16,6 @@ use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
-use lagrange_runtime::simulate::*;
 
 lagrangian! {
     /// Pendulum in Cartesian coordinates of the bob, y up.

@@ -132,7 +132,7 @@ fn derivatives_agree<T, const N: usize, const M: usize, const P: usize>(
     (s, u): (State<N>, SVector<f64, M>),
 ) -> Result<(), TestCaseError>
 where
-    T: Parametric<N, M, P> + Dynamics<N, M>,
+    T: Parametric<N, M, P>,
 {
     let failures = Derivatives::new(name, model)
         .state("drawn", s, u)

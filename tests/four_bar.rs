@@ -22,7 +22,6 @@ use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
-use lagrange_runtime::simulate::*;
 
 lagrangian! {
     /// Four-bar linkage whose crank is driven at constant speed w by a driving constraint.

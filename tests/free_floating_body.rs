@@ -19,7 +19,6 @@ use common::assert_close;
 use common::derivatives::{Derivatives, Part};
 use lagrange_runtime::nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
 use lagrange_runtime::prelude::*;
-use lagrange_runtime::simulate::*;
 use std::f64::consts::PI;
 
 lagrangian! {

@@ -28,7 +28,6 @@ use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
-use lagrange_runtime::simulate::*;
 
 lagrangian! {
     /// Knife edge on an inclined plane, x down the slope.

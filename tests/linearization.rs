@@ -67,7 +67,7 @@ fn check_against_finite_differences<T, const N: usize, const M: usize>(
     what: &str,
 ) -> f64
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let lin = linearize(model, s, u).unwrap_or_else(|e| panic!("{what}: {e}"));
     let qdd = |s: &State<N>, u: &SVector<f64, M>| model.accelerations(s, u).unwrap();

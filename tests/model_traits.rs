@@ -185,6 +185,80 @@ fn constrained_models_solve_through_the_blanket_impls() {
     );
 }
 
+/// What generic code bounded on `T: Model<N, M>` alone reads of a model through the `f64`
+/// API (it needs no `Dynamics` bound and no `Constraints = Count<K>`: the blanket impls of
+/// `Dynamics` and `ConstraintSolver` are for every `Model`): its accelerations, stabilized
+/// or not, its projection onto the constraints, the violation, the reaction forces, and
+/// its names from `Model`.
+fn through_model<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+) -> (
+    SVector<f64, N>,
+    SVector<f64, N>,
+    State<N>,
+    f64,
+    SVector<f64, N>,
+) {
+    let u = SVector::zeros();
+    assert!(model.check_start(s, &u).is_ok());
+    assert_eq!(T::COORDINATES.len(), N);
+    let stabilization = lagrange_runtime::constrained::Stabilization {
+        alpha: 2.0,
+        beta: 3.0,
+    };
+    let projected = model.project(s, &u, &[], 1e-12).unwrap();
+    (
+        model.accelerations(s, &u).unwrap(),
+        model
+            .stabilized_accelerations(s, &u, stabilization)
+            .unwrap(),
+        projected,
+        model.violation(s, &u).position,
+        model.reaction_forces(s, &u).unwrap(),
+    )
+}
+
+/// Generic code over `T: Model<N, M>` gets the same answers as the concrete calls, for a
+/// model without constraints (written by hand) and one with (the macro's).
+#[test]
+fn generic_code_over_model_calls_the_f64_api() {
+    let hand = HandPendulum {
+        m: 0.7,
+        l: 1.3,
+        g: 9.81,
+    };
+    let s = State::new(0.0, SVector::from([0.4]), SVector::from([-1.1]));
+    let u = SVector::<f64, 0>::zeros();
+    let (qdd, stabilized, projected, violation, reactions) = through_model(&hand, &s);
+    assert_eq!(qdd, hand.accelerations(&s, &u).unwrap());
+    assert_eq!(stabilized, qdd);
+    assert_eq!((projected, violation), (s, 0.0));
+    assert_eq!(reactions, SVector::<f64, 1>::zeros());
+
+    let cartesian = Cartesian::default();
+    let (x, y) = (1.3 * 0.4f64.sin(), -1.3 * 0.4f64.cos());
+    let s = State::new(0.0, SVector::from([x, y]), SVector::from([-y, x]) * 0.5);
+    let u = SVector::<f64, 0>::zeros();
+    let (qdd, stabilized, projected, violation, reactions) = through_model(&cartesian, &s);
+    assert_eq!(qdd, cartesian.accelerations(&s, &u).unwrap());
+    let stabilization = lagrange_runtime::constrained::Stabilization {
+        alpha: 2.0,
+        beta: 3.0,
+    };
+    assert_eq!(
+        stabilized,
+        cartesian
+            .stabilized_accelerations(&s, &u, stabilization)
+            .unwrap()
+    );
+    assert_eq!(projected, cartesian.project(&s, &u, &[], 1e-12).unwrap());
+    assert!(violation < 1e-15, "{violation}");
+    assert_eq!(reactions, cartesian.reaction_forces(&s, &u).unwrap());
+    // The rod pulls the mass towards the pivot: the reaction is along −(x, y).
+    assert!(reactions.dot(&SVector::from([x, y])) < 0.0, "{reactions}");
+}
+
 /// Exact derivatives against central differences (`common::derivatives`), of the model
 /// written by hand (which has no parameters to differentiate) and of the macro's. The
 /// constrained models' structured states are on their constraints: the Cartesian pendulum

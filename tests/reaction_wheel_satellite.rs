@@ -58,7 +58,6 @@ use crate::common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::nalgebra::{Rotation3, Vector3};
 use lagrange_runtime::prelude::*;
-use lagrange_runtime::simulate::*;
 
 lagrangian! {
     /// A satellite turning about its z axis, a motor-driven reaction wheel on that axis.

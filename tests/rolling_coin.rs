@@ -84,7 +84,6 @@ use lagrange_runtime::prelude::*;
 
 /// An eigenvalue as (real part, imaginary part).
 type Complex = (f64, f64);
-use lagrange_runtime::simulate::*;
 
 lagrangian! {
     /// A coin (uniform thin disk by default) rolling without slipping on the plane z = 0.

@@ -53,7 +53,6 @@ use crate::common;
 
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::prelude::*;
-use lagrange_runtime::simulate::*;
 
 lagrangian! {
     /// Heavy symmetric top on a fixed tip, z-x-z Euler angles (ψ precession, θ nutation,

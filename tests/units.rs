@@ -158,6 +158,11 @@ fn the_generated_code_exposes_the_declared_units() {
             inputs: ["N", "N*m"],
         })
     );
+    // A wrapper's units are its model's (the trajectory of a stabilized run carries them).
+    assert_eq!(
+        <lagrange_runtime::constrained::Baumgarte<CartPole> as Dynamics<2, 2>>::UNITS,
+        CartPole::UNITS
+    );
     assert_eq!(
         CartPole::PARAMETER_UNITS,
         Some(["kg", "kg", "m", "m/s^2", "N*s/m", "N*m*s", "N/m"])

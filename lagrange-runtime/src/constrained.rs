@@ -33,19 +33,19 @@
 //! of the same size. The positive definite case takes the plain path, unchanged.
 //!
 //! These functions take the number of constraints `K` as a const parameter. The blanket
-//! impls of [`Dynamics`], [`Constrained`](crate::Constrained) and [`ConstraintSolver`]
-//! call them with the model's own K, read from `Constraints = Count<K>` in their where
-//! clause; code generic over `T: Model<N, M>` reaches K through
-//! [`ConstraintCount::with`] (see [`model`](crate::model)). A model with no constraints
-//! takes the unconstrained solve.
+//! impls of [`Dynamics`] and [`ConstraintSolver`], for every `T: Model<N, M>`, call them
+//! with the model's own K through [`ConstraintCount::with`] (see [`model`](crate::model)),
+//! as any generic code over `T: Model<N, M>` can; that of
+//! [`Constrained<N, M, K>`](crate::Constrained) reads K from `Constraints = Count<K>`. A
+//! model with no constraints takes the unconstrained solve.
 
+use crate::dual_passes::{gamma, velocity_terms_in};
 use crate::dynamics::{ConstraintSolver, Dynamics};
 pub use crate::dynamics::{Stabilization, Violation};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
 use crate::linalg::{self, factor_mass, kkt::Unsolvable};
 use crate::model::{ConstraintCount, ConstraintKinds, Equations, Level, Model, Point, WithCount};
-use crate::passes::{gamma, velocity_terms_in};
 use crate::rounding::Rounded;
 use crate::{tolerances, State};
 use nalgebra::{Const, SMatrix, SVector, U1};
@@ -161,7 +161,29 @@ pub struct Solution<const N: usize, const K: usize> {
 /// [`DynamicsError::RedundantConstraints`] naming the constraints whose Jacobian rows are
 /// dependent, and [`DynamicsError::InvalidSetting`] for gains that
 /// [`Stabilization::check`] refuses.
+#[deprecated(
+    note = "call `Dynamics::accelerations` (or `ConstraintSolver::stabilized_accelerations`) and `Constrained::multipliers`"
+)]
 pub fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    stabilization: Option<Stabilization>,
+) -> Result<Solution<N, K>, DynamicsError> {
+    solution::<T, N, M, K>(model, s, u, stabilization)
+}
+
+/// The accelerations and the multipliers λ, optionally with Baumgarte stabilization: what
+/// [`Dynamics::accelerations`], [`ConstraintSolver::stabilized_accelerations`],
+/// [`Constrained::multipliers`](crate::Constrained::multipliers) and
+/// [`ConstraintSolver::reaction_forces`] return a part of.
+///
+/// # Errors
+/// As [`Dynamics::accelerations`],
+/// [`DynamicsError::RedundantConstraints`] naming the constraints whose Jacobian rows are
+/// dependent, and [`DynamicsError::InvalidSetting`] for gains that
+/// [`Stabilization::check`] refuses.
+pub(crate) fn solution<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
@@ -604,7 +626,7 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize, cons
         // The hot path of every integrator step of a model without constraints.
         crate::eval::accelerations(model, s, u)
     } else {
-        solve::<T, N, M, K>(model, s, u, stabilization).map(|r| r.accelerations)
+        solution::<T, N, M, K>(model, s, u, stabilization).map(|r| r.accelerations)
     }
 }
 
@@ -672,6 +694,7 @@ impl<T: ConstraintSolver<N, M>, const N: usize, const M: usize> Dynamics<N, M>
 {
     const COORDINATES: [&'static str; N] = T::COORDINATES;
     const INPUTS: [&'static str; M] = T::INPUTS;
+    const UNITS: Option<crate::Units<N, M>> = T::UNITS;
 
     fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
         self.model.lagrangian(s, u)
@@ -723,13 +746,13 @@ impl<T: ConstraintSolver<N, M>, const N: usize, const M: usize> Dynamics<N, M>
 /// −Jᵀλ at `s`.
 ///
 /// # Errors
-/// As [`solve`].
+/// As [`solution`].
 pub(crate) fn reaction_forces<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> Result<SVector<f64, N>, DynamicsError> {
-    let lambda = solve::<T, N, M, K>(model, s, u, None)?.multipliers;
+    let lambda = solution::<T, N, M, K>(model, s, u, None)?.multipliers;
     let (_, j) = velocity_terms::<T, N, M, K>(model, s, u);
     Ok(-(j.transpose() * lambda))
 }

@@ -10,16 +10,16 @@ use nalgebra::{SMatrix, SVector};
 /// The Euler–Lagrange dynamics of a model with `N` generalized coordinates and `M` inputs.
 ///
 /// Every [`Model`](crate::model::Model) implements it (so every struct `lagrangian!`
-/// generates), through [`eval`](crate::eval) and, for a model with constraints,
-/// [`constrained::solve`](crate::constrained::solve). Code written once over
-/// `D: Dynamics<N, M>` (a controller, an integrator, an estimator) works for every model.
+/// generates), through [`eval`](crate::eval) and, for a model with constraints, the
+/// constrained solver of [`constrained`](crate::constrained). Code written once over
+/// `D: Dynamics<N, M>` (a controller, an integrator, an estimator) works for every model,
+/// and for a [`Baumgarte`](crate::constrained::Baumgarte)-stabilized one.
 ///
-/// Generic code over models bounds on `Dynamics<N, M>`, not on `Model<N, M>`: the blanket
-/// impl is for models whose `Constraints` is a `Count<K>`, which `T: Model<N, M>` alone does
-/// not tell the compiler (a method call then fails with E0599, "the method exists but its
-/// trait bounds were not satisfied"). Code that needs both the terms and these methods
-/// bounds on `T: Model<N, M, Constraints = Count<K>>` with a `const K: usize`: that brings
-/// `Dynamics`, [`Constrained<N, M, K>`](Constrained) and [`ConstraintSolver`], and K itself.
+/// Code generic over models bounds on `Dynamics<N, M>`, or on `T: Model<N, M>` when it
+/// needs the terms too: every `Model` is a `Dynamics` and a [`ConstraintSolver`], so
+/// `T: Model<N, M>` alone lets it call `accelerations` or `project`. Code that needs the
+/// multipliers, sized by K, bounds on `T: Model<N, M, Constraints = Count<K>>` with a
+/// `const K: usize`, which brings [`Constrained<N, M, K>`](Constrained) and K itself.
 ///
 /// # Example
 /// ```
@@ -50,17 +50,22 @@ use nalgebra::{SMatrix, SVector};
 pub trait Dynamics<const N: usize, const M: usize = 0> {
     /// Names of the coordinates, in the order of the state vectors.
     ///
-    /// For every model, [`Model::COORDINATES`](crate::model::Model::COORDINATES) (what the
-    /// model declares) copied by the blanket impl, so that code generic over `Dynamics`
-    /// reads the names without the model's trait; likewise `INPUTS`, `UNITS`, and
-    /// [`Constrained::CONSTRAINTS`] from `Model::CONSTRAINT_NAMES`. Two names for one
-    /// fact, kept because the contract of `Dynamics` fixes these constants and a model
-    /// written by hand declares its own on `Model`.
+    /// The model owns its names: it declares them once, on
+    /// [`Model`](crate::model::Model) (`COORDINATES`, `INPUTS`, `UNITS`, `CONSTRAINT_NAMES`:
+    /// the code `lagrangian!` generates, or a model written by hand). These constants, and
+    /// [`Constrained::CONSTRAINTS`], are the same names read through the `f64` API, so that
+    /// code generic over `Dynamics` needs no other trait: they are defined only by the
+    /// blanket impls from the model's, and by wrappers such as
+    /// [`Baumgarte`](crate::constrained::Baumgarte) from their model's. With both traits in
+    /// scope, `Name::COORDINATES` is ambiguous (E0034): write
+    /// `<Name as Dynamics<N, M>>::COORDINATES` (the same array either way).
     const COORDINATES: [&'static str; N];
-    /// Names of the inputs, in the order of the input vector.
+    /// Names of the inputs, in the order of the input vector (the model's, as
+    /// [`COORDINATES`](Dynamics::COORDINATES)).
     const INPUTS: [&'static str; M];
     /// The units of the coordinates, velocities and inputs when the model declares units
-    /// (its dimensions are then checked at compile time); `None` when it declares none.
+    /// (its dimensions are then checked at compile time); `None` when it declares none (the
+    /// model's, as [`COORDINATES`](Dynamics::COORDINATES)).
     const UNITS: Option<crate::Units<N, M>> = None;
 
     /// The Lagrangian L = T − V.
@@ -146,7 +151,9 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
 /// [`Constraints`](crate::model::Model::Constraints) is `Count<K>` implements it
 /// (with K = 0 for a model without constraints).
 pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<N, M> {
-    /// Names of the constraints, in order.
+    /// Names of the constraints, in order: the model's
+    /// [`CONSTRAINT_NAMES`](crate::model::Model::CONSTRAINT_NAMES) as an array of K, checked
+    /// to have K names when the model compiles.
     const CONSTRAINTS: [&'static str; K];
 
     /// The constraint residuals Φ (Φ(q, t) for holonomic constraints, A q̇ + b for

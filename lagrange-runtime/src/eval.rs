@@ -15,7 +15,7 @@
 //!
 //! In plain `f64` at a [`State`], what an acceleration, a mass matrix or an
 //! inverse-dynamics evaluation needs is the [`Equations`], and [`equations`] takes them
-//! from the model's (hidden) `Model::eval_equations`: the generic [`passes`] by default, and for every model
+//! from the model's (hidden) `Model::eval_equations`: the generic dual-number passes by default, and for every model
 //! `lagrangian!` generates the same second-order forward-mode AD, unrolled at compile time
 //! into straight-line `f64` code that computes only the derivative components that are not
 //! structurally zero, shares every intermediate (the trigonometry of a coordinate is
@@ -30,10 +30,10 @@
 //! model without constraints (with constraints, [`constrained`](crate::constrained)), and
 //! what the rest of the runtime builds on.
 
+use crate::dual_passes;
 use crate::error::{DynamicsError, StatePart};
 use crate::linalg::{cholesky_solve, solve_mass};
 use crate::model::{Equations, Model, Point};
-use crate::passes;
 use crate::State;
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::DualSVec;
@@ -92,7 +92,7 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
 
 /// The [`Equations`] at a state: the model's (hidden) `Model::eval_equations`,
 /// which is code specialised to the model for every model `lagrangian!` generates and
-/// [`passes::equations_in`] otherwise.
+/// the generic dual-number passes otherwise.
 #[inline]
 pub fn equations<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
@@ -119,7 +119,7 @@ pub(crate) fn generalized_forces<T: Model<N, M>, const N: usize, const M: usize>
     s: &State<N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    SVector::from(passes::generalized_forces_in(model, &Point::new(s, u)))
+    SVector::from(dual_passes::generalized_forces_in(model, &Point::new(s, u)))
 }
 
 /// The accelerations q̈ that solve the Euler–Lagrange equations at this state.

@@ -10,6 +10,7 @@ extern crate self as lagrange_runtime;
 
 pub mod constrained;
 pub mod control;
+mod dual_passes;
 mod dynamics;
 mod error;
 pub mod eval;
@@ -23,11 +24,13 @@ pub mod jet;
 mod linalg;
 pub mod linearize;
 pub mod model;
+#[doc(hidden)]
 pub mod passes;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod robot;
 mod rounding;
+mod scalar;
 pub mod simulate;
 pub mod stability;
 mod state;
@@ -46,8 +49,25 @@ pub use robot::JointLimit;
 pub use state::State;
 pub use units::Units;
 
-/// Everything a model's user needs: `use lagrange_runtime::prelude::*;`.
+/// What a model's user's first program needs: `use lagrange_runtime::prelude::*;`.
+///
+/// The macro; the traits of the `f64` API ([`Dynamics`], [`Constrained`],
+/// [`ConstraintSolver`]) and what they take and return ([`State`], [`SVector`],
+/// [`SMatrix`], [`DynamicsError`], [`Jacobian`]); a [`Simulation`](crate::simulate::Simulation)
+/// and its integrators ([`Rk4`](crate::simulate::Rk4),
+/// [`DormandPrince`](crate::simulate::DormandPrince),
+/// [`Variational`](crate::simulate::Variational), [`Rattle`](crate::simulate::Rattle),
+/// [`Projected`](crate::simulate::Projected)); and the first analyses,
+/// [`linearize`](crate::linearize::linearize) and [`equilibrium`](crate::steady::equilibrium).
+///
+/// Not [`Model`](crate::model::Model): it declares the constants `COORDINATES`, `INPUTS` and
+/// `UNITS` that `Dynamics` gives too, so with both traits in scope `Name::COORDINATES` is
+/// ambiguous (E0034). Code generic over models bounds on `Dynamics<N, M>`, or imports
+/// `lagrange_runtime::model::Model` where it needs the terms.
 pub mod prelude {
+    pub use crate::linearize::linearize;
+    pub use crate::simulate::{DormandPrince, Projected, Rattle, Rk4, Simulation, Variational};
+    pub use crate::steady::equilibrium;
     pub use crate::{
         lagrangian, Constrained, ConstraintSolver, Dynamics, DynamicsError, Jacobian, SMatrix,
         SVector, State,
@@ -92,6 +112,11 @@ pub mod __private {
     };
     pub use crate::robot::JointLimit;
     pub use crate::simulate;
+    /// The generic dual-number passes the generated code is tested against
+    /// (`tests/fast_path.rs`, `benches/accelerations.rs`).
+    pub mod passes {
+        pub use crate::dual_passes::{equations_in, gradient_in};
+    }
     pub use crate::{Dynamics, DynamicsError, State, Units};
     pub use core::convert::From;
     pub use core::default::Default;

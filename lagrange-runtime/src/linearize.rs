@@ -198,7 +198,7 @@ pub fn linearize<T, const N: usize, const M: usize>(
     u: &SVector<f64, M>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let accelerations = model.accelerations(s, u)?;
     let lin = if !T::has_constraints() {
@@ -262,7 +262,7 @@ fn unconstrained<T, const N: usize, const M: usize>(
     accelerations: SVector<f64, N>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let mass = crate::eval::equations(model, s, u).mass;
     // `accelerations` has solved with this factorization, so it exists; the diagnosis is
@@ -293,7 +293,7 @@ fn constrained<T, const N: usize, const M: usize>(
     accelerations: SVector<f64, N>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
-    T: Model<N, M> + Dynamics<N, M>,
+    T: Model<N, M>,
 {
     let base = Point::new(s, u);
     let mut lin = Linearization::zero(s, u, accelerations);
@@ -348,7 +348,7 @@ pub fn sensitivities<T, const N: usize, const M: usize, const P: usize>(
     u: &SVector<f64, M>,
 ) -> Result<SMatrix<f64, N, P>, DynamicsError>
 where
-    T: Parametric<N, M, P> + Dynamics<N, M>,
+    T: Parametric<N, M, P>,
 {
     let accelerations = model.accelerations(s, u)?;
     let d = if !T::has_constraints() {
@@ -402,7 +402,7 @@ where
 
     fn run<const K: usize>(self) -> Self::Output {
         let (model, s, u) = (self.model, self.s, self.u);
-        let solution = crate::constrained::solve::<T, N, M, K>(model, s, u, None)?;
+        let solution = crate::constrained::solution::<T, N, M, K>(model, s, u, None)?;
         let mass = crate::eval::equations(model, s, u).mass;
         let (_, j) = crate::constrained::velocity_terms::<T, N, M, K>(model, s, u);
         let mut kkt = DMatrix::<f64>::zeros(N + K, N + K);
@@ -420,8 +420,8 @@ where
                 model,
                 parameters: *p,
             };
-            let (_, jp) = crate::passes::velocity_terms_in::<_, Dual64, N, M, K>(&terms, &x);
-            let gamma = crate::passes::gamma::<_, Dual64, N, M, K>(&terms, &x);
+            let (_, jp) = crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(&terms, &x);
+            let gamma = crate::dual_passes::gamma::<_, Dual64, N, M, K>(&terms, &x);
             (
                 SVector::from(dynamics) + jp.transpose() * lambda,
                 jp * qdd - gamma,

@@ -12,35 +12,47 @@
 //! [`ConstraintSolver`](crate::ConstraintSolver) (projection, stabilization, violation,
 //! reaction forces). `lagrangian!` implements `Model` and [`Parametric`], and nothing else.
 //!
-//! The blanket impls are for models whose `Constraints` is `Count<K>` (the only count:
-//! [`ConstraintCount`] is sealed) and read K there. Generic code over `T: Model<N, M>` that
-//! needs K as a const parameter (the constrained solver's matrices are K × N) runs a
-//! [`WithCount`] computation with the model's K through [`ConstraintCount::with`]; code
-//! generic over `Dynamics<N, M>` needs no K. A new constrained algorithm is a function
-//! generic over K in the runtime; the macro does not change.
+//! `Dynamics` and `ConstraintSolver` are implemented for every `T: Model<N, M>`, so generic
+//! code bounded on `Model<N, M>` alone calls their methods; they reach the model's K (the
+//! constrained solver's matrices are K × N) through [`ConstraintCount::with`], as any
+//! generic code over `T: Model<N, M>` that needs K as a const parameter can, by running a
+//! [`WithCount`] computation with it. `Constrained<N, M, K>`, whose methods return K
+//! multipliers, is implemented for models whose `Constraints` is `Count<K>` (the only
+//! count: [`ConstraintCount`] is sealed). A new constrained algorithm is a function generic
+//! over K in the runtime; the macro does not change.
 //!
 //! # Names
 //!
+//! - The model's names (`COORDINATES`, `INPUTS`, `UNITS`, `CONSTRAINT_NAMES`) are declared
+//!   once, on `Model`; `Dynamics`'s constants and `Constrained::CONSTRAINTS` are the same
+//!   arrays, defined from these by the blanket impls.
 //! - Methods of `Model` and `Parametric` start with `eval_` and take a [`Point`]; those
 //!   that end in `_in` work in any scalar `S` (dual numbers differentiate them again), the
 //!   others in `f64` or in the dual numbers of the generic passes.
 //! - `_with`: the same with the parameters given as values of the number type
 //!   ([`Parametric`]), so that they can be differentiated.
-//! - [`passes`]: the reference implementation by generic dual-number
-//!   passes, the defaults of the methods, which the code `lagrangian!` generates must agree
-//!   with. `_from`: the same with some of its inputs already computed
-//!   ([`passes::accelerations_from`] takes the mass matrix and the bias).
 //! - Without a prefix or suffix ([`Dynamics::accelerations`](crate::Dynamics::accelerations),
 //!   [`eval::equations`](crate::eval::equations)): `f64` at a [`State`](crate::State),
 //!   checked where they can fail, with errors that say what went wrong.
+//!
+//! Four ways to q̈, one for each question: [`Dynamics::accelerations`](crate::Dynamics::accelerations)
+//! (`f64` at a state, with a diagnosis), [`ConstraintSolver::stabilized_accelerations`](crate::ConstraintSolver::stabilized_accelerations)
+//! (the same with Baumgarte's terms), [`Model::eval_accelerations_in`] (in any scalar:
+//! dual numbers differentiate it) and [`Parametric::eval_accelerations_with`] (with the
+//! parameters given, to differentiate them). Two ways to the [`Equations`]:
+//! [`eval::equations`](crate::eval::equations) in `f64` at a state, and
+//! [`Model::eval_equations_in`] in any scalar. Behind them all, the defaults of `Model`'s
+//! methods are the runtime's generic dual-number passes, which are crate-private and the
+//! reference the code `lagrangian!` generates is tested against.
 
-use crate::passes;
+use crate::dual_passes;
 use crate::Units;
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 
 pub use crate::linalg::{MassTree, NO_PARENT};
-pub use crate::terms::{Energies, Equations, Gradient, Level, Point, Scalar, Terms};
+pub use crate::scalar::Scalar;
+pub use crate::terms::{Energies, Equations, Gradient, Level, Point, Terms};
 
 /// The number of constraints of a model, as a type: [`Model::Constraints`] is `Count<K>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,9 +69,9 @@ pub trait ConstraintCount: sealed::Sealed {
 }
 
 mod sealed {
-    /// Only [`Count<K>`](super::Count) counts constraints: the runtime's blanket impls of
-    /// [`Dynamics`](crate::Dynamics) and [`ConstraintSolver`](crate::ConstraintSolver) are
-    /// for models whose `Constraints` is a `Count<K>`, and read K from it.
+    /// Only [`Count<K>`](super::Count) counts constraints: the runtime's blanket impls read
+    /// K from it ([`ConstraintCount::with`](super::ConstraintCount::with), and
+    /// `Constraints = Count<K>` for [`Constrained`](crate::Constrained)).
     pub trait Sealed {}
     impl<const K: usize> Sealed for super::Count<K> {}
 }
@@ -132,26 +144,26 @@ pub(crate) const fn names<const K: usize>(names: &'static [&'static str]) -> [&'
 /// the constraints of a model with `N` coordinates and `M` inputs, each evaluable at a
 /// [`Point`] in any [`Scalar`].
 ///
-/// `lagrangian!` implements this trait; the generic [`passes`] turn it into
-/// exact derivatives, and the blanket impls of [`Dynamics`](crate::Dynamics),
+/// `lagrangian!` implements this trait; the runtime's generic dual-number passes turn it
+/// into exact derivatives, and the blanket impls of [`Dynamics`](crate::Dynamics),
 /// [`Constrained`](crate::Constrained) and [`ConstraintSolver`](crate::ConstraintSolver)
 /// call them. A model written by hand implements `Model` and gets all of them.
 ///
-/// Generic code that calls the `f64` API (`accelerations`, `mass_matrix`, …) bounds on
-/// [`Dynamics<N, M>`](crate::Dynamics), or, when it needs the terms too, on
-/// `T: Model<N, M, Constraints = Count<K>>` with a `const K: usize`, which brings
-/// `Dynamics`, `Constrained<N, M, K>` and `ConstraintSolver` along with K: the blanket impls
-/// are for models whose `Constraints` is a `Count<K>`, which `T: Model<N, M>` alone does not
-/// tell the compiler (a method call then fails with E0599, "the method exists but its trait
-/// bounds were not satisfied"). Where `Model` and `Dynamics` are both in scope for `T`,
-/// name the trait of a constant: `<T as Model<N, M>>::COORDINATES`.
+/// Generic code that calls the `f64` API (`accelerations`, `mass_matrix`, `project`, …)
+/// bounds on [`Dynamics<N, M>`](crate::Dynamics), or, when it needs the terms too, on
+/// `T: Model<N, M>`: every `Model` is a `Dynamics` and a `ConstraintSolver`. Code that needs
+/// the multipliers ([`Constrained<N, M, K>`](crate::Constrained)) bounds on
+/// `T: Model<N, M, Constraints = Count<K>>` with a `const K: usize`. The model's names are
+/// declared here, once; `Dynamics` gives the same arrays, so where both traits are in scope
+/// for a concrete model, name the trait of a constant: `<Name as Model<N, M>>::COORDINATES`
+/// (for a `T: Model<N, M>`, `T::COORDINATES` is this trait's).
 ///
 /// # What `lagrangian!` overrides
 ///
 /// A model written by hand gives the names, [`Constraints`](Model::Constraints) and
 /// [`eval_energies`](Model::eval_energies), and where it has them the dissipation, the
 /// forces and the constraints: that describes it completely. The other methods have
-/// defaults, the generic [`passes`], which `lagrangian!` overrides with code specialised to
+/// defaults, the generic dual-number passes, which `lagrangian!` overrides with code specialised to
 /// the model (and must agree with to rounding): [`eval_equations_in`](Model::eval_equations_in),
 /// [`eval_gradient_in`](Model::eval_gradient_in) and
 /// [`eval_inverse_dynamics_in`](Model::eval_inverse_dynamics_in), the differentiable
@@ -272,18 +284,17 @@ pub trait Model<const N: usize, const M: usize> {
     // `Dynamics::mass_matrix` (see "What `lagrangian!` overrides" above).
     #[doc(hidden)]
     /// The [`Equations`] (mass matrix, momenta, right-hand side, L) at a point in `f64`:
-    /// [`passes::equations_in`] unless overridden
-    /// with code specialised to the model.
+    /// the generic passes unless overridden with code specialised to the model.
     ///
     /// `lagrangian!` overrides it (and sets [`FAST_EQUATIONS`](Model::FAST_EQUATIONS)):
     /// forward-mode AD unrolled at compile time into plain `f64` arithmetic, with only the
-    /// derivative components that can be nonzero. An override must agree with
-    /// `passes::equations_in` to rounding.
+    /// derivative components that can be nonzero. An override must agree with the generic
+    /// passes to rounding.
     fn eval_equations(&self, x: &Point<f64, N, M>) -> Equations<N>
     where
         Self: Sized,
     {
-        passes::equations_in(self, x)
+        dual_passes::equations_in(self, x)
     }
 
     #[doc(hidden)]
@@ -299,8 +310,7 @@ pub trait Model<const N: usize, const M: usize> {
         self.eval_equations(x).mass
     }
 
-    /// The [`Equations`] at a point in any scalar:
-    /// [`passes::equations_in`] unless
+    /// The [`Equations`] at a point in any scalar: the generic dual-number passes unless
     /// overridden. `lagrangian!` overrides it with its sweep (forward-over-reverse AD
     /// generated at compile time, work linear in the model's size per coordinate), which
     /// with dual numbers differentiates the equations again without nesting a dense
@@ -309,12 +319,11 @@ pub trait Model<const N: usize, const M: usize> {
     where
         Self: Sized,
     {
-        passes::equations_in(self, x)
+        dual_passes::equations_in(self, x)
     }
 
     /// The [`Gradient`] (∂L/∂q, the momenta, the generalized forces, L) at a point in any
-    /// scalar: [`passes::gradient_in`] unless
-    /// overridden. `lagrangian!` overrides it with the primal and reverse passes of its
+    /// scalar: the generic dual-number passes unless overridden. `lagrangian!` overrides it with the primal and reverse passes of its
     /// sweep, which cost a few evaluations of the model; the variational integrators call
     /// it for their residual, and in dual numbers, one direction at a time, for its
     /// Jacobian.
@@ -322,7 +331,7 @@ pub trait Model<const N: usize, const M: usize> {
     where
         Self: Sized,
     {
-        passes::gradient_in(self, x)
+        dual_passes::gradient_in(self, x)
     }
 
     /// The inverse-dynamics residual M q̈ − bias for the accelerations `qdd`, at a point in
@@ -339,7 +348,7 @@ pub trait Model<const N: usize, const M: usize> {
 
     /// The accelerations at a point in any scalar: the equations of
     /// [`eval_equations_in`](Model::eval_equations_in) solved by the one solve of the
-    /// runtime, with the model's constraints if it has any ([`passes::accelerations_from`]);
+    /// runtime, with the model's constraints if it has any;
     /// `None` where that solve fails (a singular, indefinite or ill-conditioned mass matrix
     /// or constraint system, the states where `accelerations` returns the error naming it).
     /// With dual numbers it gives exact derivatives of q̈
@@ -479,7 +488,7 @@ pub trait Parametric<const N: usize, const M: usize, const P: usize>: Model<N, M
             model: self,
             parameters: *p,
         };
-        let e = passes::equations_in(&model, x);
+        let e = dual_passes::equations_in(&model, x);
         (e.mass * SVector::from(*qdd) - e.bias).into()
     }
 }
@@ -549,7 +558,7 @@ impl<T: Model<N, M>, S: Scalar, const N: usize, const M: usize> WithCount
     type Output = Option<SVector<S, N>>;
     fn run<const K: usize>(self) -> Self::Output {
         let e = self.model.eval_equations_in(self.x);
-        passes::accelerations_from::<T, S, N, M, K>(self.model, self.x, &e.mass, &e.bias)
+        dual_passes::accelerations_from::<T, S, N, M, K>(self.model, self.x, &e.mass, &e.bias)
     }
 }
 
@@ -565,6 +574,6 @@ impl<W: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize> WithCount
 {
     type Output = Option<SVector<S, N>>;
     fn run<const K: usize>(self) -> Self::Output {
-        passes::accelerations_in::<W, S, N, M, K>(self.terms, self.x)
+        dual_passes::accelerations_in::<W, S, N, M, K>(self.terms, self.x)
     }
 }

@@ -1,252 +1,68 @@
-//! The generic passes: the terms of the equations of motion from num-dual numbers pushed
-//! through a model's [`Terms`], for any model and in any [`Scalar`] (so that their results
-//! can be differentiated again).
-//!
-//! - [`equations_in`]: a second-order dual over q̇ gives the mass matrix and the momenta; a
-//!   hyper-dual whose first part seeds q̇ and whose second part is the direction (q̇, 1) in
-//!   (q, t) gives ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t; a first-order dual over q gives ∂L/∂q.
-//! - [`gradient_in`]: the first derivatives alone (the variational integrators' residual).
-//! - [`accelerations_in`]: q̈ from them, with K constraints solved with their multipliers.
-//!
-//! They are the defaults of the [`Model`](crate::model::Model) methods a model written by
-//! hand does not override, and the reference the code `lagrangian!` generates is tested
-//! against (`tests/fast_path.rs`). All numbers live on the stack: no call here allocates.
+//! Deprecated: the generic dual-number passes are internal to the runtime. What they gave
+//! is reached through the [`Model`](crate::model::Model) and [`Parametric`](crate::model::Parametric) methods
+//! they are the defaults of; each function here forwards, for one release.
 
-use crate::linalg;
-use crate::terms::{Equations, Gradient, Level, Point, Scalar, Terms};
-use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Derivative, Dual, Dual2Vec, DualVec, HyperDualVec};
-use std::array::from_fn;
+#![allow(deprecated)]
 
-/// The [`Equations`] at a [`Point`] in any scalar: mass matrix, momenta and L from one
-/// second-order pass over q̇, the bias from [`bias_in`]. The default of the (hidden)
-/// `Model::eval_equations` and of
-/// [`Model::eval_equations_in`](crate::model::Model::eval_equations_in).
+use crate::dual_passes;
+use crate::model::{Equations, Gradient, Point, Scalar, Terms};
+use nalgebra::{SMatrix, SVector};
+
+/// The equations at a point by the generic passes.
+#[deprecated(
+    note = "internal; call `Model::eval_equations_in` (the model's own equations, which these passes are the default of)"
+)]
 pub fn equations_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> Equations<N, S> {
-    let (mass, momenta, lagrangian) = mass_and_momenta_in(model, x);
-    Equations {
-        mass,
-        momenta,
-        bias: bias_in(model, x),
-        lagrangian,
-    }
+    dual_passes::equations_in(model, x)
 }
 
-/// The [`Gradient`] at a [`Point`] in any scalar from the generic passes: a first-order
-/// dual over q, one over q̇, and [`generalized_forces_in`]. The default of
-/// [`Model::eval_gradient_in`](crate::model::Model::eval_gradient_in), and the reference its overrides are tested against.
+/// The first derivatives of L and the generalized forces at a point by the generic passes.
+#[deprecated(
+    note = "internal; call `Model::eval_gradient_in` (the model's own gradient, which these passes are the default of)"
+)]
 pub fn gradient_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> Gradient<N, S> {
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let qd = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
-    let l = model.lagrangian(&Point {
-        qd,
-        ..x.map(V::from_re)
-    });
-    Gradient {
-        coordinates: lagrangian_gradient_q(model, x),
-        momenta: l.eps.unwrap_generic(Const::<N>, U1),
-        forces: SVector::from(generalized_forces_in(model, x)),
-        lagrangian: l.re,
-    }
+    dual_passes::gradient_in(model, x)
 }
 
-/// The mass matrix ∂²L/∂q̇², the momenta and the value of L at a [`Point`] in any scalar.
+/// The mass matrix, the momenta and L at a point by the generic passes.
+#[deprecated(
+    note = "internal; call `Model::eval_equations_in` (its `mass`, `momenta` and `lagrangian`)"
+)]
 pub fn mass_and_momenta_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> (SMatrix<S, N, N>, SVector<S, N>, S) {
-    type D<S, const N: usize> = Dual2Vec<S, Const<N>>;
-    let qd = from_fn(|i| D::from_re(x.qd[i]).derivative(i));
-    let l = model.lagrangian(&Point {
-        qd,
-        ..x.map(D::from_re)
-    });
-    let p = l.v1.unwrap_generic(U1, Const::<N>).transpose();
-    (l.v2.unwrap_generic(Const::<N>, Const::<N>), p, l.re)
+    dual_passes::mass_and_momenta_in(model, x)
 }
 
-/// The velocity-dependent part of d/dt ∂L/∂q̇: ∂²L/∂q̇∂q q̇ + ∂²L/∂q̇∂t.
-///
-/// One hyper-dual pass: ε₁ seeds each q̇ᵢ, ε₂ moves (q, t) along (q̇, 1), so the ε₁ε₂ part
-/// is ∂/∂q̇ᵢ of the derivative of L along the motion with q̇ held fixed.
-fn mixed_term<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
-    model: &T,
-    x: &Point<S, N, M>,
-) -> SVector<S, N> {
-    type H<S, const N: usize> = HyperDualVec<S, Const<N>, U1>;
-    let qd: [H<S, N>; N] = from_fn(|i| H::from_re(x.qd[i]).derivative1(i));
-    let q: [H<S, N>; N] = from_fn(|i| {
-        let mut qi = H::from_re(x.q[i]);
-        qi.eps2 = Derivative::some(SMatrix::<S, 1, 1>::new(x.qd[i]));
-        qi
-    });
-    let t = H::from_re(x.t).derivative2(0);
-    let l = model.lagrangian(&Point {
-        t,
-        q,
-        qd,
-        u: x.u.map(H::from_re),
-    });
-    l.eps1eps2.unwrap_generic(Const::<N>, U1)
-}
-
-/// ∂L/∂q.
-fn lagrangian_gradient_q<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
-    model: &T,
-    x: &Point<S, N, M>,
-) -> SVector<S, N> {
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let q = from_fn(|i| V::from_re(x.q[i]).derivative(i));
-    let l = model.lagrangian(&Point {
-        q,
-        ..x.map(V::from_re)
-    });
-    l.eps.unwrap_generic(Const::<N>, U1)
-}
-
-/// The generalized forces Q = Σ F·∂v/∂q̇ − ∂D/∂q̇ of the applied forces and torques
-/// (v the velocity of the point a force acts on, or the angular velocity of the body a
-/// torque acts on; for a point p, ∂ṗ/∂q̇ = ∂p/∂q) and the dissipation, in any [`Scalar`]:
-/// with dual numbers for the arguments, it gives the exact derivatives of Q (the variational integrator's Newton
-/// Jacobian, linearizations).
+/// The generalized forces at a point by the generic passes.
+#[deprecated(note = "internal; call `Model::eval_gradient_in` (its `forces`)")]
 pub fn generalized_forces_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> [S; N] {
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let mut total = [S::zero(); N];
-    if !T::HAS_FORCES && !T::HAS_DISSIPATION {
-        return total;
-    }
-    let qd = from_fn(|i| V::new(x.qd[i], Derivative::derivative_generic(Const::<N>, U1, i)));
-    let seeded = Point {
-        qd,
-        ..x.map(V::from_re)
-    };
-    if T::HAS_FORCES {
-        // Virtual power: Q_j += F · ∂v/∂q̇_j, v linear in q̇ (ṗ of a point, ω of a body).
-        model.forces(&seeded, |f, v| {
-            let dv = v.eps.unwrap_generic(Const::<N>, U1);
-            for (total, dv) in total.iter_mut().zip(dv.iter()) {
-                *total += f.re * *dv;
-            }
-        });
-    }
-    if T::HAS_DISSIPATION {
-        let d = model.dissipation(&seeded);
-        let dd = d.eps.unwrap_generic(Const::<N>, U1);
-        for (total, dd) in total.iter_mut().zip(dd.iter()) {
-            *total -= *dd;
-        }
-    }
-    total
+    dual_passes::generalized_forces_in(model, x)
 }
 
-/// Everything but the inertial term M q̈ (∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q) at a
-/// [`Point`] in any scalar.
+/// Everything but the inertial term at a point by the generic passes.
+#[deprecated(note = "internal; call `Model::eval_equations_in` (its `bias`)")]
 pub fn bias_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(
     model: &T,
     x: &Point<S, N, M>,
 ) -> SVector<S, N> {
-    let forces = generalized_forces_in(model, x);
-    lagrangian_gradient_q(model, x) - mixed_term(model, x) + SVector::from(forces)
+    dual_passes::bias_in(model, x)
 }
 
-// Constraints
-
-/// The velocity forms v = J q̇ + j of the constraints and their Jacobian J = ∂v/∂q̇,
-/// from one pass over q̇, at a [`Point`] in any scalar. When the model's
-/// [`MassTree`](crate::model::MassTree) says the constraints involve only the first c
-/// of the N coordinates (a floating base's quaternion, c = 7 of the G1's 36), J's other
-/// columns are zero and c passes of a single dual number compute the rest, without
-/// carrying N derivatives through the whole point.
-pub(crate) fn velocity_terms_in<
-    T: Terms<S, N, M>,
-    S: Scalar,
-    const N: usize,
-    const M: usize,
-    const K: usize,
->(
-    model: &T,
-    x: &Point<S, N, M>,
-) -> (SVector<S, K>, SMatrix<S, K, N>) {
-    if let Some(tree) = T::MASS_TREE.filter(|t| t.is_valid() && 2 * t.constrained <= N) {
-        let (mut v, mut j) = (SVector::<S, K>::zeros(), SMatrix::<S, K, N>::zeros());
-        let base = x.map(Dual::from_re);
-        for i in 0..tree.constrained.max(1) {
-            let mut seeded = base;
-            if i < tree.constrained {
-                seeded.qd[i] = Dual::new(x.qd[i], S::one());
-            }
-            model.constraints(Level::Velocity, &seeded, |k, c: Dual<S>| {
-                if k < K {
-                    v[k] = c.re;
-                    j[(k, i)] = c.eps;
-                }
-            });
-        }
-        return (v, j);
-    }
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let qd = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
-    let (mut v, mut j) = (SVector::<S, K>::zeros(), SMatrix::<S, K, N>::zeros());
-    let seeded = Point {
-        qd,
-        ..x.map(V::from_re)
-    };
-    model.constraints(Level::Velocity, &seeded, |k, c| {
-        if k < K {
-            v[k] = c.re;
-            j.set_row(k, &c.eps.unwrap_generic(Const::<N>, U1).transpose());
-        }
-    });
-    (v, j)
-}
-
-/// γ = −(∂v/∂q q̇ + ∂v/∂t): one dual pass with (q, t) moving along (q̇, 1), q̇ held.
-pub(crate) fn gamma<
-    T: Terms<S, N, M>,
-    S: Scalar,
-    const N: usize,
-    const M: usize,
-    const K: usize,
->(
-    model: &T,
-    x: &Point<S, N, M>,
-) -> SVector<S, K> {
-    let mut gamma = SVector::<S, K>::zeros();
-    let along = Point {
-        t: Dual::new(x.t, S::one()),
-        q: from_fn(|i| Dual::new(x.q[i], x.qd[i])),
-        ..x.map(Dual::from_re)
-    };
-    model.constraints(Level::Velocity, &along, |k, c| {
-        if k < K {
-            gamma[k] = -c.eps;
-        }
-    });
-    gamma
-}
-
-/// The accelerations of a model with `K` constraints (none, for K = 0) at a [`Point`] in
-/// any scalar: the one constrained solve of the runtime (the mass matrix by L D Lᵀ, completed
-/// by the constraints when only semidefinite, the multipliers through the Schur complement;
-/// see [the constrained module](crate::constrained)), without its diagnosis: `None` where
-/// that solve fails (a singular, indefinite or ill-conditioned mass matrix or constraint
-/// system: the tests the `f64` accelerations diagnose); non-finite terms give non-finite
-/// accelerations. With dual numbers it differentiates the
-/// accelerations exactly, multipliers eliminated.
-///
-/// `K` must be the model's own count (`<T as Model<N, M>>::Constraints::K`): constraints
-/// past it are left out. [`Model::eval_accelerations_in`](crate::model::Model::eval_accelerations_in)
-/// and [`Parametric::eval_accelerations_with`](crate::model::Parametric::eval_accelerations_with)
-/// pass it for you.
+/// The accelerations with `K` constraints at a point by the generic passes.
+#[deprecated(
+    note = "internal; call `Model::eval_accelerations_in`, or `Parametric::eval_accelerations_with` for given parameters"
+)]
 pub fn accelerations_in<
     T: Terms<S, N, M>,
     S: Scalar,
@@ -257,13 +73,13 @@ pub fn accelerations_in<
     model: &T,
     x: &Point<S, N, M>,
 ) -> Option<SVector<S, N>> {
-    let (mass, _, _) = mass_and_momenta_in(model, x);
-    accelerations_from::<T, S, N, M, K>(model, x, &mass, &bias_in(model, x))
+    dual_passes::accelerations_in::<T, S, N, M, K>(model, x)
 }
 
-/// [`accelerations_in`] with the mass matrix and the bias given (the code `lagrangian!`
-/// generates takes them from its sweep): only the constraint terms J and γ come from
-/// passes through the constraints.
+/// The accelerations with `K` constraints from a given mass matrix and bias.
+#[deprecated(
+    note = "internal; call `Model::eval_accelerations_in`, or `Parametric::eval_accelerations_with` for given parameters"
+)]
 pub fn accelerations_from<
     T: Terms<S, N, M>,
     S: Scalar,
@@ -276,20 +92,5 @@ pub fn accelerations_from<
     mass: &SMatrix<S, N, N>,
     bias: &SVector<S, N>,
 ) -> Option<SVector<S, N>> {
-    if K == 0 {
-        return linalg::kkt::solve(
-            mass,
-            bias,
-            &SMatrix::<S, 0, N>::zeros(),
-            &SVector::zeros(),
-            T::MASS_TREE.as_ref(),
-        )
-        .ok()
-        .map(|(qdd, _)| qdd);
-    }
-    let (_, j) = velocity_terms_in::<T, S, N, M, K>(model, x);
-    let gamma = gamma::<T, S, N, M, K>(model, x);
-    linalg::kkt::solve(mass, bias, &j, &gamma, T::MASS_TREE.as_ref())
-        .ok()
-        .map(|(qdd, _)| qdd)
+    dual_passes::accelerations_from::<T, S, N, M, K>(model, x, mass, bias)
 }

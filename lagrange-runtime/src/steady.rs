@@ -40,6 +40,7 @@
 //! assert_eq!(rest.stability(), Stability::Marginal);
 //! ```
 
+use crate::dual_passes::velocity_terms_in;
 use crate::error::DynamicsError;
 use crate::eval::check_state;
 use crate::jacobian_seed::{forward_jacobian, Eps};
@@ -47,7 +48,6 @@ use crate::linalg;
 use crate::linearize::{linearize, Linearization};
 use crate::model::Point;
 use crate::model::{ConstraintCount, ConstraintKinds, Level, Model, Scalar, WithCount};
-use crate::passes::velocity_terms_in;
 use crate::stability::{Spectrum, Stability};
 use crate::{tolerances, Dynamics, State};
 use nalgebra::{SMatrix, SVector};
@@ -141,7 +141,7 @@ impl<const N: usize, const M: usize> SteadyMotion<N, M> {
     /// accelerations vanish at a state that violates their velocity forms when a driving
     /// constraint is solved at rest (its J q̇ + j = −1 at q̇ = 0), and that is no steady
     /// state.
-    pub(crate) fn at<T: Model<N, M> + Dynamics<N, M>>(
+    pub(crate) fn at<T: Model<N, M>>(
         model: &T,
         state: State<N>,
         u: &SVector<f64, M>,
@@ -214,7 +214,7 @@ impl<const N: usize, const M: usize> SteadyMotion<N, M> {
 /// assert!((high.state.q[0] - 5.0 * std::f64::consts::FRAC_PI_6).abs() < 1e-12);
 /// assert_eq!(high.stability(), Stability::Unstable);
 /// ```
-pub fn equilibrium<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize>(
+pub fn equilibrium<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     guess: &State<N>,
     u: &SVector<f64, M>,
@@ -280,7 +280,7 @@ pub fn equilibrium<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usi
 /// assert_eq!(motion.state.qd[1], omega);
 /// assert_eq!(motion.stability(), Stability::Marginal); // conical motion is stable
 /// ```
-pub fn steady_motion<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize>(
+pub fn steady_motion<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     guess: &State<N>,
     turning: &[(&str, Turning)],
@@ -327,16 +327,14 @@ struct Solve<'a, T, const N: usize, const M: usize> {
     u: &'a SVector<f64, M>,
 }
 
-impl<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize> WithCount
-    for Solve<'_, T, N, M>
-{
+impl<T: Model<N, M>, const N: usize, const M: usize> WithCount for Solve<'_, T, N, M> {
     type Output = Result<State<N>, DynamicsError>;
     fn run<const K: usize>(self) -> Self::Output {
         solve::<T, N, M, K>(&self)
     }
 }
 
-impl<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize> Solve<'_, T, N, M> {
+impl<T: Model<N, M>, const N: usize, const M: usize> Solve<'_, T, N, M> {
     /// The unknowns' starting values: positions of the resting coordinates, rates of
     /// those given by momentum (from the guess's velocities), nothing (zero) for those
     /// given by rate.
@@ -541,7 +539,7 @@ impl<const N: usize, const K: usize> Jacobian<N, K> {
 
 /// Newton's method on [`Solve::residual`] from [`Solve::start`]: the state where it
 /// vanishes (to rounding of the coordinates and the Jacobian's scale).
-fn solve<T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize, const K: usize>(
+fn solve<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     s: &Solve<'_, T, N, M>,
 ) -> Result<State<N>, DynamicsError> {
     // Square, and F's own Newton step, without constraints or momenta: a coordinate given

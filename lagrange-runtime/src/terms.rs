@@ -1,20 +1,15 @@
-//! The numbers a model's terms are evaluated in and at: the [`Scalar`] types, a [`Point`]
-//! of the state space, and what the passes through a model return ([`Energies`],
-//! [`Equations`], [`Gradient`]); and [`Terms`], what every pass reads. A leaf: the
-//! [`model`](crate::model) traits, the generic [`passes`](crate::passes) and everything
-//! above them build on it. Its items are public as `lagrange_runtime::model::…`.
+//! The points a model's terms are evaluated at: a [`Point`] of the state space in any
+//! [`Scalar`], and what the passes through a model return ([`Energies`],
+//! [`Equations`], [`Gradient`]); and [`Terms`], what every pass reads. It reads only
+//! [`State`], [`Scalar`] and linalg's `MassTree`: the [`model`](crate::model) traits, the
+//! generic passes and everything above them build on it. Its items are public as
+//! `lagrange_runtime::model::…`.
 
+use crate::linalg::MassTree;
+use crate::scalar::Scalar;
 use crate::State;
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
-
-/// A number the model's expressions can be evaluated in: `f64`, or any num-dual dual
-/// number over `f64` (nested ones included).
-///
-/// Implemented for every such type; you never implement it yourself.
-pub trait Scalar: DualNum<Primitive = f64> + Copy {}
-
-impl<T: DualNum<Primitive = f64> + Copy> Scalar for T {}
 
 /// Which form of the constraints [`Model::eval_constraints`](crate::model::Model::eval_constraints) evaluates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,13 +96,13 @@ pub struct Gradient<const N: usize, S = f64> {
     /// The momenta ∂L/∂q̇.
     pub momenta: SVector<S, N>,
     /// The generalized forces Q = Σ F·∂v/∂q̇ − ∂D/∂q̇ of the applied forces and the
-    /// dissipation (see [`passes::generalized_forces_in`](crate::passes::generalized_forces_in)).
+    /// dissipation.
     pub forces: SVector<S, N>,
     /// The value of L.
     pub lagrangian: S,
 }
 
-/// The terms of a model as the generic [`passes`](crate::passes) evaluate them, in dual numbers `D` built over an
+/// The terms of a model as the generic dual-number passes evaluate them, in dual numbers `D` built over an
 /// outer scalar `S` (with S = f64 for plain evaluation). Every [`Model`](crate::model::Model) provides them;
 /// [`WithParameters`](crate::model::WithParameters) provides them with the parameters as values of `S`, so that
 /// derivatives with respect to parameters come out of the same passes. You never
@@ -118,7 +113,7 @@ pub trait Terms<S: Scalar, const N: usize, const M: usize> {
     /// As [`Model::HAS_FORCES`](crate::model::Model::HAS_FORCES).
     const HAS_FORCES: bool;
     /// As [`Model::MASS_TREE`](crate::model::Model::MASS_TREE).
-    const MASS_TREE: Option<crate::model::MassTree<N>> = None;
+    const MASS_TREE: Option<MassTree<N>> = None;
 
     /// As [`Model::eval_lagrangian`](crate::model::Model::eval_lagrangian).
     fn lagrangian<D: Scalar + DualNum<InnerDual = S>>(&self, x: &Point<D, N, M>) -> D;

@@ -148,7 +148,7 @@ pub struct Derivatives<'a, T, const N: usize, const M: usize> {
     margin: (f64, String),
 }
 
-impl<'a, T: Model<N, M> + Dynamics<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M> {
+impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M> {
     /// The checks of `model`, named `name` in failure messages, at no state yet; random
     /// states come from [`order_one`] unless [`sampler`](Self::sampler) says otherwise.
     pub fn new(name: &str, model: &'a T) -> Self {

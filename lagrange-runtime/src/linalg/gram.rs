@@ -1,7 +1,7 @@
 //! The Gram matrices of a constraint Jacobian J: J Jᵀ, made regular where a row of J is
 //! zero, and the weight ρ that makes ρ JᵀJ the size of a matrix it completes.
 
-use crate::terms::Scalar;
+use crate::scalar::Scalar;
 use crate::tolerances;
 use nalgebra::SMatrix;
 

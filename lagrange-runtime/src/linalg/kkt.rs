@@ -17,7 +17,7 @@
 
 use super::tree::{MassTree, TreeLdlt};
 use super::{gram, lu, Ldlt};
-use crate::terms::Scalar;
+use crate::scalar::Scalar;
 use crate::tolerances;
 use nalgebra::{SMatrix, SVector};
 

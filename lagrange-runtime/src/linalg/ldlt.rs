@@ -1,7 +1,7 @@
 //! The square-root-free Cholesky factorization of a mass matrix, in any [`Scalar`].
 
 use super::mass::{clear_pivot, largest_diagonal};
-use crate::terms::Scalar;
+use crate::scalar::Scalar;
 use nalgebra::{SMatrix, SVector};
 
 /// Solves `mass · x = rhs` by the square-root-free Cholesky factorization L D Lᵀ (along

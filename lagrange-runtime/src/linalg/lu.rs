@@ -6,7 +6,7 @@
 //! numbers over dual numbers do not provide; so it lives here. With dual numbers it
 //! differentiates the solution exactly.
 
-use crate::terms::Scalar;
+use crate::scalar::Scalar;
 use nalgebra::{SMatrix, SVector};
 
 /// Solves `a x = b` by Gaussian elimination with partial pivoting (on the real parts);

@@ -3,7 +3,7 @@
 
 use super::Ldlt;
 use crate::error::DynamicsError;
-use crate::terms::Scalar;
+use crate::scalar::Scalar;
 use nalgebra::{Cholesky, Const, SMatrix, SVector};
 
 /// Whether a Cholesky pivot d = l_jj² (for L D Lᵀ: d_j) is clearly positive against the

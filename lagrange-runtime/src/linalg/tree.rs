@@ -11,7 +11,7 @@
 //! (a limb's joints, a floating base's seven), so that the updates are slices.
 
 use super::mass::{clear_pivot, largest_diagonal};
-use crate::terms::Scalar;
+use crate::scalar::Scalar;
 use nalgebra::{SMatrix, SVector};
 
 /// The parent of a coordinate that has none in a [`MassTree`].
