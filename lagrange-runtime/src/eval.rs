@@ -142,12 +142,12 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize>(
     } = equations(model, s, u);
     // The common case in a few comparisons: everything finite, the mass matrix clearly
     // positive definite. Anything else goes through the checks below, which say why.
-    if value.is_finite() && mass.sum().is_finite() {
-        if let Some(qdd) = cholesky_solve(&mass, &rhs, T::MASS_TREE.as_ref()) {
-            if qdd.iter().all(|x| x.is_finite()) {
-                return Ok(qdd);
-            }
-        }
+    if value.is_finite()
+        && mass.sum().is_finite()
+        && let Some(qdd) = cholesky_solve(&mass, &rhs, T::MASS_TREE.as_ref())
+        && qdd.iter().all(|x| x.is_finite())
+    {
+        return Ok(qdd);
     }
     if !value.is_finite() {
         // ln or log10 of a negative number, say: derivatives can look finite there.

@@ -15,10 +15,10 @@ pub(crate) fn cholesky_solve<const N: usize>(
     rhs: &SVector<f64, N>,
     tree: Option<&super::MassTree<N>>,
 ) -> Option<SVector<f64, N>> {
-    if N == 2 {
-        if let Some(x) = adjugate_solve(mass, rhs) {
-            return Some(x);
-        }
+    if N == 2
+        && let Some(x) = adjugate_solve(mass, rhs)
+    {
+        return Some(x);
     }
     let none = SMatrix::<f64, 0, N>::zeros();
     super::kkt::solve(mass, rhs, &none, &SVector::zeros(), tree)

@@ -39,10 +39,10 @@ pub(crate) fn solve_mass<const N: usize>(
     rhs: &SVector<f64, N>,
     coordinates: &[&'static str; N],
 ) -> Result<SVector<f64, N>, DynamicsError> {
-    if let Some(x) = Ldlt::factor(mass).map(|f| f.solve(rhs)) {
-        if x.iter().all(|x| x.is_finite()) {
-            return Ok(x);
-        }
+    if let Some(x) = Ldlt::factor(mass).map(|f| f.solve(rhs))
+        && x.iter().all(|x| x.is_finite())
+    {
+        return Ok(x);
     }
     factor_mass(mass, coordinates).map(|chol| chol.solve(rhs))
 }

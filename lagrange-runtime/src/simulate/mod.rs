@@ -797,10 +797,10 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 }
                 progress.t = s.t;
                 progress.steps += 1;
-                if let Some(hook) = self.progress.as_mut() {
-                    if hook(progress).is_break() {
-                        return Err(StepError::Cancelled);
-                    }
+                if let Some(hook) = self.progress.as_mut()
+                    && hook(progress).is_break()
+                {
+                    return Err(StepError::Cancelled);
                 }
             }
             if !every_step {
