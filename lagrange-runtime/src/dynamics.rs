@@ -150,6 +150,29 @@ pub trait Dynamics<const N: usize, const M: usize = 0> {
 /// Every [`Model`](crate::model::Model) whose
 /// [`Constraints`](crate::model::Model::Constraints) is `Count<K>` implements it
 /// (with K = 0 for a model without constraints).
+///
+/// # Example
+/// A bead on a rod of length l in Cartesian coordinates, at rest at the bottom: the rod
+/// carries the weight, λ = m g / (2 l) for φ = x² + y² − l².
+/// ```
+/// use lagrange_runtime::prelude::*;
+///
+/// lagrangian! {
+///     struct Bob {
+///         parameters: m = 1.0, l = 2.0, g = 9.81;
+///         coordinates: x, y;
+///         kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+///         potential = m * g * y;
+///         constraint rod = x^2 + y^2 - l^2;
+///     }
+/// }
+///
+/// let (bob, u) = (Bob::default(), SVector::zeros());
+/// let s = State::at_rest(SVector::from([0.0, -2.0]));
+/// assert_eq!(Bob::CONSTRAINTS, ["rod"]);
+/// assert_eq!(bob.constraint_residuals(&s, &u)[0], 0.0);
+/// assert!((bob.multipliers(&s, &u).unwrap()[0] - 9.81 / 4.0).abs() < 1e-14);
+/// ```
 pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<N, M> {
     /// Names of the constraints, in order: the model's
     /// [`CONSTRAINT_NAMES`](crate::model::Model::CONSTRAINT_NAMES) as an array of K, checked
@@ -175,6 +198,34 @@ pub trait Constrained<const N: usize, const M: usize, const K: usize>: Dynamics<
 /// so that integrators and wrappers work with any: implemented for every [`Model`](crate::model::Model)
 /// (with no constraints, the projection returns the state unchanged, the violation and the
 /// reaction forces are zero, and the stabilized accelerations are the accelerations).
+///
+/// # Example
+/// A start off the rod projected onto it (x held), then its violation and the rod's force.
+/// ```
+/// use lagrange_runtime::prelude::*;
+///
+/// lagrangian! {
+///     struct Bob {
+///         parameters: m = 1.0, l = 2.0, g = 9.81;
+///         coordinates: x, y;
+///         kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+///         potential = m * g * y;
+///         constraint rod = x^2 + y^2 - l^2;
+///     }
+/// }
+///
+/// let (bob, u) = (Bob::default(), SVector::zeros());
+/// let off = State::at_rest(SVector::from([1.2, -1.0]));
+/// assert!(bob.violation(&off, &u).position > 1.0);
+/// let on = bob.project(&off, &u, &[0], 1e-12).unwrap();
+/// assert_eq!(on.q[0], 1.2); // held
+/// assert!((on.q[1] - -1.6).abs() < 1e-12); // y = −√(l² − x²)
+/// assert!(bob.violation(&on, &u).position < 1e-12);
+/// // At rest the rod holds the bob against gravity along the rod: −Φ_qᵀλ cancels the
+/// // weight's component along it, m g (x, y) y / l².
+/// let f = bob.reaction_forces(&on, &u).unwrap();
+/// assert!((f - 9.81 * on.q[1] / 4.0 * on.q).amax() < 1e-12);
+/// ```
 pub trait ConstraintSolver<const N: usize, const M: usize>: Dynamics<N, M> {
     /// The accelerations with Baumgarte stabilization of the constraints.
     ///

@@ -93,6 +93,28 @@ pub(crate) fn mass_and_momenta<T: Model<N, M>, const N: usize, const M: usize>(
 /// The [`Equations`] at a state: the model's (hidden) `Model::eval_equations`,
 /// which is code specialised to the model for every model `lagrangian!` generates and
 /// the generic dual-number passes otherwise.
+///
+/// # Example
+/// A pendulum: M = m l², the bias −m g l sin θ, the momentum m l² θ̇.
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::eval::equations;
+///
+/// lagrangian! {
+///     struct Pendulum {
+///         parameters: m = 2.0, l = 0.5, g = 9.81;
+///         coordinates: theta;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = -m * g * l * cos(theta);
+///     }
+/// }
+///
+/// let s = State::new(0.0, SVector::from([0.3]), SVector::from([1.5]));
+/// let e = equations(&Pendulum::default(), &s, &SVector::zeros());
+/// assert!((e.mass[(0, 0)] - 0.5).abs() < 1e-15);
+/// assert!((e.bias[0] - -2.0 * 9.81 * 0.5 * 0.3f64.sin()).abs() < 1e-14);
+/// assert!((e.momenta[0] - 0.5 * 1.5).abs() < 1e-15);
+/// ```
 #[inline]
 pub fn equations<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,

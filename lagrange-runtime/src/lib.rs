@@ -42,6 +42,26 @@ mod units;
 pub use dynamics::{Constrained, ConstraintSolver, Dynamics};
 pub use error::{DynamicsError, StatePart};
 pub use jacobian::Jacobian;
+/// Defines a model: see the [crate documentation](crate) for the language and what is generated.
+///
+/// # Example
+/// ```
+/// use lagrange_runtime::prelude::*;
+///
+/// lagrangian! {
+///     /// A mass on a spring.
+///     pub struct Oscillator {
+///         parameters: m = 2.0, k = 8.0;
+///         coordinates: x;
+///         kinetic = m/2 * dot(x)^2;
+///         potential = k/2 * x^2;
+///     }
+/// }
+///
+/// let s = State::new(0.0, SVector::from([0.5]), SVector::zeros());
+/// let qdd = Oscillator::default().accelerations(&s, &SVector::zeros()).unwrap();
+/// assert_eq!(qdd[0], -2.0); // ẍ = −k x / m
+/// ```
 pub use lagrange_macros::lagrangian;
 pub use nalgebra::{self, SMatrix, SVector};
 pub use num_dual;
