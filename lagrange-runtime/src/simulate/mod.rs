@@ -67,6 +67,7 @@ mod variational;
 
 pub use discrete::VariationalMemory;
 pub use dopri::{DormandPrince, DormandPrinceMemory};
+use events::number;
 pub use events::{Crossing, Direction, Event};
 pub use projected::Projected;
 pub use rattle::Rattle;
@@ -811,90 +812,6 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         Ok(())
     }
 
-    /// The crossings of the events in the step from `a` to `b`, in time order: recording
-    /// ones go to the trajectory, and the first stopping one (if any) moves `b` back to its
-    /// state and is returned.
-    fn events_in_step(
-        &mut self,
-        a: &State<N>,
-        b: &mut State<N>,
-        signs: &mut [f64],
-        trajectory: &mut Trajectory<N, M>,
-    ) -> Result<Option<Crossing<N>>, StepError> {
-        if self.events.is_empty() {
-            return Ok(None);
-        }
-        let values: Vec<f64> = self
-            .events
-            .iter_mut()
-            .map(|e| number(e.name, b.t, (e.function)(b.t, b)))
-            .collect::<Result<_, _>>()?;
-        let mut dense = None;
-        let mut found: Vec<(Crossing<N>, bool)> = Vec::new();
-        for (k, event) in self.events.iter_mut().enumerate() {
-            let (before, after) = (signs[k], values[k]);
-            let crosses = before != 0.0 && event.crosses(before, after);
-            // A function zero at the start (sign 0) is sampled across the step instead.
-            if !(crosses || before == 0.0) {
-                continue;
-            }
-            if dense.is_none() {
-                // The inputs over the step: a sampled controller's output is held, and
-                // the step ends at a sample time at the latest.
-                let model = self.model;
-                let mut acc = |s: &State<N>| {
-                    let u = self.law.at(s);
-                    model.accelerations(s, &u)
-                };
-                dense = Some(events::Dense {
-                    a: *a,
-                    acc_a: acc(a)?,
-                    b: *b,
-                    acc_b: acc(b)?,
-                });
-            }
-            let dense = dense.as_ref().expect("just built");
-            let name = event.name;
-            let nan = |t: f64| StepError::EventIsNaN { event: name, t };
-            let bracket = if crosses {
-                Some(((a.t, before), (b.t, after)))
-            } else {
-                first_crossing(dense, event, &mut signs[k], after).map_err(nan)?
-            };
-            if let Some((start, end)) = bracket {
-                let state = dense
-                    .locate(&mut *event.function, start, end)
-                    .map_err(nan)?;
-                let crossing = Crossing {
-                    event: event.name.to_owned(),
-                    rising: start.1 < 0.0,
-                    state,
-                };
-                found.push((crossing, event.terminal));
-            }
-        }
-        // A value of exactly 0 at the step's end restarts the function's sign (as at the
-        // start of a run), so that the crossing into 0 is not counted again after it.
-        signs.copy_from_slice(&values);
-        // Everything recorded up to the first stop, a recording event at the very time of
-        // the stop included, whatever the order the events were added in.
-        found.sort_by(|x, y| x.0.state.t.total_cmp(&y.0.state.t));
-        let stop = found
-            .iter()
-            .position(|(_, terminal)| *terminal)
-            .map(|i| found[i].0.clone());
-        for (crossing, terminal) in found {
-            let after_stop = stop.as_ref().is_some_and(|s| crossing.state.t > s.state.t);
-            if !terminal && !after_stop {
-                trajectory.push_crossing(crossing);
-            }
-        }
-        if let Some(crossing) = &stop {
-            *b = crossing.state;
-        }
-        Ok(stop)
-    }
-
     /// Records `s` unless it is already the last sample.
     fn record_last(
         &mut self,
@@ -922,65 +839,6 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         }
         Ok(())
     }
-}
-
-/// The value `g` of the event `event`'s function at `t`, or the error naming the event if
-/// it is NaN.
-fn number(event: &'static str, t: f64, g: f64) -> Result<f64, StepError> {
-    if g.is_nan() {
-        Err(StepError::EventIsNaN { event, t })
-    } else {
-        Ok(g)
-    }
-}
-
-/// A time and an event function's value there.
-type Sample = (f64, f64);
-
-/// The first crossing, within the step of `dense`, of an event whose function was zero at
-/// the start: the bracket (time, value) before and after it, from samples of the step.
-/// Sets `sign` to the side the function left zero to, if it did.
-///
-/// # Errors
-/// The time of a sample at which the function is NaN.
-fn first_crossing<const N: usize>(
-    dense: &events::Dense<N>,
-    event: &mut Event<'_, N>,
-    sign: &mut f64,
-    at_end: f64,
-) -> Result<Option<(Sample, Sample)>, f64> {
-    let (ta, tb) = (dense.a.t, dense.b.t);
-    let h = tb - ta;
-    // Geometrically close to the start (the side it leaves zero to, even for a hop far
-    // shorter than the step), then evenly across the step.
-    let near = (1..=events::START_SAMPLES)
-        .rev()
-        .map(|k| ta + h * 0.5f64.powi(i32::try_from(k + 4).unwrap_or(i32::MAX)));
-    let even = (1..events::START_SAMPLES).map(|i| ta + h * i as f64 / events::START_SAMPLES as f64);
-    let mut previous: Option<(f64, f64)> = None;
-    for t in near.chain(even).chain([tb]) {
-        if t <= ta {
-            continue;
-        }
-        let g = if t == tb {
-            at_end
-        } else {
-            (event.function)(t, &dense.at(t))
-        };
-        if g.is_nan() {
-            return Err(t);
-        }
-        match previous {
-            None if g != 0.0 => {
-                previous = Some((t, g));
-                *sign = g;
-            }
-            Some(p) if event.crosses(p.1, g) => return Ok(Some((p, (t, g)))),
-            Some(_) if g != 0.0 => previous = Some((t, g)),
-            _ => {}
-        }
-    }
-    Ok(None)
 }
 
 fn is_finite<const N: usize>(s: &State<N>) -> bool {
