@@ -1,79 +1,15 @@
 //! `Name::lets` and `Name::jacobians`: the values of the `let`s at a state, and the frame
 //! Jacobians (with their drifts) of those that have one, unrolled where they stay small.
 
-use super::terms::{lift, Gen};
-use super::types::{jacobians_type, lets_type};
-use crate::ast::Header;
-use crate::check::key;
+use super::terms::{lift, point_type, unpack_point, Gen};
+use super::types::{jacobian_level, jacobians_type, lets_type};
 use crate::graph::Graph;
-use crate::ir::{Deps, Id, Ir};
-use crate::lower::{Degree, Let, Lowered, Shape, Value};
+use crate::ir::Id;
+use crate::lower::{Lowered, Shape};
 use crate::names::{internal, private};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
-
-/// Whether a `let` has a Jacobian (`lagrange_runtime::jacobian`) and at which level:
-/// `Some(false)` at position level (no velocities in it), `Some(true)` at velocity level
-/// (affine in q̇); `None` for a matrix, a value that is not affine in q̇, or an error.
-fn jacobian_level(value: Option<&Value>, (ir, degree): (&Ir, &[Degree])) -> Option<bool> {
-    let value = value?;
-    if matches!(value.shape, Shape::Matrix(..)) {
-        return None;
-    }
-    if !value.elems.iter().any(|&e| ir.deps(e).has(Deps::QD)) {
-        return Some(false);
-    }
-    value
-        .elems
-        .iter()
-        .all(|&e| !matches!(degree[e], Degree::Nonlinear(_)))
-        .then_some(true)
-}
-
-/// `NameJacobians`: a `Jacobian<R, N>` for every scalar or vector `let` that has one.
-pub(super) fn jacobians_struct(
-    header: &Header,
-    lets: &[Let],
-    nodes: (&Ir, &[Degree]),
-    n: usize,
-) -> TokenStream {
-    let (name, vis) = (&header.name, &header.vis);
-    let ty = jacobians_type(header);
-    let p = private();
-    let (mut fields, mut types, mut docs) = (Vec::new(), Vec::new(), Vec::new());
-    for l in lets {
-        let Some(velocity) = jacobian_level(l.value.as_ref(), nodes) else {
-            continue;
-        };
-        let rows = l.value.as_ref().map_or(1, |v| v.elems.len());
-        fields.push(&l.name);
-        types.push(quote!(#p::jacobian::Jacobian<#rows, #n>));
-        let (matrix, drift) = if velocity {
-            ("∂/∂q̇", "∂/∂q q̇ + ∂/∂t")
-        } else {
-            ("∂/∂q", "the acceleration at q̈ = 0")
-        };
-        docs.push(format!(
-            "`let {} = {};`: `matrix` {matrix}, `drift` {drift}.",
-            key(&l.name),
-            l.text
-        ));
-    }
-    let doc = format!(
-        "The Jacobians of the `let`s of [`{name}`] by name (scalar and vector `let`s at \
-         position level, or at velocity level and affine in the velocities): what \
-         [`{name}::jacobians`] returns. See `lagrange_runtime::jacobian`."
-    );
-    quote! {
-        #[doc = #doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
-        #[allow(non_snake_case)]
-        #vis struct #ty {
-            #( #[doc = #docs] pub #fields: #types, )*
-        }
-    }
-}
 
 /// Beyond this many statements, `Name::jacobians` runs the runtime's dual-number passes
 /// instead of the unrolled rows ([`crate::fast::jacobian_rows_fn`]). Measured in
@@ -247,16 +183,4 @@ fn values_fn(l: &Lowered, name: &Ident, ids: &[Id]) -> TokenStream {
             #body
         }
     }
-}
-
-/// `Point<D, N, M>`, the argument of every generated term.
-pub(super) fn point_type(l: &Lowered, d: &Ident) -> TokenStream {
-    let (n, m, p) = (l.coordinates.len(), l.inputs.len(), private());
-    quote!(#p::Point<#d, #n, #m>)
-}
-
-/// The locals `t`, `q`, `qd` and `u` that generated code reads, from the point `x`.
-pub(super) fn unpack_point(x: &Ident) -> TokenStream {
-    let [t, q, qd, u] = ["t", "q", "qd", "u"].map(internal);
-    quote!(let (#t, #q, #qd, #u) = (#x.t, &#x.q, &#x.qd, &#x.u);)
 }

@@ -26,7 +26,8 @@ mod lets;
 mod terms;
 mod types;
 
-use lets::{jacobians_impl, lets_impl, point_type};
+use lets::{jacobians_impl, lets_impl};
+use terms::point_type;
 use terms::term_fns;
 pub use types::{data_types, jacobians_type, lets_type};
 

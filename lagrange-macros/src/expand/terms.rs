@@ -2,7 +2,6 @@
 //! local per node of the lowered graph a function needs: [`Gen`], which writes them as
 //! [`Stmt`](crate::emit::Stmt)s, with `dot(e)` in the tangent type `Dual<D>`.
 
-use super::lets::{point_type, unpack_point};
 use crate::emit::{declare, Stmt};
 use crate::ir::{Id, Jet1, Jet2, Op};
 use crate::lower::Lowered;
@@ -441,4 +440,16 @@ fn combine(op: Binary, (a, ka): Code, (b, kb): Code) -> Code {
         Var
     };
     (code, kind)
+}
+
+/// `Point<D, N, M>`, the argument of every generated term.
+pub(super) fn point_type(l: &Lowered, d: &Ident) -> TokenStream {
+    let (n, m, p) = (l.coordinates.len(), l.inputs.len(), private());
+    quote!(#p::Point<#d, #n, #m>)
+}
+
+/// The locals `t`, `q`, `qd` and `u` that generated code reads, from the point `x`.
+pub(super) fn unpack_point(x: &Ident) -> TokenStream {
+    let [t, q, qd, u] = ["t", "q", "qd", "u"].map(internal);
+    quote!(let (#t, #q, #qd, #u) = (#x.t, &#x.q, &#x.qd, &#x.u);)
 }

@@ -1,13 +1,12 @@
 //! The model's named types: the struct with its parameters and constructor, the named
 //! coordinates and inputs, the struct of the `let`s' values and of their Jacobians.
 
-use super::lets::jacobians_struct;
 use super::local;
 use crate::ast::Header;
 use crate::check::key;
 use crate::dims::ModelUnits;
-use crate::ir::Ir;
-use crate::lower::{Degree, Let, Parameter, Shape};
+use crate::ir::{Deps, Ir};
+use crate::lower::{Degree, Let, Parameter, Shape, Value};
 use crate::names::{float, internal, private};
 use crate::units::Unit;
 use proc_macro2::TokenStream;
@@ -251,6 +250,71 @@ fn named_vector(header: &Header, suffix: &str, names: &[Ident], what: &str) -> T
             fn from(#v: #ty) -> Self {
                 #p::SVector::from([#( #v.#names ),*])
             }
+        }
+    }
+}
+
+/// Whether a `let` has a Jacobian (`lagrange_runtime::jacobian`) and at which level:
+/// `Some(false)` at position level (no velocities in it), `Some(true)` at velocity level
+/// (affine in q̇); `None` for a matrix, a value that is not affine in q̇, or an error.
+pub(super) fn jacobian_level(
+    value: Option<&Value>,
+    (ir, degree): (&Ir, &[Degree]),
+) -> Option<bool> {
+    let value = value?;
+    if matches!(value.shape, Shape::Matrix(..)) {
+        return None;
+    }
+    if !value.elems.iter().any(|&e| ir.deps(e).has(Deps::QD)) {
+        return Some(false);
+    }
+    value
+        .elems
+        .iter()
+        .all(|&e| !matches!(degree[e], Degree::Nonlinear(_)))
+        .then_some(true)
+}
+
+/// `NameJacobians`: a `Jacobian<R, N>` for every scalar or vector `let` that has one.
+fn jacobians_struct(
+    header: &Header,
+    lets: &[Let],
+    nodes: (&Ir, &[Degree]),
+    n: usize,
+) -> TokenStream {
+    let (name, vis) = (&header.name, &header.vis);
+    let ty = jacobians_type(header);
+    let p = private();
+    let (mut fields, mut types, mut docs) = (Vec::new(), Vec::new(), Vec::new());
+    for l in lets {
+        let Some(velocity) = jacobian_level(l.value.as_ref(), nodes) else {
+            continue;
+        };
+        let rows = l.value.as_ref().map_or(1, |v| v.elems.len());
+        fields.push(&l.name);
+        types.push(quote!(#p::jacobian::Jacobian<#rows, #n>));
+        let (matrix, drift) = if velocity {
+            ("∂/∂q̇", "∂/∂q q̇ + ∂/∂t")
+        } else {
+            ("∂/∂q", "the acceleration at q̈ = 0")
+        };
+        docs.push(format!(
+            "`let {} = {};`: `matrix` {matrix}, `drift` {drift}.",
+            key(&l.name),
+            l.text
+        ));
+    }
+    let doc = format!(
+        "The Jacobians of the `let`s of [`{name}`] by name (scalar and vector `let`s at \
+         position level, or at velocity level and affine in the velocities): what \
+         [`{name}::jacobians`] returns. See `lagrange_runtime::jacobian`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq)]
+        #[allow(non_snake_case)]
+        #vis struct #ty {
+            #( #[doc = #docs] pub #fields: #types, )*
         }
     }
 }
