@@ -630,3 +630,51 @@ fn joints_are_found_by_their_names_in_the_file() {
     assert_eq!(Keywords::coordinate("async"), Some(1));
     assert_eq!(Keywords::coordinate("async_"), Some(1));
 }
+
+/// `floating_base`'s public map is the one the Solo-12's comparison with Pinocchio runs
+/// through (`common/free_flyer.rs`, checked against Pinocchio's free flyer): the twist
+/// (Rᵀ ṗ, ω) of lagrange's rates is J q̇, `set_twist` inverts it on the unit sphere, and
+/// `set_acceleration` gives the q̈ of Pinocchio's `a`, at the identity at rest and at
+/// random states.
+#[test]
+fn the_floating_base_map_is_pinocchio_s() {
+    use lagrange_runtime::floating_base::{self, BaseTwist};
+    let mut rng = common::Rng(48);
+    let mut states = Vec::new();
+    let mut identity = SVector::<f64, 19>::zeros();
+    identity[3] = 1.0;
+    states.push(State::at_rest(identity));
+    for _ in 0..3 {
+        let (mut s, _) = solo12_state(&mut rng);
+        let n = s.q.fixed_rows::<4>(3).normalize();
+        s.q.fixed_rows_mut::<4>(3).copy_from(&n);
+        states.push(s);
+    }
+    for s in &states {
+        let map = FreeFlyer::<19, 18>::at_lagrange(&s.q);
+        let v = map.j() * s.qd;
+        let twist = floating_base::twist(s);
+        assert!((twist.linear - v.fixed_rows::<3>(0)).amax() < 1e-14);
+        assert!((twist.angular - v.fixed_rows::<3>(3)).amax() < 1e-14);
+        // From Pinocchio's v back to lagrange's rates.
+        let mut back = *s;
+        floating_base::set_twist(&mut back, &twist);
+        let want = map.l() * v;
+        assert!((back.qd - want).amax() < 1e-14, "{}{}", back.qd, want);
+        // Accelerations: Pinocchio's a to q̈, on the state with those rates.
+        let a = SVector::<f64, 18>::from_fn(|i, _| 0.1 * i as f64 - 0.4);
+        let base = BaseTwist {
+            linear: a.fixed_rows::<3>(0).into_owned(),
+            angular: a.fixed_rows::<3>(3).into_owned(),
+        };
+        let mut qdd = map.qdd(&v, &a);
+        let joints = qdd.fixed_rows::<12>(7).into_owned();
+        floating_base::set_acceleration(&back, &base, &mut qdd);
+        let want = map.qdd(&v, &a);
+        assert!((qdd - want).amax() < 1e-14, "{qdd}{want}");
+        assert_eq!(qdd.fixed_rows::<12>(7), joints);
+        let round = floating_base::acceleration(&back, &qdd);
+        assert!((round.linear - base.linear).amax() < 1e-14);
+        assert!((round.angular - base.angular).amax() < 1e-14);
+    }
+}

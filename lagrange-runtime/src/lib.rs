@@ -14,6 +14,7 @@ mod dual_passes;
 mod dynamics;
 mod error;
 pub mod eval;
+pub mod floating_base;
 #[doc(hidden)]
 pub mod functions;
 mod impls;
