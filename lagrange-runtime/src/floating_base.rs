@@ -9,9 +9,9 @@
 //! orientation. This module maps one to the other, both ways, for velocities and for
 //! accelerations; the joints' rates are the same in both.
 //!
-//! With r = (x, y, z) and G = 2 (−r | w I − r×) (3 × 4, r× the cross product by r), ω = G ṅ; G n = 0 and G Gᵀ =
-//! 4 |n|² I, so ṅ = Gᵀ ω / (4 |n|²) is the rate of the quaternion that turns at ω and keeps
-//! its length. R is the model's own, `quat(w, x, y, z)` (its homogeneous form, exact for a
+//! With r = (x, y, z) and G = 2 (−r | w I − r×) (3 × 4, r× the cross product by r),
+//! ω = G ṅ; G n = 0 and G Gᵀ = 4 |n|² I, so ṅ = Gᵀ ω / (4 |n|²) is the rate of the
+//! quaternion that turns at ω and keeps its length. R is the model's own, `quat(w, x, y, z)` (its homogeneous form, exact for a
 //! unit n). For accelerations, a = (Rᵀ p̈ − ω × v, G n̈) is Pinocchio's `a` (the time
 //! derivative of v in the base's moving axes, and of ω), and back p̈ = R (a_v + ω × v),
 //! n̈ = Gᵀ ω̇ / (4 |n|²) − |ṅ|² n / |n|² (which keeps |n| constant to second order).
