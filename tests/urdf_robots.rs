@@ -625,6 +625,16 @@ fn joints_are_found_by_their_names_in_the_file() {
     assert_eq!(LightWrist::coordinate("finger_tip"), Some(3));
     assert_eq!(LightWrist::COORDINATES[3], "finger_tip");
     assert_eq!(LightWrist::coordinate("mount"), None, "a fixed joint");
+    // The file's friction, by coordinate (not in the equations).
+    assert_eq!(
+        LightWrist::JOINT_FRICTION,
+        [
+            ("shoulder", 0.0),
+            ("elbow", 0.2),
+            ("wrist", 0.0),
+            ("finger_tip", 0.0)
+        ]
+    );
     // Keywords.
     assert_eq!(Keywords::coordinate("gen"), Some(0));
     assert_eq!(Keywords::coordinate("async"), Some(1));

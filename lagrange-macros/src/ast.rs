@@ -22,6 +22,8 @@ pub struct RobotJoint {
     pub file_name: String,
     /// Its `<limit lower upper velocity effort>`, if any.
     pub limit: Option<[f64; 4]>,
+    /// Its `<dynamics friction>`, 0 where the file gives none.
+    pub friction: f64,
 }
 
 /// What a URDF file gives a model besides its statements.

@@ -130,6 +130,10 @@ fn robot_items(l: &Lowered) -> TokenStream {
         };
         quote!((#joint, #limit))
     });
+    let friction = robot.joints.iter().map(|j| {
+        let (joint, value) = (&j.name, float(j.friction, Span::call_site()));
+        quote!((#joint, #value))
+    });
     // Each joint's coordinate index, by its names in the file and in the model.
     let arms = robot.joints.iter().filter_map(|j| {
         let index = l
@@ -151,6 +155,13 @@ fn robot_items(l: &Lowered) -> TokenStream {
             /// Each joint coordinate of the URDF file with its `<limit>` (in the order of
             /// the coordinates), or `None` where the file gives none.
             pub const JOINT_LIMITS: [(&'static str, ::core::option::Option<#p::JointLimit>); #count] = [#(#limits),*];
+
+            /// Each joint coordinate's `<dynamics friction>` (N·m for a revolute joint, N
+            /// for a prismatic one; 0 where the file gives none), in the order of the
+            /// coordinates. Not in the equations: dry friction is no Rayleigh dissipation
+            /// (only `damping` is, in `urdf_dissipation`); a model that wants it writes a
+            /// force, a smoothed law with a parameter set from this, say.
+            pub const JOINT_FRICTION: [(&'static str, f64); #count] = [#(#friction),*];
 
             /// The index of a joint's coordinate, by the joint's name in the URDF file
             /// (`"joint_0.0"`) or in the model (`"joint_0_0"`: characters an identifier

@@ -295,6 +295,7 @@ impl Writer {
                 name: joint_id[j].clone(),
                 file_name: joint.name.clone(),
                 limit: joint.limit,
+                friction: joint.friction,
             });
         }
         if coordinates.is_empty() && !own_coordinates {

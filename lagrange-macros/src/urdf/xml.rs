@@ -48,6 +48,9 @@ pub struct Joint {
     pub axis: [f64; 3],
     pub limit: Option<[f64; 4]>,
     pub damping: f64,
+    /// `<dynamics friction>`: not in the equations (dry friction is no Rayleigh
+    /// dissipation), given to the user as `Name::JOINT_FRICTION`.
+    pub friction: f64,
     /// The joint it mimics, its multiplier and offset.
     pub mimic: Option<(String, f64, f64)>,
 }
@@ -164,7 +167,7 @@ pub fn parse(text: &str) -> Result<Urdf, FileError> {
             }
             None => None,
         };
-        let damping = match child(node, "dynamics") {
+        let (damping, friction) = match child(node, "dynamics") {
             Some(d) => {
                 // Friction is not modelled, but a negative one is no friction either.
                 for (what, effect) in [
@@ -178,9 +181,12 @@ pub fn parse(text: &str) -> Result<Urdf, FileError> {
                         ));
                     }
                 }
-                number(d, "damping", line(d))?.unwrap_or(0.0)
+                (
+                    number(d, "damping", line(d))?.unwrap_or(0.0),
+                    number(d, "friction", line(d))?.unwrap_or(0.0),
+                )
             }
-            None => 0.0,
+            None => (0.0, 0.0),
         };
         let mimic = match child(node, "mimic") {
             Some(m) => Some((
@@ -201,6 +207,7 @@ pub fn parse(text: &str) -> Result<Urdf, FileError> {
             axis,
             limit,
             damping,
+            friction,
             mimic,
         });
     }
