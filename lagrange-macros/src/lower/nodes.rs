@@ -94,6 +94,15 @@ impl<'a> Lowerer<'_, 'a, '_> {
                 (_, Some(0.0)) => return Some(a),
                 _ => None,
             },
+            // (b + y) − b and (y + b) − b are y: the position of a link from its robot's
+            // mount, written as the mount's plus the arms (`urdf/`), is the arms.
+            Op::Sub(a, b) if matches!(self.ir.op(a), Op::Add(x, y) if x == b || y == b) => {
+                return match self.ir.op(a) {
+                    Op::Add(x, y) if x == b => Some(y),
+                    Op::Add(y, _) => Some(y),
+                    _ => None,
+                };
+            }
             Op::Sub(a, b) => match (lit(a), lit(b)) {
                 (Some(x), Some(y)) => finite(x - y),
                 (_, Some(0.0)) => return Some(a),

@@ -370,6 +370,15 @@ impl Writer {
         // distance and cancel in the energy (issue 50: M₇₇ of TIAGo's wrist off by
         // 2.2e-5 at 1 414 m).
         let mut from_o: Vec<Option<Expr>> = vec![None; links.len()];
+        // Below a link that does not move, each link's o is that link's origin, fixed in
+        // the world (`Some(anchor)`; `None` under a floating root, whose o moves), and its
+        // origin L_p is written o's plus the sum of the arms from there, `r`, so that
+        // `L_p − o_p` is `r` itself, a name in the velocities: the sum written out in each
+        // link's velocity would nest every ancestor's, a syntax tree that grows with the
+        // cube of a chain's length (a 200-link chain built in 68 s and 3.4 GB, not 37 s
+        // and 1.7 GB).
+        let mut anchor: Vec<Option<usize>> = vec![None; links.len()];
+        let mut from_anchor: Vec<Option<Expr>> = vec![None; links.len()];
         // Each link's angular velocity and the velocity of its point at o, in the world
         // frame, as expressions of its parent's (`None`: zero, a link that does not move).
         let mut omega: Vec<Option<Expr>> = vec![None; links.len()];
@@ -422,19 +431,30 @@ impl Writer {
             // ω_L = ω_P + a q̇; v_L = v_P + ((L_p − o) × a) q̇ for a revolute joint, v_P +
             // a q̇ for a prismatic one.
             let (w_parent, v_parent) = (&omega[joint.parent], &velocity[joint.parent]);
-            // Below a link that does not move, o is that link's origin, fixed in the world.
-            from_o[joint.child] = if moves[joint.parent] {
-                self.total([from_o[joint.parent].clone(), Some(arm.clone())])
+            let mut position =
+                self.binary(BinOp::Add, self.name(&format!("{parent}_p")), arm.clone());
+            if !moves[joint.parent] {
+                // o is the parent's origin.
+                anchor[joint.child] = Some(joint.parent);
+                from_anchor[joint.child] = Some(arm.clone());
+                from_o[joint.child] = Some(arm.clone());
+            } else if let Some(a) = anchor[joint.parent] {
+                let r = self.total([from_anchor[joint.parent].clone(), Some(arm.clone())]);
+                let o = self.name(&format!("{}_p", link_id[a]));
+                position = self.binary(BinOp::Add, o.clone(), r.clone().expect("an arm"));
+                anchor[joint.child] = Some(a);
+                from_anchor[joint.child] = r;
+                from_o[joint.child] =
+                    Some(self.binary(BinOp::Sub, self.name(&format!("{child}_p")), o));
             } else {
-                Some(arm.clone())
-            };
+                from_o[joint.child] = self.total([from_o[joint.parent].clone(), Some(arm.clone())]);
+            }
             let turning = spin
                 .clone()
                 .zip(from_o[joint.child].clone())
                 .map(|(spin, at)| self.call("cross", vec![at, spin]));
             velocity[joint.child] = self.total([v_parent.clone(), turning, slide]);
             omega[joint.child] = self.total([w_parent.clone(), spin]);
-            let position = self.binary(BinOp::Add, self.name(&format!("{parent}_p")), arm);
             out.push(self.let_(&format!("{child}_R"), rotation));
             out.push(self.let_(&format!("{child}_p"), position));
             frames.push(joint.child);
