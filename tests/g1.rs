@@ -8,8 +8,8 @@
 use lagrange_runtime::prelude::*;
 use serde_json::Value;
 
-include!("common/g1.rs");
-include!("common/free_flyer.rs");
+use lagrange_test_models::g1::*;
+use lagrange_test_models::FreeFlyer;
 include!("common/reference.rs");
 
 /// The G1 on Pinocchio's free flyer, with its left foot's frame (`left_ankle_roll_link`).

@@ -12,8 +12,8 @@ use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use serde_json::Value;
 
-include!("common/robots.rs");
-include!("common/free_flyer.rs");
+use lagrange_test_models::robots::*;
+use lagrange_test_models::FreeFlyer;
 include!("common/reference.rs");
 
 lagrangian! {

@@ -1,5 +1,8 @@
-// lagrange's floating base against Pinocchio's free flyer, shared by `tests/urdf_robots.rs`
-// and `benches/robots.rs` through `include!` (`tests/robots/README.md`, "Floating base").
+//! lagrange's floating base against Pinocchio's free flyer, shared by the tests of the
+//! floating robots (`tests/urdf_robots.rs`, `tests/g1.rs`) and `benches/robots.rs`
+//! (`tests/robots/README.md`, "Floating base").
+
+use lagrange_runtime::prelude::*;
 
 /// The map between lagrange's floating base and Pinocchio's free flyer at one
 /// configuration. lagrange's coordinates are (p, n, joints), n = (w, x, y, z) the base's
