@@ -3,10 +3,10 @@
 //! the generic derivative checks (`derivatives.rs`).
 //!
 //! The models shared between tests, benches and examples are the crate
-//! `lagrange-test-models` (`tests/models/`), each compiled once. Beside this module, files
-//! that a test binary `include!`s: the robots' reference data (`reference.rs`, by the
-//! `robots` binary's files), the counting allocator (`counting_allocator.rs`, by the
-//! binaries that assert how much an evaluation allocates), and the split model of
+//! `lagrange-test-models` (`tests/models/`), each compiled once. Beside this module: the
+//! robots' reference data (`reference.rs`, a module of the `robots` binary), and files
+//! that a test binary `include!`s: the counting allocator (`counting_allocator.rs`, by the
+//! binaries that assert how much an evaluation allocates) and the split model of
 //! `split_sweep` (`large_model.rs`, written by `large_model.py`; the macro's unit tests
 //! read it too).
 #![allow(dead_code)]
