@@ -5,7 +5,7 @@
 //!
 //! Beside the models, what belongs to them: the bicycle's benchmark table and analysis
 //! ([`bicycle`]), the chain's equations derived by hand and the `chain!` macro that writes
-//! chains of any length ([`chain`]), and the map between a floating base's coordinates and
+//! chains of any length ([`chain`](mod@chain)), and the map between a floating base's coordinates and
 //! Pinocchio's free flyer ([`free_flyer`]).
 //!
 //! The robots read their URDF files from `tests/robots/` (`urdf: "../robots/…"`: a path is
