@@ -1,5 +1,5 @@
 //! `Dynamics::accelerations` of the double pendulum written in the `lagrangian!` DSL
-//! (`tests/common/double_pendulum.rs`: the model of `examples/double_pendulum.rs` without
+//! (`lagrange_test_models::DoublePendulum`: the model of `examples/double_pendulum.rs` without
 //! its units, which change no number) against the textbook closed-form
 //! equations written by hand in plain `f64`, in one criterion group so that the ratio
 //! is visible. Also `mass_matrix` of the DSL model, and the same accelerations from the
@@ -16,7 +16,7 @@ use lagrange_runtime::prelude::*;
 use std::hint::black_box;
 use std::time::Duration;
 
-include!("../tests/common/double_pendulum.rs");
+use lagrange_test_models::DoublePendulum;
 
 /// The textbook explicit equations of motion of a point-mass double pendulum, angles
 /// measured from the downward vertical (the same convention as the DSL model).

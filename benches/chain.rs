@@ -20,21 +20,20 @@
 //! Run with `cargo bench --bench chain`.
 
 mod common;
-#[macro_use]
-#[path = "../tests/common/chain.rs"]
-mod chain;
 
-use chain::{hand_terms, hand_written, irregular_state, Params};
 use common::estimate;
 use criterion::{criterion_group, Criterion};
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::model::Model;
 use lagrange_runtime::prelude::*;
+use lagrange_test_models::chain::{hand_terms, hand_written, irregular_state, Params};
+use lagrange_test_models::{chain, Chain16, Chain32, Chain64};
 // criterion 0.8 deprecates `criterion::black_box` in favour of the standard one.
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
-// The models, from the macro of `tests/common/chain.rs` (shared with the tests).
+// The models, from the macro of `lagrange_test_models::chain` (the 16-, 32- and 64-link
+// chains are the crate's, shared with the tests).
 chain!(Chain2;
     (q1 x1 y1) (q2 x2 y2 x1 y1)
 );
@@ -54,8 +53,6 @@ chain!(Chain12;
     (q11 x11 y11 x10 y10) (q12 x12 y12 x11 y11)
 );
 
-include!("../tests/common/chain16.rs");
-
 chain!(Chain24;
     (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
     (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7) (q9 x9 y9 x8 y8) (q10 x10 y10 x9 y9)
@@ -64,8 +61,6 @@ chain!(Chain24;
     (q19 x19 y19 x18 y18) (q20 x20 y20 x19 y19) (q21 x21 y21 x20 y20) (q22 x22 y22 x21 y21)
     (q23 x23 y23 x22 y22) (q24 x24 y24 x23 y23)
 );
-
-include!("../tests/common/chain32.rs");
 
 chain!(Chain48;
     (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
@@ -81,8 +76,6 @@ chain!(Chain48;
     (q43 x43 y43 x42 y42) (q44 x44 y44 x43 y43) (q45 x45 y45 x44 y44) (q46 x46 y46 x45 y45)
     (q47 x47 y47 x46 y46) (q48 x48 y48 x47 y47)
 );
-
-include!("../tests/common/chain64.rs");
 
 /// The group of one N: `chain/N=8`.
 fn group_name(n: usize) -> String {

@@ -10,29 +10,10 @@ use lagrange_runtime::prelude::*;
 use std::hint::black_box;
 use std::time::Duration;
 
-lagrangian! {
-    /// A slider on a horizontal rail with a pendulum, Cartesian coordinates (y down).
-    pub struct SliderPendulum {
-        parameters: m1 = 2.0, m2 = 0.5, l = 0.8, g = 9.81;
-        coordinates: x1, y1, x2, y2;
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = -g * (m1*y1 + m2*y2);
-        constraint rail = y1;
-        constraint rod = (x1 - x2)^2 + (y1 - y2)^2 - l^2;
-    }
-}
+// A slider on a horizontal rail with a pendulum, Cartesian coordinates (y down).
+use lagrange_test_models::SliderPendulum;
 
-lagrangian! {
-    /// A free rigid body, orientation by a unit quaternion.
-    pub struct QuaternionBody {
-        parameters: I1 = 0.1, I2 = 0.2, I3 = 0.25;
-        coordinates: w, x, y, z;
-        let R = quat(w, x, y, z);
-        let omega = body_angular_velocity(R);
-        kinetic = inner(omega, diag(I1, I2, I3) * omega) / 2;
-        constraint unit = w^2 + x^2 + y^2 + z^2 - 1;
-    }
-}
+use lagrange_test_models::QuaternionBody;
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("constrained");

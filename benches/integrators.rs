@@ -1,5 +1,5 @@
 //! Steps per second of each integrator on the double pendulum of
-//! `examples/double_pendulum.rs` (without its units: `tests/common/double_pendulum.rs`),
+//! `examples/double_pendulum.rs` (without its units: `lagrange_test_models::DoublePendulum`),
 //! and what the integrators add on top of the model.
 //!
 //! Group `integrators` times one `Integrator::step` call each of `Rk4` (h = 1e-3),
@@ -31,7 +31,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-include!("../tests/common/double_pendulum.rs");
+use lagrange_test_models::DoublePendulum;
 
 /// The system allocator, counting allocations, to check that a step allocates nothing.
 struct Counting;

@@ -19,12 +19,12 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
 
-include!("../tests/common/robots.rs");
-include!("../tests/common/g1.rs");
-include!("../tests/common/free_flyer.rs");
+use lagrange_test_models::g1::*;
+use lagrange_test_models::robots::*;
+use lagrange_test_models::FreeFlyer;
 
 /// How lagrange's coordinates map to Pinocchio's: one to one for a fixed base (N = V), or
-/// through the free flyer's map (`tests/common/free_flyer.rs`, N = V + 1).
+/// through the free flyer's map (`lagrange_test_models::FreeFlyer`, N = V + 1).
 enum Base<const N: usize, const V: usize> {
     Fixed,
     Floating(FreeFlyer<N, V>),

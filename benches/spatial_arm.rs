@@ -3,7 +3,7 @@
 //! existed: rotation matrices entry by entry, their product by hand, the body angular
 //! velocity from R₂ᵀ Ṙ₂ component by component. Vectors are lowered to scalar operations
 //! at compile time, so the two should cost the same (target: ratio ≤ 1.05). The vector
-//! model is `tests/common/spatial_arm.rs`, the one `tests/spatial_arm.rs` checks.
+//! model is `tests/models/src/spatial_arm.rs`, the one `tests/spatial_arm.rs` checks.
 //!
 //! Run with `cargo bench --bench spatial_arm`; it prints the ratios at the end.
 
@@ -14,7 +14,7 @@ use lagrange_runtime::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
-include!("../tests/common/spatial_arm.rs");
+use lagrange_test_models::SpatialArm;
 
 lagrangian! {
     /// The same arm with scalars only.

@@ -4,7 +4,7 @@
 //! equations for the balance and steer of a bicycle: a benchmark and review", Proc. R. Soc.
 //! A 463 (2007): four rigid bodies (rear wheel, rear frame with rider, handlebar and fork,
 //! front wheel), knife-edge wheels rolling without slipping, written in the DSL from the
-//! paper's Table 1 in its model (`tests/common/bicycle.rs`): eight coordinates, a holonomic
+//! paper's Table 1 in its model (`tests/models/src/bicycle.rs`): eight coordinates, a holonomic
 //! constraint (the front wheel touches the ground) and four nonholonomic ones (neither
 //! wheel slips). Nothing of the paper's linearized equations is typed in: `steady_motion`
 //! finds upright straight running at each speed, `linearize` differentiates the
@@ -20,9 +20,7 @@
 mod common;
 
 use common::{figure, Panel, SeriesLabelPosition};
-use lagrange_runtime::prelude::*;
-
-include!("../tests/common/bicycle.rs");
+use lagrange_test_models::bicycle::*;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bike = Bicycle::default();

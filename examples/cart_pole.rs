@@ -24,12 +24,12 @@ use common::{figure, Panel};
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Simulation};
 
-// The model `CartPole`, in `tests/common/cart_pole.rs` (shared with
+// The model `CartPole`, in `tests/models/src/cart_pole.rs` (shared with
 // `examples/cart_pole_lqr.rs` and the tests that check it): coordinates x and theta, the
 // force on the cart declared as an input (`inputs: f [N];` and `force f on x;`), which is
 // how the feedback law below enters the simulation; the kinetic energy is the cart's, the
 // translation of the pole's centre of mass and the pole's rotation about it.
-include!("../tests/common/cart_pole.rs");
+use lagrange_test_models::cart_pole::*;
 
 /// Gains [kθ, kω, kx, kv] placing the four closed-loop poles at s = −p (see the top).
 fn gains(model: &CartPole, p: f64) -> [f64; 4] {

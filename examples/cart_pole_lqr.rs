@@ -30,7 +30,7 @@ use lagrange_runtime::simulate::{DormandPrince, Simulation};
 // The model of `examples/cart_pole.rs`, shared with it and with the tests that check it: a
 // cart (position x) pushed by the input f, carrying a uniform pole, theta from the upward
 // vertical.
-include!("../tests/common/cart_pole.rs");
+use lagrange_test_models::cart_pole::*;
 
 /// The state vector (q, q̇) of the linearization.
 fn stacked(s: &State<2>) -> SVector<f64, 4> {

@@ -10,8 +10,8 @@ use crate::common;
 
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
-
-include!("common/bicycle.rs");
+use lagrange_runtime::steady::{steady_motion, SteadyMotion, Turning};
+use lagrange_test_models::bicycle::*;
 
 /// |a − b| for a published value `b`, printed as the deviation.
 fn deviation(got: f64, want: f64) -> f64 {

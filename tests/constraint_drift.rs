@@ -537,7 +537,7 @@ fn a_constraint_whose_gradient_vanishes_is_named_as_fixing_no_direction() {
     );
 }
 
-include!("common/linked_slider.rs");
+use lagrange_test_models::LinkedSlider;
 
 /// Issue 45 item 1: RK4 and RATTLE start at q = 0, at rest and moving, although the
 /// constraint's residual there is rounding (l·6.1e-17) and the old scale of the start

@@ -49,52 +49,13 @@ lagrangian! {
     }
 }
 
-lagrangian! {
-    /// A slider on a rail with a pendulum, Cartesian coordinates, y down.
-    pub struct SliderPendulum {
-        parameters: m1 = 2.0, m2 = 0.5, l = 0.8, g = 9.81;
-        coordinates: x1, y1, x2, y2;
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = -g * (m1*y1 + m2*y2);
-        constraint rail = y1;
-        constraint rod = (x1 - x2)^2 + (y1 - y2)^2 - l^2;
-    }
-}
+// A slider on a rail with a pendulum, Cartesian coordinates, y down.
+use lagrange_test_models::SliderPendulum;
 
-lagrangian! {
-    /// A rigid body hanging from a point of its axis, its orientation a unit quaternion.
-    pub struct QuaternionPendulum {
-        parameters: m = 2.0, l = 0.3, I1 = 0.4, I2 = 0.25, I3 = 0.1, g = 9.81;
-        coordinates: w, x, y, z;
-        let R = quat(w, x, y, z);
-        let omega = body_angular_velocity(R);
-        kinetic = inner(omega, diag(I1, I2, I3) * omega) / 2;
-        potential = -m * g * l * (R * [0, 0, 1]).z;
-        constraint unit = w^2 + x^2 + y^2 + z^2 - 1;
-    }
-}
+// A rigid body hanging from a point of its axis, its orientation a unit quaternion.
+use lagrange_test_models::QuaternionPendulum;
 
-lagrangian! {
-    /// Issue 25's rear wheel rolling without slipping, with a frame pitching about its axle.
-    pub struct Unicycle {
-        parameters: g = 9.81, r = 0.3, m = 2.0, Ixx = 0.06, Iyy = 0.12,
-                    xB = 0.3, zB = -0.9, mB = 85.0, IBxx = 9.2, IByy = 11.0, IBzz = 2.8, IBxz = 2.4;
-        coordinates: x, y, psi, phi, thetaB, thetaR;
-        let RY = rot_z(psi) * rot_x(phi);
-        let RB = RY * rot_y(thetaB);
-        let RW = RB * rot_y(thetaR);
-        let c = [x, y, 0] + RY * [0, 0, -r];
-        let pB = c + RB * [xB, 0, zB + r];
-        let wB = body_angular_velocity(RB);
-        let wW = body_angular_velocity(RW);
-        let IB = [[IBxx, 0, IBxz], [0, IByy, 0], [IBxz, 0, IBzz]];
-        let v = dot(c) + cross(angular_velocity(RW), [x, y, 0] - c);
-        kinetic = m/2 * dot(c)^2 + inner(wW, diag(Ixx, Iyy, Ixx) * wW)/2
-                + mB/2 * dot(pB)^2 + inner(wB, IB * wB)/2;
-        potential = -g * (m * c.z + mB * pB.z);
-        constraint roll = [v.x, v.y];
-    }
-}
+use lagrange_test_models::Unicycle;
 
 /// A value exactly at its reference with probability 1/3, else the reference plus one
 /// drawn from (−1, 1).

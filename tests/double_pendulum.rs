@@ -8,7 +8,7 @@ use crate::common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
-include!("common/double_pendulum.rs");
+use lagrange_test_models::double_pendulum::*;
 
 /// The model has no inputs.
 const U: SVector<f64, 0> =

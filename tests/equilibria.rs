@@ -44,17 +44,7 @@ fn wrap(a: f64) -> f64 {
 
 // ---------------------------------------------------------------------------------------
 
-lagrangian! {
-    /// Point mass m on a massless rod l, θ from the downward vertical, torque tau.
-    pub struct Pendulum {
-        parameters: m = 1.3, l = 0.7, g = 9.81;
-        coordinates: theta;
-        inputs: tau;
-        kinetic = m/2 * l^2 * dot(theta)^2;
-        potential = -m * g * l * cos(theta);
-        force tau on theta;
-    }
-}
+use lagrange_test_models::Pendulum;
 
 /// θ̈ = −(g/l) sin θ + τ/(m l²) = 0 ⇔ sin θ* = τ/(m g l). Near 0 Newton finds the stable
 /// θ* = asin(τ/(m g l)) (∂θ̈/∂θ = −(g/l) cos θ* < 0); near π the unstable π − θ*.
@@ -227,7 +217,7 @@ fn time_dependent_rest_position() {
 
 // ---------------------------------------------------------------------------------------
 
-include!("common/double_pendulum.rs");
+use lagrange_test_models::DoublePendulum;
 
 /// At rest θ̈ = M(θ)⁻¹ f with f = (−(m1+m2) g l1 sin θ1, −m2 g l2 sin θ2): zero exactly
 /// when sin θ1 = sin θ2 = 0. From a guess near each of the four, Newton lands on it
@@ -293,18 +283,7 @@ fn double_pendulum_hanging_from_a_moderate_guess() {
 
 // ---------------------------------------------------------------------------------------
 
-lagrangian! {
-    /// Pendulum in Cartesian coordinates of the bob, y up, with a horizontal force fx.
-    pub struct CartesianPendulum {
-        parameters: m = 1.3, l = 0.9, g = 9.81;
-        coordinates: x, y;
-        inputs: fx;
-        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
-        potential = m * g * y;
-        force fx on x;
-        constraint rod = x^2 + y^2 - l^2;
-    }
-}
+use lagrange_test_models::ForcedCartesianPendulum as CartesianPendulum;
 
 /// Constrained: q̈ at rest is the tangential part of F/m, F = (fx, −m g), and the rod
 /// holds |q| = l. With fx = 0: the bottom (0, −l) and the top (0, l). With fx: the bob
@@ -348,16 +327,7 @@ fn cartesian_pendulum_equilibria() {
 
 // ---------------------------------------------------------------------------------------
 
-lagrangian! {
-    /// A cart on a frictionless rail pushed by a force f.
-    pub struct Cart {
-        parameters: m = 2.0;
-        coordinates: x;
-        inputs: f;
-        kinetic = m/2 * dot(x)^2;
-        force f on x;
-    }
-}
+use lagrange_test_models::Cart;
 
 /// ẍ = f/m never vanishes for f ≠ 0: no equilibrium. The Jacobian ∂ẍ/∂x is zero, so
 /// Newton cannot even make a step; the error carries the residual |f/m|.
@@ -447,18 +417,9 @@ fn a_neutral_direction_keeps_its_guess() {
     }
 }
 
-lagrangian! {
-    /// Slider on a rail with a pendulum, Cartesian coordinates, y down; the slider is free
-    /// along the rail.
-    pub struct SliderPendulum {
-        parameters: m1 = 2.0, m2 = 0.5, l = 0.8, g = 9.81;
-        coordinates: x1, y1, x2, y2;
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = -g * (m1*y1 + m2*y2);
-        constraint rail = y1;
-        constraint rod = (x1 - x2)^2 + (y1 - y2)^2 - l^2;
-    }
-}
+// Slider on a rail with a pendulum, Cartesian coordinates, y down; the slider is free
+// along the rail.
+use lagrange_test_models::SliderPendulum;
 
 /// A constrained neutral direction: moving x1 and x2 together changes neither q̈ nor the
 /// constraints, so the Gauss–Newton matrix JᵀJ + Σ∇φ∇φᵀ is singular along (1, 0, 1, 0).
@@ -670,7 +631,7 @@ fn a_huge_guess_is_not_accepted_as_an_equilibrium() {
 
 // ---------------------------------------------------------------------------------------
 
-include!("common/linked_slider.rs");
+use lagrange_test_models::LinkedSlider;
 
 /// Issue 45 item 1: the equilibrium at the origin, where the constraint's residual is
 /// rounding of the size of l, is found (it was `OffConstraints`, not an error

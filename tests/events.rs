@@ -176,15 +176,7 @@ fn a_bouncing_ball_restarts_after_each_impact() {
     }
 }
 
-lagrangian! {
-    struct Pushed {
-        parameters: m = 2.0;
-        coordinates: x;
-        inputs: f;
-        kinetic = m/2 * dot(x)^2;
-        force f on x;
-    }
-}
+use lagrange_test_models::Cart as Pushed;
 
 #[test]
 fn the_inputs_of_the_control_law_are_recorded_at_every_sample() {
@@ -260,9 +252,7 @@ fn a_hop_shorter_than_a_step_is_found_from_a_zero_start() {
     );
 }
 
-lagrangian! {
-    struct Osc { coordinates: x; kinetic = dot(x)^2 / 2; potential = x^2 / 2; }
-}
+use lagrange_test_models::UnitOscillator as Osc;
 
 /// Found by a probe: a function exactly 0 at a step's end was counted twice; a NaN inside
 /// the bracket was returned as the crossing (now an error naming the event, issue 29); a

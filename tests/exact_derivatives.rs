@@ -15,27 +15,8 @@ use common::Rng;
 use lagrange_runtime::linearize::linearize;
 use lagrange_runtime::prelude::*;
 
-lagrangian! {
-    /// A rear wheel rolling without slipping, with a frame pitching about its axle.
-    pub struct Unicycle {
-        parameters: g = 9.81, r = 0.3, m = 2.0, Ixx = 0.06, Iyy = 0.12,
-                    xB = 0.3, zB = -0.9, mB = 85.0, IBxx = 9.2, IByy = 11.0, IBzz = 2.8, IBxz = 2.4;
-        coordinates: x, y, psi, phi, thetaB, thetaR;
-        let RY = rot_z(psi) * rot_x(phi);
-        let RB = RY * rot_y(thetaB);
-        let RW = RB * rot_y(thetaR);
-        let c = [x, y, 0] + RY * [0, 0, -r];
-        let pB = c + RB * [xB, 0, zB + r];
-        let wB = body_angular_velocity(RB);
-        let wW = body_angular_velocity(RW);
-        let IB = [[IBxx, 0, IBxz], [0, IByy, 0], [IBxz, 0, IBzz]];
-        let v = dot(c) + cross(angular_velocity(RW), [x, y, 0] - c);
-        kinetic = m/2 * dot(c)^2 + inner(wW, diag(Ixx, Iyy, Ixx) * wW)/2
-                + mB/2 * dot(pB)^2 + inner(wB, IB * wB)/2;
-        potential = -g * (m * c.z + mB * pB.z);
-        constraint roll = [v.x, v.y];
-    }
-}
+// A rear wheel rolling without slipping, with a frame pitching about its axle.
+use lagrange_test_models::Unicycle;
 
 /// max |∂q̈/∂(q, q̇) − central differences| over all entries.
 fn deviation(model: &Unicycle, s: &State<6>) -> f64 {

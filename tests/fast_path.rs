@@ -33,7 +33,6 @@
 
 use crate::common;
 
-use common::chain::{hand_terms, hand_written, irregular_state, Params};
 use common::derivatives::{order_one, Derivatives};
 use lagrange_runtime::__private::passes;
 use lagrange_runtime::linearize::{linearize, sensitivities};
@@ -42,20 +41,19 @@ use lagrange_runtime::num_dual::Dual64;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::stability::Stability;
 use lagrange_runtime::steady::equilibrium;
+use lagrange_test_models::chain::{hand_terms, hand_written, irregular_state, Params};
 
 chain!(Chain8;
     (q1 x1 y1) (q2 x2 y2 x1 y1) (q3 x3 y3 x2 y2) (q4 x4 y4 x3 y3) (q5 x5 y5 x4 y4)
     (q6 x6 y6 x5 y5) (q7 x7 y7 x6 y6) (q8 x8 y8 x7 y7)
 );
-include!("common/chain16.rs");
-include!("common/chain32.rs");
-include!("common/chain64.rs");
+use lagrange_test_models::{chain, Chain16, Chain32, Chain64};
 
 // ---------------------------------------------------------------------------------------
 // Models
 // ---------------------------------------------------------------------------------------
 
-include!("common/double_pendulum.rs");
+use lagrange_test_models::DoublePendulum;
 
 lagrangian! {
     /// Planar 4-link chain of point masses, positions as lets.

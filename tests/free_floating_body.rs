@@ -21,19 +21,7 @@ use lagrange_runtime::nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3}
 use lagrange_runtime::prelude::*;
 use std::f64::consts::PI;
 
-lagrangian! {
-    /// A free rigid body, orientation by a unit quaternion.
-    pub struct QuaternionBody {
-        parameters: I1 = 0.1, I2 = 0.2, I3 = 0.25;
-        coordinates: w, x, y, z;
-
-        let R = quat(w, x, y, z);
-        let omega = body_angular_velocity(R);
-
-        kinetic = inner(omega, diag(I1, I2, I3) * omega) / 2;
-        constraint unit = w^2 + x^2 + y^2 + z^2 - 1;
-    }
-}
+use lagrange_test_models::QuaternionBody;
 
 lagrangian! {
     /// The same body with z-y-x Euler angles.
@@ -317,21 +305,7 @@ fn ill_posed_models_are_told_why_and_well_posed_ones_are_solved() {
     );
 }
 
-lagrangian! {
-    /// A rigid body hanging from a fixed pivot, orientation by a unit quaternion: centre of
-    /// mass at l below the pivot along the body z axis, moments I1, I2, I3 about the pivot.
-    pub struct QuaternionPendulum {
-        parameters: m = 2.0, l = 0.3, I1 = 0.4, I2 = 0.25, I3 = 0.1, g = 9.81;
-        coordinates: w, x, y, z;
-
-        let R = quat(w, x, y, z);
-        let omega = body_angular_velocity(R);
-
-        kinetic = inner(omega, diag(I1, I2, I3) * omega) / 2;
-        potential = -m * g * l * (R * [0, 0, 1]).z;
-        constraint unit = w^2 + x^2 + y^2 + z^2 - 1;
-    }
-}
+use lagrange_test_models::QuaternionPendulum;
 
 /// Equilibria and linearization with the semidefinite mass matrix: from a guess off the
 /// sphere and off the vertical, Newton finds the hanging body (n = ±1), and the

@@ -77,18 +77,8 @@ use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 use std::f64::consts::PI;
 
-lagrangian! {
-    /// A free rigid body with principal moments I1 < I2 < I3, z-y-x Euler angles.
-    pub struct FreeBody {
-        parameters: I1 = 0.1, I2 = 0.2, I3 = 0.25;
-        coordinates: yaw, pitch, roll;
-
-        let R = rot_z(yaw) * rot_y(pitch) * rot_x(roll);
-        let w = body_angular_velocity(R);
-
-        kinetic = inner(w, diag(I1, I2, I3) * w) / 2;
-    }
-}
+// A free rigid body with principal moments I1 < I2 < I3, z-y-x Euler angles.
+use lagrange_test_models::FreeBody;
 
 lagrangian! {
     /// The same body, ω_b read off the skew matrix Rᵀ Ṙ.

@@ -2,15 +2,11 @@
 //! coordinates) against Pinocchio 4.1's free flyer at the seven states of
 //! `tests/robots/g1.json`, as `tests/urdf_robots.rs` does for the Solo-12 (see
 //! `floating_matches_pinocchio` and `tests/robots/README.md`, "Floating base").
-//! A binary of its own: it is the suite's largest model, and builds beside the others on a
-//! second core.
+//! The model, the suite's largest, is compiled once, in `lagrange-test-models`.
 
+use crate::reference::*;
 use lagrange_runtime::prelude::*;
-use serde_json::Value;
-
-include!("common/g1.rs");
-include!("common/free_flyer.rs");
-include!("common/reference.rs");
+use lagrange_test_models::g1::*;
 
 /// The G1 on Pinocchio's free flyer, with its left foot's frame (`left_ankle_roll_link`).
 #[test]

@@ -36,15 +36,8 @@ use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 
-lagrangian! {
-    /// m ẍ = −k x.
-    pub struct Oscillator {
-        parameters: m = 1.0, k = 4.0;
-        coordinates: x;
-        kinetic = m/2 * dot(x)^2;
-        potential = k/2 * x^2;
-    }
-}
+// m ẍ = −k x.
+use lagrange_test_models::Oscillator;
 
 const X0: f64 = 1.0;
 const V0: f64 = 0.5;

@@ -127,17 +127,7 @@ where
 // ---------------------------------------------------------------------------------------
 // Pendulum: θ̈ = −(g/l) sin θ + τ/(m l²).
 
-lagrangian! {
-    /// Point mass m on a massless rod l, θ from the downward vertical, torque tau.
-    pub struct Pendulum {
-        parameters: m = 1.3, l = 0.7, g = 9.81;
-        coordinates: theta;
-        inputs: tau;
-        kinetic = m/2 * l^2 * dot(theta)^2;
-        potential = -m * g * l * cos(theta);
-        force tau on theta;
-    }
-}
+use lagrange_test_models::Pendulum;
 
 /// At the bottom A = [[0, 1], [−g/l, 0]]: trace 0, determinant g/l, so λ² = −g/l and
 /// λ = ±i√(g/l) (small oscillations). At the top A = [[0, 1], [g/l, 0]]: λ = ±√(g/l)
@@ -219,7 +209,7 @@ fn pendulum_general_state() {
 
 // The cart-pole of `examples/cart_pole.rs`: cart (mass M) pushed by a horizontal force f,
 // carrying a uniform pole (mass m, length L) on a pivot; theta from the upward vertical.
-include!("common/cart_pole.rs");
+use lagrange_test_models::CartPole;
 
 lagrangian! {
     /// The textbook cart-pole: the pole is a point mass m at distance l from the pivot.
@@ -379,7 +369,7 @@ fn cart_pole_away_from_upright_matches_finite_differences() {
 // ---------------------------------------------------------------------------------------
 // Double pendulum.
 
-include!("common/double_pendulum.rs");
+use lagrange_test_models::DoublePendulum;
 
 /// Normal modes of the hanging double pendulum. Linearized: M₀ θ̈ + K θ = 0 with
 /// M₀ = [[(m1+m2) l1², m2 l1 l2], [m2 l1 l2, m2 l2²]], K = diag((m1+m2) g l1, m2 g l2).
@@ -457,25 +447,7 @@ fn double_pendulum_matches_finite_differences() {
 // ---------------------------------------------------------------------------------------
 // Two-link arm with joint torques and damping (Spong, Hutchinson & Vidyasagar §7.4.2).
 
-lagrangian! {
-    /// Two-link planar arm with distributed link inertia, joint damping and torques.
-    pub struct Arm {
-        parameters: m1 = 1.3, m2 = 0.9, l1 = 0.8, lc1 = 0.35, lc2 = 0.42,
-                    I1 = 0.07, I2 = 0.045, g = 9.81, b1 = 0.3, b2 = 0.17;
-        coordinates: q1, q2;
-        inputs: tau1, tau2;
-        let xc1 = lc1 * cos(q1);
-        let yc1 = lc1 * sin(q1);
-        let xc2 = l1 * cos(q1) + lc2 * cos(q1 + q2);
-        let yc2 = l1 * sin(q1) + lc2 * sin(q1 + q2);
-        kinetic = m1/2 * (dot(xc1)^2 + dot(yc1)^2) + I1/2 * dot(q1)^2
-                + m2/2 * (dot(xc2)^2 + dot(yc2)^2) + I2/2 * (dot(q1) + dot(q2))^2;
-        potential = g * (m1*yc1 + m2*yc2);
-        dissipation = b1/2 * dot(q1)^2 + b2/2 * dot(q2)^2;
-        force tau1 on q1;
-        force tau2 on q2;
-    }
-}
+use lagrange_test_models::TwoLinkArm as Arm;
 
 /// The textbook inertia matrix M(q2): M11 = m1 lc1² + m2 (l1² + lc2² + 2 l1 lc2 cos q2)
 /// + I1 + I2, M12 = m2 (lc2² + l1 lc2 cos q2) + I2, M22 = m2 lc2² + I2.
@@ -641,18 +613,7 @@ fn charged_particle() {
 // ---------------------------------------------------------------------------------------
 // Constrained: a pendulum in Cartesian coordinates.
 
-lagrangian! {
-    /// Pendulum in Cartesian coordinates of the bob, y up, with a horizontal force fx.
-    pub struct CartesianPendulum {
-        parameters: m = 1.3, l = 0.9, g = 9.81;
-        coordinates: x, y;
-        inputs: fx;
-        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
-        potential = m * g * y;
-        force fx on x;
-        constraint rod = x^2 + y^2 - l^2;
-    }
-}
+use lagrange_test_models::ForcedCartesianPendulum as CartesianPendulum;
 
 /// The Cartesian state of (θ, θ̇): q = l (sin θ, −cos θ), q̇ = l (cos θ, sin θ) θ̇.
 fn cartesian(l: f64, th: f64, thd: f64) -> State<2> {

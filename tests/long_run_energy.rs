@@ -27,7 +27,7 @@ use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::*;
 use std::time::Instant;
 
-include!("common/double_pendulum.rs");
+use lagrange_test_models::double_pendulum::*;
 
 const STEPS: usize = 100_000;
 

@@ -30,16 +30,8 @@ impl Model<1, 0> for HandPendulum {
     }
 }
 
-lagrangian! {
-    /// The same pendulum in Cartesian coordinates, with the rod as a constraint.
-    struct Cartesian {
-        parameters: m = 0.7, l = 1.3, g = 9.81;
-        coordinates: x, y;
-        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
-        potential = m * g * y;
-        constraint rod = x^2 + y^2 - l^2;
-    }
-}
+// The same pendulum in Cartesian coordinates, with the rod as a constraint.
+use lagrange_test_models::CartesianPendulum as Cartesian;
 
 lagrangian! {
     /// A point in the plane on a circle and a line through the origin: two constraints.

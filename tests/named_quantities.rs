@@ -96,12 +96,7 @@ fn lets_of_a_model_with_inputs_and_a_velocity_level_let() {
     assert!(close(model.potential_energy(&s, &u), 0.5 * 9.81 * bob.y));
 }
 
-lagrangian! {
-    struct Free {
-        coordinates: x;
-        kinetic = dot(x)^2 / 2;
-    }
-}
+use lagrange_test_models::oscillators::{FreeParticle as Free, FreeParticleLets as FreeLets};
 
 #[test]
 fn a_model_without_lets_or_potential() {

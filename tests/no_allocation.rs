@@ -62,17 +62,8 @@ fn errors_do_not_allocate_either() {
     ));
 }
 
-lagrangian! {
-    /// A slider with a pendulum in Cartesian coordinates: the constrained solver's paths.
-    struct SliderPendulum {
-        parameters: m1 = 2.0, m2 = 0.5, l = 0.8, g = 9.81;
-        coordinates: x1, y1, x2, y2;
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = -g * (m1*y1 + m2*y2);
-        constraint rail = y1;
-        constraint rod = (x1 - x2)^2 + (y1 - y2)^2 - l^2;
-    }
-}
+// A slider with a pendulum in Cartesian coordinates: the constrained solver's paths.
+use lagrange_test_models::SliderPendulum;
 
 #[test]
 fn the_constrained_solver_does_not_allocate() {
@@ -150,7 +141,7 @@ fn integrator_steps_do_not_allocate() {
     assert!(sink.is_finite());
 }
 
-include!("common/chain64.rs");
+use lagrange_test_models::Chain64;
 
 #[test]
 fn a_64_link_chain_evaluates_and_steps_without_allocating() {

@@ -99,16 +99,8 @@ fn every_kind_of_parameter_against_finite_differences() {
     }
 }
 
-lagrangian! {
-    /// A pendulum in Cartesian coordinates: the parameter l enters the constraint.
-    struct Cartesian {
-        parameters: m = 0.7, l = 1.3, g = 9.81;
-        coordinates: x, y;
-        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
-        potential = m * g * y;
-        constraint rod = x^2 + y^2 - l^2;
-    }
-}
+// A pendulum in Cartesian coordinates: the parameter l enters the constraint.
+use lagrange_test_models::CartesianPendulum as Cartesian;
 
 #[test]
 fn constrained_model_against_finite_differences() {

@@ -7,16 +7,8 @@ use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 use lagrange_runtime::simulate::{DormandPrince, Rattle, Simulation, StepError, Variational};
 
-lagrangian! {
-    /// A pendulum in Cartesian coordinates: a point on a circle of radius l.
-    struct CartesianPendulum {
-        parameters: m = 0.7, l = 1.3, g = 9.81;
-        coordinates: x, y;
-        kinetic = m/2 * (dot(x)^2 + dot(y)^2);
-        potential = m * g * y;
-        constraint rod = x^2 + y^2 - l^2;
-    }
-}
+// A pendulum in Cartesian coordinates: a point on a circle of radius l.
+use lagrange_test_models::CartesianPendulum;
 
 lagrangian! {
     /// The same pendulum in its angle from the downward vertical.

@@ -4,5 +4,8 @@
 #[macro_use]
 mod common;
 
+#[path = "common/reference.rs"]
+pub mod reference;
+
 pub mod g1;
 pub mod urdf_robots;

@@ -273,9 +273,7 @@ fn projection_reports_overflow_as_overflow() {
 // Found by the second probe
 // ---------------------------------------------------------------------------------------
 
-lagrangian! {
-    struct Free { coordinates: x; kinetic = dot(x)^2 / 2; }
-}
+use lagrange_test_models::FreeParticle as Free;
 
 #[test]
 fn fixed_steps_integrate_over_the_time_their_label_advances() {

@@ -20,15 +20,7 @@ lagrangian! {
     }
 }
 
-lagrangian! {
-    /// m ẍ + k x = 0, x(t) = x0 cos ωt + (v0/ω) sin ωt with ω = √(k/m).
-    pub struct Oscillator {
-        parameters: m = 1.0, k = 4.0;
-        coordinates: x;
-        kinetic = m/2 * dot(x)^2;
-        potential = k/2 * x^2;
-    }
-}
+use lagrange_test_models::Oscillator;
 
 lagrangian! {
     /// A planet around a sun, in polar coordinates (for a two-coordinate CSV header).

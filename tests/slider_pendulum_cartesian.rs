@@ -32,19 +32,8 @@ use crate::common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
-lagrangian! {
-    /// Slider on a rail with a pendulum, Cartesian coordinates, y pointing down.
-    pub struct SliderPendulumCartesian {
-        parameters: m1 = 2.0, m2 = 0.5, l = 0.8, g = 9.81;
-        coordinates: x1, y1, x2, y2;
-
-        kinetic = m1/2 * (dot(x1)^2 + dot(y1)^2) + m2/2 * (dot(x2)^2 + dot(y2)^2);
-        potential = -g * (m1*y1 + m2*y2);
-
-        constraint rail = y1;
-        constraint rod = (x1 - x2)^2 + (y1 - y2)^2 - l^2;
-    }
-}
+// Slider on a rail with a pendulum, Cartesian coordinates, y pointing down.
+use lagrange_test_models::SliderPendulum as SliderPendulumCartesian;
 
 lagrangian! {
     /// The same system in minimal coordinates (x, θ), y pointing down.

@@ -52,7 +52,7 @@ use common::{assert_close, assert_slice_close, Rng};
 use lagrange_runtime::nalgebra::{Matrix3, Rotation3, Vector3};
 use lagrange_runtime::prelude::*;
 
-include!("common/spatial_arm.rs");
+use lagrange_test_models::spatial_arm::*;
 
 lagrangian! {
     /// The same arm in the scalar language: the rotation matrices entry by entry, their

@@ -24,19 +24,9 @@ fn none() -> SVector<f64, 0> {
     SVector::zeros()
 }
 
-lagrangian! {
-    /// A free rigid body, z-y-x Euler angles. At pitch = roll = 0 the body z axis is the
-    /// fixed z axis, and yaw, on which nothing depends, turns the body about it.
-    pub struct FreeBody {
-        parameters: I1 = 0.1, I2 = 0.2, I3 = 0.25;
-        coordinates: yaw, pitch, roll;
-
-        let R = rot_z(yaw) * rot_y(pitch) * rot_x(roll);
-        let w = body_angular_velocity(R);
-
-        kinetic = inner(w, diag(I1, I2, I3) * w) / 2;
-    }
-}
+// A free rigid body, z-y-x Euler angles. At pitch = roll = 0 the body z axis is the
+// fixed z axis, and yaw, on which nothing depends, turns the body about it.
+use lagrange_test_models::FreeBody;
 
 /// Spin Ω about the body z axis, whose moment is `spin`; `a` and `b` the other two.
 /// Linearized, the body rates across the spin obey ω̈ = −Ω² (I_s − I_a)(I_s − I_b)/(I_a I_b) ω,

@@ -19,25 +19,10 @@ use crate::common;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
 
-lagrangian! {
-    /// Two-link planar arm with distributed link inertia.
-    pub struct Arm {
-        parameters: m1 = 1.3, m2 = 0.9, l1 = 0.8, lc1 = 0.35, lc2 = 0.42,
-                    I1 = 0.07, I2 = 0.045, g = 9.81, b1 = 0.3, b2 = 0.17;
-        coordinates: q1, q2;
-        inputs: tau1, tau2;
-        let xc1 = lc1 * cos(q1);
-        let yc1 = lc1 * sin(q1);
-        let xc2 = l1 * cos(q1) + lc2 * cos(q1 + q2);
-        let yc2 = l1 * sin(q1) + lc2 * sin(q1 + q2);
-        kinetic = m1/2 * (dot(xc1)^2 + dot(yc1)^2) + I1/2 * dot(q1)^2
-                + m2/2 * (dot(xc2)^2 + dot(yc2)^2) + I2/2 * (dot(q1) + dot(q2))^2;
-        potential = g * (m1*yc1 + m2*yc2);
-        dissipation = b1/2 * dot(q1)^2 + b2/2 * dot(q2)^2;
-        force tau1 on q1;
-        force tau2 on q2;
-    }
-}
+// Two-link planar arm with distributed link inertia.
+use lagrange_test_models::pendulums::{
+    TwoLinkArm as Arm, TwoLinkArmCoordinates as ArmCoordinates, TwoLinkArmInputs as ArmInputs,
+};
 
 type V2 = SVector<f64, 2>;
 type M2 = SMatrix<f64, 2, 2>;

@@ -8,13 +8,10 @@
 
 use crate::common;
 
+use crate::reference::*;
 use common::derivatives::Derivatives;
 use lagrange_runtime::prelude::*;
-use serde_json::Value;
-
-include!("common/robots.rs");
-include!("common/free_flyer.rs");
-include!("common/reference.rs");
+use lagrange_test_models::robots::*;
 
 lagrangian! {
     /// The UR5 with units on the user's declarations: the URDF's names carry theirs, and

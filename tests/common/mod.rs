@@ -1,15 +1,15 @@
 //! Helpers shared by the integration tests that include this file with `mod common;`:
-//! reproducible "random" samples and tolerance checks with readable failure messages.
+//! reproducible "random" samples and tolerance checks with readable failure messages, and
+//! the generic derivative checks (`derivatives.rs`).
 //!
-//! The models shared between tests, benches and examples (`double_pendulum.rs`,
-//! `spatial_arm.rs`, `cart_pole.rs`, `bicycle.rs`, `robots.rs`, `g1.rs`, `chain16.rs` …)
-//! and the robots' helpers (`free_flyer.rs`, `reference.rs`) are not modules of this one:
-//! each user `include!`s the files it needs, so that a test binary compiles only its own
-//! models.
+//! The models shared between tests, benches and examples are the crate
+//! `lagrange-test-models` (`tests/models/`), each compiled once. Beside this module: the
+//! robots' reference data (`reference.rs`, a module of the `robots` binary), and files
+//! that a test binary `include!`s: the counting allocator (`counting_allocator.rs`, by the
+//! binaries that assert how much an evaluation allocates) and the split model of
+//! `split_sweep` (`large_model.rs`, written by `large_model.py`; the macro's unit tests
+//! read it too).
 #![allow(dead_code)]
-
-#[macro_use]
-pub mod chain;
 
 /// xorshift64*: reproducible "random" states without a dependency.
 pub struct Rng(pub u64);

@@ -1,26 +1,30 @@
-// Reading `tests/robots/<robot>.json` (Pinocchio's reference values, written by
-// `tests/robots/reference.py`) and comparing with it, shared by the tests of robots read
-// from URDF files through `include!` (after `common/free_flyer.rs`).
+//! Reading `tests/robots/<robot>.json` (Pinocchio's reference values, written by
+//! `tests/robots/reference.py`) and comparing with it: a module of the `robots` binary,
+//! shared by its files (`urdf_robots.rs`, `g1.rs`).
 
-fn reference(robot: &str) -> Value {
+use lagrange_runtime::prelude::*;
+use lagrange_test_models::FreeFlyer;
+use serde_json::Value;
+
+pub fn reference(robot: &str) -> Value {
     let path = format!("{}/tests/robots/{robot}.json", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).expect("the reference data")).expect("JSON")
 }
 
-fn vector<const N: usize>(v: &Value) -> SVector<f64, N> {
+pub fn vector<const N: usize>(v: &Value) -> SVector<f64, N> {
     let a = v.as_array().expect("an array");
     assert_eq!(a.len(), N);
     SVector::from_fn(|i, _| a[i].as_f64().expect("a number"))
 }
 
-fn matrix<const R: usize, const C: usize>(v: &Value) -> SMatrix<f64, R, C> {
+pub fn matrix<const R: usize, const C: usize>(v: &Value) -> SMatrix<f64, R, C> {
     let rows = v.as_array().expect("rows");
     assert_eq!(rows.len(), R);
     SMatrix::from_fn(|i, j| rows[i][j].as_f64().expect("a number"))
 }
 
 /// |got − want| ≤ 1e-12 · max(1, |want|), entry by entry.
-fn agree<const R: usize, const C: usize>(
+pub fn agree<const R: usize, const C: usize>(
     got: &SMatrix<f64, R, C>,
     want: &SMatrix<f64, R, C>,
     what: &str,
@@ -36,16 +40,21 @@ fn agree<const R: usize, const C: usize>(
 /// The end effector of a robot at a state: its frame's origin and orientation, and the
 /// Jacobians of its origin and of its angular velocity in the world frame, with respect to
 /// N velocities: lagrange's q̇, or for a floating base Pinocchio's v (see [`FreeFlyer`]).
-struct Frame<const N: usize> {
-    position: SVector<f64, 3>,
-    rotation: SMatrix<f64, 3, 3>,
-    linear: SMatrix<f64, 3, N>,
-    angular: SMatrix<f64, 3, N>,
+pub struct Frame<const N: usize> {
+    pub position: SVector<f64, 3>,
+    pub rotation: SMatrix<f64, 3, 3>,
+    pub linear: SMatrix<f64, 3, N>,
+    pub angular: SMatrix<f64, 3, N>,
 }
 
 /// The energies and the end-effector frame against a state of the reference data
 /// (`frame_jacobian`: LOCAL_WORLD_ALIGNED, linear rows first, V = Pinocchio's nv columns).
-fn agree_energies_and_frame<T: Dynamics<N, M>, const N: usize, const M: usize, const V: usize>(
+pub fn agree_energies_and_frame<
+    T: Dynamics<N, M>,
+    const N: usize,
+    const M: usize,
+    const V: usize,
+>(
     model: &T,
     s: &State<N>,
     state: &Value,
@@ -100,7 +109,7 @@ fn agree_energies_and_frame<T: Dynamics<N, M>, const N: usize, const M: usize, c
 /// Jacobians times L against its LOCAL_WORLD_ALIGNED frame Jacobian. The maps of the
 /// script (its `lagrange` record, checked there against differences along
 /// `pin.integrate`) agree with [`FreeFlyer`]'s to rounding.
-fn floating_matches_pinocchio<T, const N: usize, const V: usize>(
+pub fn floating_matches_pinocchio<T, const N: usize, const V: usize>(
     model: &T,
     robot: &str,
     frame: impl Fn(&State<N>) -> Frame<N>,

@@ -1,7 +1,9 @@
-// The cart-pole of `examples/cart_pole.rs` and `examples/cart_pole_lqr.rs`, shared through
-// `include!` with `tests/linearization.rs`, which checks its linearization upright against
-// the closed form: the examples steer the model the tests check. With its units, which
-// change no number (`tests/units.rs`).
+//! The cart-pole of `examples/cart_pole.rs` and `examples/cart_pole_lqr.rs`, shared with
+//! `tests/linearization.rs`, which checks its linearization upright against the closed
+//! form: the examples steer the model the tests check. With its units, which change no
+//! number (`tests/units.rs`).
+
+use lagrange_runtime::prelude::*;
 
 lagrangian! {
     /// A cart pushed by a force f, carrying a uniform pole; theta from the upward vertical.

@@ -1,11 +1,13 @@
-// The UR5, the Franka Panda and the Solo-12 quadruped read from their URDF files
-// (`tests/robots/`), shared by `tests/urdf_robots.rs` and `benches/robots.rs` through
-// `include!`.
+//! The UR5, the Franka Panda and the Solo-12 quadruped read from their URDF files
+//! (`tests/robots/`; the paths are relative to this crate's `Cargo.toml`), shared by
+//! `tests/urdf_robots.rs` and `benches/robots.rs`.
+
+use lagrange_runtime::prelude::*;
 
 lagrangian! {
     /// The UR5 arm, torque-controlled.
     pub struct Ur5 {
-        urdf: "tests/robots/ur5.urdf";
+        urdf: "../robots/ur5.urdf";
         inputs: tau1, tau2, tau3, tau4, tau5, tau6;
         // The tool frame's angular velocity, in the world frame, for its Jacobian.
         let tool0_w = angular_velocity(tool0_R);
@@ -23,7 +25,7 @@ lagrangian! {
 lagrangian! {
     /// The Franka Panda with its two fingers; the second mimics the first (a constraint).
     pub struct Panda {
-        urdf: "tests/robots/panda.urdf";
+        urdf: "../robots/panda.urdf";
         let panda_hand_w = angular_velocity(panda_hand_R);
         kinetic = urdf_kinetic;
         potential = urdf_potential;
@@ -37,7 +39,7 @@ lagrangian! {
     /// base in its own axes as six more inputs: Pinocchio's `tau` of a free-flyer root
     /// (zero for a robot left to itself; `tests/robots/README.md`, "Floating base").
     pub struct Solo12 {
-        urdf: "tests/robots/solo12.urdf" floating;
+        urdf: "../robots/solo12.urdf" floating;
         inputs: base_fx, base_fy, base_fz, base_mx, base_my, base_mz,
             tau1, tau2, tau3, tau4, tau5, tau6, tau7, tau8, tau9, tau10, tau11, tau12;
         // The front left foot's angular velocity, in the world frame, for its Jacobian.

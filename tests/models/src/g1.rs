@@ -1,13 +1,14 @@
-// The Unitree G1 humanoid read from its URDF file (`tests/robots/g1.urdf`), shared by
-// `tests/g1.rs` and `benches/robots.rs` through `include!`: not in `common/robots.rs`,
-// so that `tests/urdf_robots.rs`, which CI builds, does not build it.
+//! The Unitree G1 humanoid read from its URDF file (`tests/robots/g1.urdf`), shared by
+//! `tests/g1.rs` and `benches/robots.rs`.
+
+use lagrange_runtime::prelude::*;
 
 lagrangian! {
     /// The Unitree G1 humanoid (29 joints) on a floating base: 36 coordinates, the joints
     /// torque-controlled, and a wrench on the base (the pelvis) in its own axes as six more
     /// inputs, as the Solo-12: Pinocchio's `tau` of a free-flyer root.
     pub struct G1 {
-        urdf: "tests/robots/g1.urdf" floating;
+        urdf: "../robots/g1.urdf" floating;
         inputs: base_fx, base_fy, base_fz, base_mx, base_my, base_mz,
             tau1, tau2, tau3, tau4, tau5, tau6, tau7, tau8, tau9, tau10, tau11, tau12, tau13,
             tau14, tau15, tau16, tau17, tau18, tau19, tau20, tau21, tau22, tau23, tau24, tau25,

@@ -1,6 +1,8 @@
-// A slider kept under a pendulum's bob by a constraint that rounds at q = 0 (issue 45,
-// item 1), shared through `include!` by `constraint_drift` (simulations start there) and
-// `equilibria` (the equilibrium there).
+//! A slider kept under a pendulum's bob by a constraint that rounds at q = 0 (issue 45,
+//! item 1), shared by `constraint_drift` (simulations start there) and `equilibria` (the
+//! equilibrium there).
+
+use lagrange_runtime::prelude::*;
 
 lagrangian! {
     /// A pendulum (bob mb on a rod l, θ from the downward vertical) and a slider (mass ms,

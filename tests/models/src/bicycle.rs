@@ -1,9 +1,10 @@
-// The Whipple bicycle benchmark of Meijaard, Papadopoulos, Ruina and Schwab, "Linearized
-// dynamics equations for the balance and steer of a bicycle: a benchmark and review",
-// Proc. R. Soc. A 463 (2007): the model, the paper's Table 2 and the analysis that
-// reproduces it. Shared by `tests/bicycle.rs` and `examples/bicycle.rs` through `include!`.
+//! The Whipple bicycle benchmark of Meijaard, Papadopoulos, Ruina and Schwab, "Linearized
+//! dynamics equations for the balance and steer of a bicycle: a benchmark and review",
+//! Proc. R. Soc. A 463 (2007): the model, the paper's Table 2 and the analysis that
+//! reproduces it. Shared by `tests/bicycle.rs` and `examples/bicycle.rs`.
 
 use lagrange_runtime::nalgebra::Complex;
+use lagrange_runtime::prelude::*;
 use lagrange_runtime::steady::{steady_motion, SteadyMotion, Turning};
 
 lagrangian! {
@@ -65,20 +66,75 @@ lagrangian! {
 // The digits as the paper prints them, trailing zeros included.
 #[allow(clippy::excessive_precision)]
 pub const TABLE_2: [(f64, (f64, f64), f64, f64); 10] = [
-    (1.0, (3.52696170990070, 0.80774027519930), -3.13423125066578, -7.11008014637442),
-    (2.0, (2.68234517512745, 1.68066296590675), -3.07158645641514, -8.67387984831735),
-    (3.0, (1.70675605663975, 2.31582447384325), -2.63366137253667, -10.35101467245920),
-    (4.0, (0.41325331521125, 3.07910818603206), -1.42944427361326, -12.15861426576450),
-    (5.0, (-0.77534188219585, 4.46486771378823), -0.32286642900409, -14.07838969279820),
-    (6.0, (-1.52644486584142, 5.87673060598709), -0.00406690076970, -16.08537123098030),
-    (7.0, (-2.13875644258362, 7.19525913329805), 0.10268170574766, -18.15788466125262),
-    (8.0, (-2.69348683581097, 8.46037971396931), 0.14327879765713, -20.27940894394569),
-    (9.0, (-3.21675402252485, 9.69377351531791), 0.15790184030917, -22.43788559040858),
-    (10.0, (-3.72016840437287, 10.90681139476287), 0.16105338653172, -24.62459635017404),
+    (
+        1.0,
+        (3.52696170990070, 0.80774027519930),
+        -3.13423125066578,
+        -7.11008014637442,
+    ),
+    (
+        2.0,
+        (2.68234517512745, 1.68066296590675),
+        -3.07158645641514,
+        -8.67387984831735,
+    ),
+    (
+        3.0,
+        (1.70675605663975, 2.31582447384325),
+        -2.63366137253667,
+        -10.35101467245920,
+    ),
+    (
+        4.0,
+        (0.41325331521125, 3.07910818603206),
+        -1.42944427361326,
+        -12.15861426576450,
+    ),
+    (
+        5.0,
+        (-0.77534188219585, 4.46486771378823),
+        -0.32286642900409,
+        -14.07838969279820,
+    ),
+    (
+        6.0,
+        (-1.52644486584142, 5.87673060598709),
+        -0.00406690076970,
+        -16.08537123098030,
+    ),
+    (
+        7.0,
+        (-2.13875644258362, 7.19525913329805),
+        0.10268170574766,
+        -18.15788466125262,
+    ),
+    (
+        8.0,
+        (-2.69348683581097, 8.46037971396931),
+        0.14327879765713,
+        -20.27940894394569,
+    ),
+    (
+        9.0,
+        (-3.21675402252485, 9.69377351531791),
+        0.15790184030917,
+        -22.43788559040858,
+    ),
+    (
+        10.0,
+        (-3.72016840437287, 10.90681139476287),
+        0.16105338653172,
+        -24.62459635017404,
+    ),
 ];
 
 /// The four eigenvalues standing still (v = 0), in ascending order.
-pub const STANDING: [f64; 4] = [-5.53094371765393, -3.13164324790656, 3.13164324790656, 5.53094371765393];
+pub const STANDING: [f64; 4] = [
+    -5.53094371765393,
+    -3.13164324790656,
+    3.13164324790656,
+    5.53094371765393,
+];
 
 /// The weave and capsize speeds of §5 of the paper, where the bicycle becomes and stops
 /// being self-stable.
@@ -90,7 +146,12 @@ pub const CAPSIZE_SPEED: f64 = 6.02426201538837;
 /// other velocity follows from the constraints.
 pub fn straight_running(bike: &Bicycle, v: f64) -> Result<SteadyMotion<8>, DynamicsError> {
     let upright = State::at_rest(SVector::zeros());
-    steady_motion(bike, &upright, &[("thetaR", Turning::Rate(-v / bike.rR))], &SVector::zeros())
+    steady_motion(
+        bike,
+        &upright,
+        &[("thetaR", Turning::Rate(-v / bike.rR))],
+        &SVector::zeros(),
+    )
 }
 
 /// The eigenvalues of a steady motion split into the lean and steer motion's (the modes
@@ -134,7 +195,13 @@ pub fn weave_real_part(bike: &Bicycle, v: f64) -> f64 {
 /// is the capsize eigenvalue to rounding even where the modes cannot be told apart.
 pub fn capsize_eigenvalue(bike: &Bicycle, v: f64) -> f64 {
     let motion = straight_running(bike, v).expect("straight running");
-    motion.spectrum.eigenvalues.iter().filter(|l| l.norm() < 1.0).map(|l| l.re).sum()
+    motion
+        .spectrum
+        .eigenvalues
+        .iter()
+        .filter(|l| l.norm() < 1.0)
+        .map(|l| l.re)
+        .sum()
 }
 
 /// The speed in `[lo, hi]` where `f` changes sign, by bisection to `tolerance`.

@@ -1,8 +1,10 @@
-// The two-link spatial arm of `examples/spatial_arm.rs` (written with rotations, as in the
-// README) without its units, shared through `include!` by `tests/spatial_arm.rs`, which
-// checks it against a scalar form and two independent truths, and `benches/spatial_arm.rs`,
-// which times it against a scalar form. Each keeps its own scalar form: the test's leaves
-// out the terms that are identically zero, the bench's writes every term as a user would.
+//! The two-link spatial arm of `examples/spatial_arm.rs` (written with rotations, as in the
+//! README) without its units, shared by `tests/spatial_arm.rs`, which checks it against a
+//! scalar form and two independent truths, and `benches/spatial_arm.rs`, which times it
+//! against a scalar form. Each keeps its own scalar form: the test's leaves out the terms
+//! that are identically zero, the bench's writes every term as a user would.
+
+use lagrange_runtime::prelude::*;
 
 lagrangian! {
     /// Two-link spatial arm: a yaw joint about the vertical, a pitch joint, rigid links.

@@ -1,8 +1,10 @@
-// The planar double pendulum of `examples/double_pendulum.rs` without its units (units
-// change no number, `tests/units.rs`), shared through `include!` by the tests that check it
-// (`double_pendulum`, `equilibria`, `fast_path`, `linearization`, `long_run_energy`) and the
-// benches that time it (`accelerations`, `integrators`). Tests that need another form of
-// it (other parameters, Cartesian coordinates, dissipation, vector `let`s) write their own.
+//! The planar double pendulum of `examples/double_pendulum.rs` without its units (units
+//! change no number, `tests/units.rs`), used by the tests that check it (`double_pendulum`,
+//! `equilibria`, `fast_path`, `linearization`, `long_run_energy`) and the benches that time
+//! it (`accelerations`, `integrators`). Tests that need another form of it (other
+//! parameters, Cartesian coordinates, dissipation, vector `let`s) write their own.
+
+use lagrange_runtime::prelude::*;
 
 lagrangian! {
     /// Planar double pendulum with point masses, angles from the downward vertical.

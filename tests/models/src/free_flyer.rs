@@ -1,11 +1,14 @@
-// lagrange's floating base against Pinocchio's free flyer, shared by `tests/urdf_robots.rs`
-// and `benches/robots.rs` through `include!` (`tests/robots/README.md`, "Floating base").
+//! lagrange's floating base against Pinocchio's free flyer, shared by the tests of the
+//! floating robots (`tests/urdf_robots.rs`, `tests/g1.rs`) and `benches/robots.rs`
+//! (`tests/robots/README.md`, "Floating base").
+
+use lagrange_runtime::prelude::*;
 
 /// The map between lagrange's floating base and Pinocchio's free flyer at one
 /// configuration. lagrange's coordinates are (p, n, joints), n = (w, x, y, z) the base's
 /// unit quaternion, and its velocities their rates: N = 7 + joints. Pinocchio's are q =
 /// (p, x, y, z, w, joints) and v = (Rᵀ ṗ, ω_b, joint rates): V = 6 + joints = N − 1. With
-/// r = (x, y, z) and G = 2 [−r, w I − [r]×] (ω_b = G ṅ, G n = 0, G Gᵀ = 4 I on the unit
+/// r = (x, y, z) and G = 2 [−r, w I − \[r\]×] (ω_b = G ṅ, G n = 0, G Gᵀ = 4 I on the unit
 /// sphere), v = J q̇ for J = blockdiag(Rᵀ, G, I), and q̇ = L v for L = blockdiag(R, Gᵀ/4, I),
 /// with J L = I.
 pub struct FreeFlyer<const N: usize, const V: usize> {
