@@ -639,13 +639,14 @@ fn joints_are_found_by_their_names_in_the_file() {
 }
 
 /// `floating_base`'s public map is the one the Solo-12's comparison with Pinocchio runs
-/// through (`common/free_flyer.rs`, checked against Pinocchio's free flyer): the twist
+/// through (`lagrange_test_models::FreeFlyer`, checked against Pinocchio's free flyer): the twist
 /// (Rᵀ ṗ, ω) of lagrange's rates is J q̇, `set_twist` inverts it on the unit sphere, and
 /// `set_acceleration` gives the q̈ of Pinocchio's `a`, at the identity at rest and at
 /// random states.
 #[test]
 fn the_floating_base_map_is_pinocchio_s() {
     use lagrange_runtime::floating_base::{self, BaseTwist};
+    use lagrange_test_models::FreeFlyer;
     let mut rng = common::Rng(48);
     let mut states = Vec::new();
     let mut identity = SVector::<f64, 19>::zeros();
