@@ -686,3 +686,70 @@ fn the_floating_base_map_is_pinocchio_s() {
         assert!((round.angular - base.angular).amax() < 1e-14);
     }
 }
+
+lagrangian! {
+    /// The UR5 driven by `actuated`: one input per joint and its force.
+    pub struct Ur5Actuated {
+        urdf: "tests/robots/ur5.urdf" actuated;
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+    }
+}
+
+lagrangian! {
+    /// The light wrist with units, `actuated` and `floating` in either order: torques for
+    /// its revolute joints, a force for its prismatic finger, the user's own input after.
+    pub struct LightWristActuated {
+        urdf: "tests/robots/light_wrist.urdf" actuated floating;
+        inputs: push [N];
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+        force push on finger_tip;
+    }
+}
+
+/// `urdf: "path" actuated;` is the hand-written `inputs` and `force` lines of every joint
+/// that has a coordinate and mimics none (DSL.md, "Robots from a URDF"): the UR5's
+/// accelerations equal those of `Ur5` (six `force tauN on joint;` written by hand) at
+/// random states and inputs, its inputs are named `tau_<joint>` in coordinate order, a
+/// mimic joint gets none, and with units they are N·m for a revolute joint and N for a
+/// prismatic one, before the model's own.
+#[test]
+fn actuated_declares_an_input_and_its_force_per_driven_joint() {
+    assert_eq!(
+        Ur5Actuated::INPUTS,
+        [
+            "tau_shoulder_pan_joint",
+            "tau_shoulder_lift_joint",
+            "tau_elbow_joint",
+            "tau_wrist_1_joint",
+            "tau_wrist_2_joint",
+            "tau_wrist_3_joint"
+        ]
+    );
+    let (by_hand, actuated) = (Ur5::default(), Ur5Actuated::default());
+    let mut rng = common::Rng(48);
+    for _ in 0..4 {
+        let q = SVector::<f64, 6>::from_fn(|_, _| rng.uniform(-1.5, 1.5));
+        let qd = SVector::<f64, 6>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+        let u = SVector::<f64, 6>::from_fn(|_, _| rng.uniform(-5.0, 5.0));
+        let s = State::new(0.0, q, qd);
+        let (a, b) = (
+            by_hand.accelerations(&s, &u).expect("regular"),
+            actuated.accelerations(&s, &u).expect("regular"),
+        );
+        assert!((a - b).amax() <= 1e-14 * a.amax().max(1.0), "{a}{b}");
+    }
+    assert_eq!(
+        LightWristActuated::INPUTS,
+        [
+            "tau_shoulder",
+            "tau_elbow",
+            "tau_wrist",
+            "tau_finger_tip",
+            "push"
+        ]
+    );
+    let units = LightWristActuated::UNITS.expect("units");
+    assert_eq!(units.inputs, ["N*m", "N*m", "N*m", "N", "N"]);
+}

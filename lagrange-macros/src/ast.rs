@@ -73,12 +73,13 @@ pub enum Statement {
     },
     /// `constraint name = expr;`
     Constraint { name: Ident, value: Expr },
-    /// `urdf: "path";` or `urdf: "path" floating;`, replaced by the statements the file
-    /// declares before names are checked (`urdf/`).
+    /// `urdf: "path";`, with `floating` and `actuated` after the path in either order,
+    /// replaced by the statements the file declares before names are checked (`urdf/`).
     Urdf {
         keyword: Ident,
         path: syn::LitStr,
         floating: bool,
+        actuated: bool,
     },
 }
 

@@ -214,20 +214,31 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 ));
             }
             let path: syn::LitStr = input.parse()?;
-            let floating = match input.call(Ident::parse_any) {
-                Ok(word) if word == "floating" => true,
-                Ok(word) => {
+            let (mut floating, mut actuated) = (false, false);
+            while let Ok(word) = input.call(Ident::parse_any) {
+                let given = if word == "floating" {
+                    &mut floating
+                } else if word == "actuated" {
+                    &mut actuated
+                } else {
                     return Err(syn::Error::new(
                         word.span(),
-                        "after the path, only `floating` (a free-floating base) may follow",
-                    ))
+                        "after the path, only `floating` (a free-floating base) and `actuated` (an input and its force for every driven joint) may follow",
+                    ));
+                };
+                if *given {
+                    return Err(syn::Error::new(
+                        word.span(),
+                        format!("`{word}` is given twice"),
+                    ));
                 }
-                Err(_) => false,
-            };
+                *given = true;
+            }
             Ok(Statement::Urdf {
                 keyword,
                 path,
                 floating,
+                actuated,
             })
         }
         Some(Keyword::Constraint) => {

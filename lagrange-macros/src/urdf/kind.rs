@@ -74,6 +74,14 @@ impl Motion {
         }
     }
 
+    /// The unit of what drives the joint: a torque or a force (`actuated`'s inputs).
+    pub fn effort(self) -> &'static str {
+        match self {
+            Motion::Turn => "N*m",
+            Motion::Slide => "N",
+        }
+    }
+
     /// The unit of the joint's `<dynamics damping>`: torque or force per rate.
     pub fn damping(self) -> Si {
         match self {

@@ -110,7 +110,13 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
     let Some(index) = found else {
         return Ok(());
     };
-    let Statement::Urdf { path, floating, .. } = model.statements.remove(index) else {
+    let Statement::Urdf {
+        path,
+        floating,
+        actuated,
+        ..
+    } = model.statements.remove(index)
+    else {
         unreachable!("found above")
     };
     let units = model.statements.iter().any(declares_units);
@@ -128,6 +134,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
     let writer = Writer {
         span: path.span(),
         units,
+        actuated,
     };
     let names: Vec<String> = declared.iter().map(crate::check::key).collect();
     let (statements, joints, fixed_joints) = writer

@@ -27,6 +27,7 @@ pub fn claim_all(
     order: &[usize],
     floating: bool,
     declare_g: bool,
+    actuated: bool,
     declared: &[String],
 ) -> Result<Identifiers, Failure> {
     let (links, joints) = (&robot.links, &robot.joints);
@@ -122,6 +123,13 @@ pub fn claim_all(
             claim(
                 format!("mimic_{}", joint_id[j]),
                 format!("the constraint of mimic joint `{}`", joint.name),
+                joint.line,
+            )?;
+        }
+        if actuated && joint.mimic.is_none() && joint.kind.motion().is_some() {
+            claim(
+                format!("tau_{}", joint_id[j]),
+                format!("the input of joint `{}` (`actuated`)", joint.name),
                 joint.line,
             )?;
         }

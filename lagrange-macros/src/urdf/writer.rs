@@ -53,6 +53,9 @@ pub struct Writer {
     pub span: Span,
     /// Whether the model's declarations carry units, and so the spliced ones.
     pub units: bool,
+    /// `actuated`: an input `tau_<joint>` and its `force` for every joint that has a
+    /// coordinate and mimics none.
+    pub actuated: bool,
 }
 
 impl Writer {
@@ -237,7 +240,7 @@ impl Writer {
         let Identifiers {
             links: link_id,
             joints: joint_id,
-        } = claim_all(robot, &order, floating, declare_g, declared)?;
+        } = claim_all(robot, &order, floating, declare_g, self.actuated, declared)?;
         let tree = Tree {
             links: &robot.links,
             joints: &robot.joints,
@@ -316,6 +319,27 @@ impl Writer {
         }
         if !coordinates.is_empty() {
             out.push(Statement::Coordinates(coordinates));
+        }
+        if self.actuated {
+            // One input per driven joint, in coordinate order, and its virtual work.
+            let driven: Vec<(usize, Motion)> = order
+                .iter()
+                .filter(|&&j| joints[j].mimic.is_none())
+                .filter_map(|&j| Some((j, joints[j].kind.motion()?)))
+                .collect();
+            let inputs = driven
+                .iter()
+                .map(|&(j, motion)| self.declared(&format!("tau_{}", joint_id[j]), motion.effort()))
+                .collect::<Vec<_>>();
+            if !inputs.is_empty() {
+                out.push(Statement::Inputs(inputs));
+            }
+            for &(j, _) in &driven {
+                out.push(Statement::Force {
+                    force: self.name(&format!("tau_{}", joint_id[j])),
+                    point: self.name(&joint_id[j]),
+                });
+            }
         }
         if declare_g {
             out.push(Statement::Parameters(vec![Parameter {
