@@ -47,12 +47,10 @@ impl Errors {
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let length = name.chars().count();
     let limit = if length < 2 { 0 } else { (length / 3).max(1) };
-    candidates
+    ranked(name, candidates.into_iter().filter(|c| *c != name))
         .into_iter()
-        .filter(|c| *c != name)
-        .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
+        .next()
         .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
 
@@ -63,6 +61,16 @@ pub fn nearest<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
     count: usize,
 ) -> Vec<&'a str> {
+    ranked(name, candidates)
+        .into_iter()
+        .take(count)
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// The candidates with their edit distance to `name` (case ignored), nearest first, ties
+/// in the candidates' order: what [`closest`] and [`nearest`] both pick from.
+fn ranked<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<(usize, &'a str)> {
     let name = name.to_lowercase();
     let mut ranked: Vec<(usize, usize, &str)> = candidates
         .into_iter()
@@ -70,7 +78,7 @@ pub fn nearest<'a>(
         .map(|(k, c)| (edit_distance(&name, &c.to_lowercase()), k, c))
         .collect();
     ranked.sort_unstable();
-    ranked.into_iter().take(count).map(|(_, _, c)| c).collect()
+    ranked.into_iter().map(|(d, _, c)| (d, c)).collect()
 }
 
 /// Levenshtein distance with adjacent transpositions counted as one edit.

@@ -83,6 +83,18 @@ impl<'a> Lowerer<'_, 'a, '_> {
     fn fold(&mut self, op: Op, at: Extent) -> Option<Id> {
         let finite = |v: f64| Some(v).filter(|v| v.is_finite());
         let lit = |id: Id| self.literal(id);
+        // (b + y) − b and (y + b) − b are y: the position of a link from its robot's mount,
+        // written as the mount's plus the arms (`urdf/`), is the arms.
+        if let Op::Sub(a, b) = op {
+            if let Op::Add(x, y) = self.ir.op(a) {
+                if x == b {
+                    return Some(y);
+                }
+                if y == b {
+                    return Some(x);
+                }
+            }
+        }
         let value = match op {
             Op::Neg(a) => match self.ir.op(a) {
                 Op::Neg(b) => return Some(b),
@@ -94,15 +106,6 @@ impl<'a> Lowerer<'_, 'a, '_> {
                 (_, Some(0.0)) => return Some(a),
                 _ => None,
             },
-            // (b + y) − b and (y + b) − b are y: the position of a link from its robot's
-            // mount, written as the mount's plus the arms (`urdf/`), is the arms.
-            Op::Sub(a, b) if matches!(self.ir.op(a), Op::Add(x, y) if x == b || y == b) => {
-                return match self.ir.op(a) {
-                    Op::Add(x, y) if x == b => Some(y),
-                    Op::Add(y, _) => Some(y),
-                    _ => None,
-                };
-            }
             Op::Sub(a, b) => match (lit(a), lit(b)) {
                 (Some(x), Some(y)) => finite(x - y),
                 (_, Some(0.0)) => return Some(a),
