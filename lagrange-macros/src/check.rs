@@ -1,9 +1,9 @@
 //! Names and scopes: every declaration is collected, every name used is resolved, every
 //! function call has a known function and a valid number of arguments. Errors point at
-//! the user's tokens; all of them are collected, and the lowering still runs after them so
-//! that shape mistakes are reported in the same build.
+//! the user's tokens; all of them are collected, and typing still runs after them so that
+//! shape mistakes are reported in the same build. Parameters' defaults are evaluated here.
 
-use crate::ast::{Declared, Energy, Expr, Header, Model, Parameter, Statement};
+use crate::ast::{BinOp, Declared, Energy, Expr, Header, Model, Parameter, Statement};
 use crate::errors::{closest, nearest, Errors};
 use crate::func::{Arity, Builtin, Func};
 use proc_macro2::Span;
@@ -53,6 +53,8 @@ pub fn key(ident: &Ident) -> String {
 pub struct Checked<'a> {
     pub model: &'a Model,
     pub parameters: Vec<&'a Parameter>,
+    /// Each parameter's default, evaluated (`None` when it has none or it has an error).
+    pub defaults: Vec<Option<f64>>,
     pub coordinates: Vec<&'a Declared>,
     pub inputs: Vec<&'a Declared>,
     pub symbols: HashMap<String, Symbol>,
@@ -93,8 +95,10 @@ pub fn check<'a>(model: &'a Model, errors: &mut Errors) -> Checked<'a> {
     cx.check_derives();
     cx.check_statements();
     cx.check_required();
+    let defaults = cx.defaults();
     Checked {
         model,
+        defaults,
         parameters: cx.parameters,
         coordinates: cx.coordinates,
         inputs: cx.inputs,
@@ -290,6 +294,26 @@ impl<'a> Checker<'a, '_> {
                 format!("model `{name}` has no kinetic energy\n= help: add a statement like `kinetic = m/2 * dot(x)^2;`"),
             );
         }
+    }
+
+    /// Each parameter's default, evaluated once `check_default` has found it constant.
+    fn defaults(&mut self) -> Vec<Option<f64>> {
+        let parameters = self.parameters.clone();
+        parameters
+            .iter()
+            .map(|p| {
+                let e = p.default.as_ref()?;
+                let value = constant(e)?;
+                if !value.is_finite() {
+                    self.errors.spanning(
+                        e.extent(),
+                        format!("this default evaluates to {value}, not a finite number"),
+                    );
+                    return None;
+                }
+                Some(value)
+            })
+            .collect()
     }
 
     /// A parameter's default: a constant scalar expression of literals, `pi` and the scalar
@@ -584,3 +608,37 @@ const LISTED_NAMES: usize = 24;
 
 /// How many of the closest names a long list is cut to.
 const CLOSEST_NAMES: usize = 5;
+
+/// The value of a constant expression of literals, `pi` and the scalar functions.
+fn constant(e: &Expr) -> Option<f64> {
+    Some(match e {
+        Expr::Number(n) => n.value,
+        Expr::Name(i) if Builtin::from_name(&key(i)) == Some(Builtin::Pi) => std::f64::consts::PI,
+        Expr::Neg { operand, .. } => -constant(operand)?,
+        Expr::Paren { inner, .. } => constant(inner)?,
+        Expr::Binary { op, lhs, rhs, .. } => {
+            let (a, b) = (constant(lhs)?, constant(rhs)?);
+            match op {
+                BinOp::Add => a + b,
+                BinOp::Sub => a - b,
+                BinOp::Mul => a * b,
+                BinOp::Div => a / b,
+                BinOp::Pow => match rhs.integer() {
+                    Some(n) => a.powi(n),
+                    None => a.powf(b),
+                },
+            }
+        }
+        Expr::Call { func, args, .. } => {
+            let x: Vec<f64> = args.iter().map(constant).collect::<Option<_>>()?;
+            match (Func::from_name(&key(func))?, x.as_slice()) {
+                (Func::Unary(f), [a]) => f.eval(*a),
+                (Func::Atan2, [y, x]) => y.atan2(*x),
+                (Func::Hypot, [a, b]) => a.hypot(*b),
+                (Func::Powi | Func::Powf, [a, b]) => a.powf(*b),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}

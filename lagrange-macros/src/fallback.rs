@@ -2,15 +2,18 @@
 //! types as a successful expansion and a stub `impl Model`, so that code using the model
 //! reports nothing beyond the real errors.
 
-use crate::ast::Header;
-use crate::check::key;
-use crate::expand;
-use crate::lower::{Let, Lowered, Parameter};
+use crate::ast::{Header, Statement};
+use crate::check::{key, Checked, Symbol};
+use crate::expand::{self, LetFace};
+use crate::lower::Parameter;
+use crate::typing::{Shape, Typed};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
 
-pub fn fallback(l: &Lowered) -> TokenStream {
+/// The items of a model with errors, from what checking and typing found.
+pub fn fallback(c: &Checked, typed: &Typed) -> TokenStream {
+    let header = &c.model.header;
     // A name declared twice is already an error; emitting it twice would add rustc's own.
     let mut seen = Vec::new();
     let mut first = |name: &Ident| {
@@ -19,40 +22,60 @@ pub fn fallback(l: &Lowered) -> TokenStream {
         seen.push(name);
         fresh
     };
-    let parameters: Vec<Parameter> = l
+    let parameters: Vec<Parameter> = c
         .parameters
         .iter()
-        .filter(|p| first(&p.name))
-        .map(|p| Parameter {
+        .zip(&c.defaults)
+        .filter(|(p, _)| first(&p.name))
+        .map(|(p, &default)| Parameter {
             name: p.name.clone(),
-            default: p.default,
+            default,
         })
         .collect();
-    let coordinates: Vec<Ident> = l.coordinates.iter().filter(|c| first(c)).cloned().collect();
-    let inputs: Vec<Ident> = l.inputs.iter().filter(|i| first(i)).cloned().collect();
-    let lets: Vec<Let> = l
-        .lets
+    let coordinates: Vec<Ident> = c
+        .coordinates
         .iter()
-        .filter(|x| first(&x.name))
-        .map(|x| Let {
-            name: x.name.clone(),
-            text: x.text.clone(),
-            value: x.value.clone(),
+        .map(|d| d.name.clone())
+        .filter(|n| first(n))
+        .collect();
+    let inputs: Vec<Ident> = c
+        .inputs
+        .iter()
+        .map(|d| d.name.clone())
+        .filter(|n| first(n))
+        .collect();
+    let texts: Vec<(&Ident, String, Option<Shape>)> = c
+        .model
+        .statements
+        .iter()
+        .filter_map(|statement| match statement {
+            Statement::Let { name, value } => {
+                let shape = match c.symbol(name) {
+                    Some(Symbol::Let(i)) => typed.lets[i].map(|t| t.shape),
+                    _ => None,
+                };
+                Some((name, value.to_string(), shape))
+            }
+            _ => None,
+        })
+        .collect();
+    // Every scalar or vector `let` that has a type has a Jacobian here: a field too many
+    // costs the user nothing, one too few an error of its own.
+    let lets: Vec<LetFace> = texts
+        .iter()
+        .filter(|(name, ..)| first(name))
+        .map(|(name, text, shape)| LetFace {
+            name,
+            text,
+            shape: shape.unwrap_or(Shape::Scalar),
+            jacobian: shape
+                .filter(|s| !matches!(s, Shape::Matrix(..)))
+                .map(|_| false),
         })
         .collect();
     let (n, m) = (coordinates.len(), inputs.len());
-    let mut out = expand::data_types(
-        &l.header,
-        &parameters,
-        &coordinates,
-        &inputs,
-        &lets,
-        (&l.ir, &l.degree),
-        None,
-    );
-    // A constraint statement with an error counts as one constraint.
-    let k = l.constraints.len() + l.failed_constraints;
-    out.extend(stubs(&l.header, n, m, k));
+    let mut out = expand::data_types(header, &parameters, &coordinates, &inputs, &lets, None);
+    out.extend(stubs(header, n, m, typed.constraints));
     out
 }
 

@@ -2,11 +2,12 @@
 //! it together with the traits the generated code implements.
 //!
 //! The pipeline is `parse` (tokens → syntax tree with spans), `urdf` (a robot's file
-//! replaced by the statements it declares), `check` (names and scopes),
-//! `lower` (shapes and the rules that depend on what a quantity depends on; vectors and
+//! replaced by the statements it declares), `check` (names and scopes), `typing` (the
+//! shape and, when the declarations carry units, the physical dimension of every
+//! expression, in one walk; the SI units themselves are in `units`), `lower` (vectors and
 //! matrices lowered to one graph of scalar operations, the resolved form every later stage
-//! reads), `dims` (physical dimensions, when the declarations carry units, once names and
-//! shapes are right; the SI units themselves are in `units`) and `expand` (code generation
+//! reads, and the rules on what a quantity depends on, decided on that graph) and
+//! `expand` (code generation
 //! from that graph; `graph` is the form of it that `fast`, forward-mode AD unrolled at
 //! compile time, and `sweep`, forward-over-reverse AD as straight-line code, both
 //! differentiate; `chunk` splits a large sweep into functions for the cost of building
@@ -90,7 +91,6 @@ macro_rules! names {
 mod ast;
 mod check;
 mod chunk;
-mod dims;
 mod emit;
 mod errors;
 mod expand;
@@ -104,6 +104,7 @@ mod names;
 mod parse;
 mod sweep;
 mod tree;
+mod typing;
 mod units;
 mod urdf;
 
@@ -131,21 +132,31 @@ fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     }
     let mut errors = errors::Errors::default();
     let checked = check::check(&model, &mut errors);
-    let lowered = lower::lower(&checked, &mut errors);
-    // Dimensions are checked once names and shapes are right, so that one mistake is not
-    // reported twice by two stages.
-    let units = if errors.is_empty() {
-        dims::check(&checked, &mut errors)
-    } else {
-        None
-    };
-    let header = &lowered.header;
-    match errors.finish() {
-        Ok(()) => expand::under_cfg(header, expand::expand(&lowered, units.as_ref())),
-        Err(e) => {
+    let mut typed = typing::infer(&checked, &mut errors);
+    // Lowering reads a model whose names and types are right.
+    let lowered = errors
+        .is_empty()
+        .then(|| lower::lower(&checked, &mut errors));
+    // Dimensions are reported once everything else is right, so that one mistake is not
+    // reported twice, as a wrong name or shape and as the dimension guessed around it.
+    if errors.is_empty() {
+        errors = std::mem::take(&mut typed.dimension_errors);
+    }
+    let header = &checked.model.header;
+    match (errors.finish(), lowered) {
+        (Ok(()), Some(lowered)) => {
+            expand::under_cfg(header, expand::expand(&lowered, typed.units.as_ref()))
+        }
+        (result, _) => {
             // The errors are reported whatever the `cfg`: they are mistakes in the model.
-            let mut out = e.to_compile_error();
-            out.extend(expand::under_cfg(header, fallback::fallback(&lowered)));
+            let mut out = result
+                .err()
+                .map(|e| e.to_compile_error())
+                .unwrap_or_default();
+            out.extend(expand::under_cfg(
+                header,
+                fallback::fallback(&checked, &typed),
+            ));
             out
         }
     }

@@ -13,10 +13,10 @@
 //! `lets.rs` `Name::lets` and `Name::jacobians`, `terms.rs` the generic terms ([`terms::Gen`]).
 
 use crate::ast::Header;
-use crate::dims::ModelUnits;
 use crate::graph::Graph;
 use crate::lower::Lowered;
 use crate::names::{float, internal, private};
+use crate::typing::ModelUnits;
 use crate::units::Unit;
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::quote;
@@ -29,7 +29,7 @@ mod types;
 use lets::{jacobians_impl, lets_impl};
 use terms::point_type;
 use terms::term_fns;
-pub use types::{data_types, jacobians_type, lets_type};
+pub use types::{data_types, jacobians_type, lets_type, LetFace};
 
 /// A user's name as a binding of the generated code: at the name's source location, with
 /// mixed-site hygiene and a prefix, so that nothing in the user's scope can capture it or
@@ -88,8 +88,7 @@ pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
             &l.parameters,
             &l.coordinates,
             &l.inputs,
-            &l.lets,
-            (&l.ir, &l.degree),
+            &LetFace::of(l),
             units,
         ),
         lets_impl(l),

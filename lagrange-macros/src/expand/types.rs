@@ -4,14 +4,40 @@
 use super::local;
 use crate::ast::Header;
 use crate::check::key;
-use crate::dims::ModelUnits;
 use crate::ir::{Deps, Ir};
-use crate::lower::{Degree, Let, Parameter, Shape, Value};
+use crate::lower::{Degree, Lowered, Parameter, Value};
 use crate::names::{float, internal, private};
+use crate::typing::{ModelUnits, Shape};
 use crate::units::Unit;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
+
+/// A `let` as the generated types show it.
+pub struct LetFace<'l> {
+    pub name: &'l Ident,
+    /// The expression as written.
+    pub text: &'l str,
+    /// Its shape (a scalar where it has an error).
+    pub shape: Shape,
+    /// Whether it has a Jacobian, and at which level ([`jacobian_level`]).
+    pub jacobian: Option<bool>,
+}
+
+impl LetFace<'_> {
+    /// The `let`s of a lowered model as the generated types show them.
+    pub fn of(l: &Lowered) -> Vec<LetFace<'_>> {
+        l.lets
+            .iter()
+            .map(|lt| LetFace {
+                name: &lt.name,
+                text: &lt.text,
+                shape: lt.value.as_ref().map_or(Shape::Scalar, |v| v.shape),
+                jacobian: jacobian_level(lt.value.as_ref(), (&l.ir, &l.degree)),
+            })
+            .collect()
+    }
+}
 
 /// The model struct with its constructor, and the structs naming coordinates and inputs.
 pub fn data_types(
@@ -19,8 +45,7 @@ pub fn data_types(
     parameters: &[Parameter],
     coordinates: &[Ident],
     inputs: &[Ident],
-    lets: &[Let],
-    (ir, degree): (&Ir, &[Degree]),
+    lets: &[LetFace],
     units: Option<&ModelUnits>,
 ) -> TokenStream {
     let items = [
@@ -28,7 +53,7 @@ pub fn data_types(
         named_vector(header, "Coordinates", coordinates, "coordinates"),
         named_vector(header, "Inputs", inputs, "inputs"),
         lets_struct(header, lets),
-        jacobians_struct(header, lets, (ir, degree), coordinates.len()),
+        jacobians_struct(header, lets, coordinates.len()),
     ];
     quote!(#(#items)*)
 }
@@ -44,16 +69,14 @@ fn rust_type(shape: Shape) -> TokenStream {
 }
 
 /// `NameLets`: one field per `let`, typed by its shape (`f64` where the let has an error).
-fn lets_struct(header: &Header, lets: &[Let]) -> TokenStream {
+fn lets_struct(header: &Header, lets: &[LetFace]) -> TokenStream {
     let (name, vis) = (&header.name, &header.vis);
     let ty = lets_type(header);
-    let fields = lets.iter().map(|l| &l.name);
-    let types = lets
-        .iter()
-        .map(|l| rust_type(l.value.as_ref().map_or(Shape::Scalar, |v| v.shape)));
+    let fields = lets.iter().map(|l| l.name);
+    let types = lets.iter().map(|l| rust_type(l.shape));
     let docs = lets
         .iter()
-        .map(|l| format!("`let {} = {};`", key(&l.name), l.text));
+        .map(|l| format!("`let {} = {};`", key(l.name), l.text));
     let doc = format!(
         "The `let`s of [`{name}`] by name, typed by their shapes: what [`{name}::lets`] returns."
     );
@@ -61,8 +84,8 @@ fn lets_struct(header: &Header, lets: &[Let]) -> TokenStream {
     // CSV column headers).
     let (mut scalar_names, mut scalars) = (Vec::new(), Vec::new());
     for l in lets {
-        let (plain, field) = (key(&l.name), &l.name);
-        match l.value.as_ref().map_or(Shape::Scalar, |v| v.shape) {
+        let (plain, field) = (key(l.name), l.name);
+        match l.shape {
             Shape::Scalar => {
                 scalar_names.push(plain);
                 scalars.push(quote!(self.#field));
@@ -276,22 +299,20 @@ pub(super) fn jacobian_level(
 }
 
 /// `NameJacobians`: a `Jacobian<R, N>` for every scalar or vector `let` that has one.
-fn jacobians_struct(
-    header: &Header,
-    lets: &[Let],
-    nodes: (&Ir, &[Degree]),
-    n: usize,
-) -> TokenStream {
+fn jacobians_struct(header: &Header, lets: &[LetFace], n: usize) -> TokenStream {
     let (name, vis) = (&header.name, &header.vis);
     let ty = jacobians_type(header);
     let p = private();
     let (mut fields, mut types, mut docs) = (Vec::new(), Vec::new(), Vec::new());
     for l in lets {
-        let Some(velocity) = jacobian_level(l.value.as_ref(), nodes) else {
+        let Some(velocity) = l.jacobian else {
             continue;
         };
-        let rows = l.value.as_ref().map_or(1, |v| v.elems.len());
-        fields.push(&l.name);
+        let rows = match l.shape {
+            Shape::Vector(n) => n,
+            _ => 1,
+        };
+        fields.push(l.name);
         types.push(quote!(#p::jacobian::Jacobian<#rows, #n>));
         let (matrix, drift) = if velocity {
             ("∂/∂q̇", "∂/∂q q̇ + ∂/∂t")
@@ -300,7 +321,7 @@ fn jacobians_struct(
         };
         docs.push(format!(
             "`let {} = {};`: `matrix` {matrix}, `drift` {drift}.",
-            key(&l.name),
+            key(l.name),
             l.text
         ));
     }

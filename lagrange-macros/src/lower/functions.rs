@@ -1,92 +1,21 @@
-//! Calls of the language's functions (`sin`, `norm`, `cross`, `rot_z`, `quat`, …) and
-//! `dot`, the derivative along the motion.
+//! Calls of the language's functions (`sin`, `norm`, `cross`, `rot_z`, `quat`, …), whose
+//! arguments typing has checked, and `dot`, the derivative along the motion.
 
-use super::{quoted, Lowerer, Shape, Value};
+use super::{Lowerer, Shape, Value};
 use crate::ast::{Expr, Extent};
-use crate::check::{key, Symbol};
-use crate::func::{Builtin, Func, Unary};
+use crate::check::key;
+use crate::func::{Func, Unary};
 use crate::ir::{Deps, Jet1, Jet2, Op};
 use syn::Ident;
 
 impl<'a> Lowerer<'_, 'a, '_> {
     pub(super) fn call(&mut self, func: &Ident, args: &[Expr], at: Extent) -> Option<Value> {
-        let f = Func::from_name(&key(func))?;
-        if !f.arity().accepts(args.len()) {
-            return None;
-        }
+        let f = Func::from_name(&key(func)).expect("the name check knows every function");
         if f == Func::Dot {
             return self.dot(&args[0], at);
         }
         let values: Vec<Option<Value>> = args.iter().map(|a| self.expr(a)).collect();
         let values: Vec<Value> = values.into_iter().collect::<Option<_>>()?;
-        // Shapes of the arguments, checked in one place per function.
-        let scalar = |i: usize| values[i].shape == Shape::Scalar;
-        let expected: Option<(usize, &str)> = match f {
-            Func::Unary(_)
-            | Func::Atan2
-            | Func::Hypot
-            | Func::Powi
-            | Func::Powf
-            | Func::Diag
-            | Func::RotX
-            | Func::RotY
-            | Func::RotZ
-            | Func::Rpy
-            | Func::Inertia
-            | Func::Quat => (0..args.len())
-                .find(|&i| !scalar(i))
-                .map(|i| (i, "a scalar")),
-            Func::Rot => match (values[0].shape, values[1].shape) {
-                (Shape::Vector(3), Shape::Scalar) => None,
-                (Shape::Vector(3), _) => Some((1, "a scalar (the angle)")),
-                _ => Some((0, "a vector of 3 (the axis)")),
-            },
-            Func::Inner => match (values[0].shape, values[1].shape) {
-                (Shape::Vector(n), Shape::Vector(m)) if n == m => None,
-                (Shape::Vector(_), Shape::Vector(_)) => {
-                    self.mismatch(
-                        at,
-                        &args[0],
-                        values[0].shape,
-                        &args[1],
-                        values[1].shape,
-                        "\n= note: `inner` takes two vectors of one length",
-                    );
-                    return None;
-                }
-                (Shape::Vector(_), _) => Some((1, "a vector")),
-                _ => Some((0, "a vector")),
-            },
-            Func::Cross => (0..2)
-                .find(|&i| values[i].shape != Shape::Vector(3))
-                .map(|i| (i, "a vector of 3")),
-            Func::Norm => (!matches!(values[0].shape, Shape::Vector(_))).then_some((0, "a vector")),
-            Func::Transpose => {
-                (!matches!(values[0].shape, Shape::Matrix(..))).then_some((0, "a matrix"))
-            }
-            Func::AngularVelocity | Func::BodyAngularVelocity => {
-                (values[0].shape != Shape::Matrix(3, 3)).then_some((0, "a 3×3 matrix (a rotation)"))
-            }
-            Func::Dot => unreachable!("handled above"),
-        };
-        if let Some((i, want)) = expected {
-            let name = f.name();
-            let arg = &args[i];
-            let got = values[i].shape;
-            let hint = if f.is_scalar() {
-                "\n= note: the scalar functions take scalars; `norm`, `inner` and `cross` take vectors"
-            } else {
-                ""
-            };
-            self.errors.spanning(
-                arg.extent(),
-                format!(
-                    "`{name}` takes {want}, {} is {got}{hint}",
-                    quoted(arg, "this argument")
-                ),
-            );
-            return None;
-        }
         let x = |i: usize| values[i].elems[0];
         Some(match f {
             Func::Unary(u) => Value::scalar(self.node(Op::Unary(Jet1::Named(u), x(0)), at)),
@@ -198,30 +127,8 @@ impl<'a> Lowerer<'_, 'a, '_> {
     }
 
     /// `dot(e)`, element by element; an element that does not move has derivative 0.
+    /// Typing has refused `dot` of time, a parameter or an input by name.
     fn dot(&mut self, arg: &Expr, at: Extent) -> Option<Value> {
-        if let Expr::Name(ident) = arg {
-            let name = key(ident);
-            let problem = match (name.as_str(), self.c.symbol(ident)) {
-                _ if Builtin::from_name(&name) == Some(Builtin::Time) => {
-                    Some("`dot(t)` is 1: write `1`".to_string())
-                }
-                (name, Some(Symbol::Parameter(_))) => Some(format!(
-                    "`dot` of parameter `{name}`: parameters are constant, so their time derivative is zero"
-                )),
-                (name, Some(Symbol::Input(_))) => Some(format!(
-                    "`dot` of input `{name}`: inputs are given at each instant and have no known time derivative"
-                )),
-                _ => None,
-            };
-            if let Some(problem) = problem {
-                // `parameters: x; coordinates: x;` or `coordinates: t;` is reported where
-                // it is declared; which `x` a `dot(x)` meant is a guess.
-                if !self.c.contested(ident) {
-                    self.errors.spanning(arg.extent(), problem);
-                }
-                return None;
-            }
-        }
         let v = self.expr(arg)?;
         let deps = self.deps_of(&v);
         if deps.has(Deps::QD) {

@@ -1,8 +1,10 @@
 //! Lowering: the checked model becomes an owned, resolved form that every code generator
 //! reads, and nothing after this stage looks at a name or a string again.
 //!
-//! Every expression gets its shape (a scalar, a vector of n, an r×c matrix), inferred
-//! from its operands; a shape mistake is an error on the smallest offending tokens.
+//! It reads a model that typing has found well shaped, so the only errors it reports are
+//! the rules on what a quantity depends on (a constraint affine in the velocities, a force
+//! on a position p(q, t), `dot` of what has a derivative): those are decided on the graph,
+//! after folding, where the analysis is exact.
 //! Vectors and matrices exist only here: each is lowered to its scalar elements, nodes of
 //! one graph shared by the whole model (a `let` is its nodes, reused wherever it is used).
 //! The graph is hash-consed, so an expression written twice is computed once, and literal
@@ -11,12 +13,11 @@
 //! depends on the velocities is computed once, when the node is made, so every rule that
 //! needs it (`dot`, `force`, `torque`, `constraint`) is linear in the size of the model.
 
-use crate::ast::{BinOp, Energy, Expr, Extent, Header, Statement};
-use crate::check::{key, Checked, Symbol};
+use crate::ast::{Energy, Extent, Header, Statement};
+use crate::check::{Checked, Symbol};
 use crate::errors::Errors;
-use crate::func::{Builtin, Func};
 use crate::ir::{Id, Ir, Jet1, Op};
-use std::fmt;
+use crate::typing::Shape;
 use syn::Ident;
 
 mod expressions;
@@ -36,24 +37,6 @@ pub enum Degree {
     Affine,
     /// Otherwise; the node where it first stops being affine.
     Nonlinear(Id),
-}
-
-/// The shape of a value, inferred.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Shape {
-    Scalar,
-    Vector(usize),
-    Matrix(usize, usize),
-}
-
-impl fmt::Display for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Shape::Scalar => write!(f, "a scalar"),
-            Shape::Vector(n) => write!(f, "a vector of {n}"),
-            Shape::Matrix(r, c) => write!(f, "a {r}×{c} matrix"),
-        }
-    }
 }
 
 /// A value: its shape and its elements (row by row for a matrix).
@@ -120,9 +103,6 @@ pub struct Lowered {
     pub constraints: Vec<Constraint>,
     /// Every `let`, in declaration order.
     pub lets: Vec<Let>,
-    /// The constraint statements that have an error, so none of their elements above:
-    /// the stub a model with errors still emits counts each as one constraint.
-    pub failed_constraints: usize,
     /// What an `urdf:` file brought besides statements.
     pub robot: Option<crate::ast::Robot>,
 }
@@ -166,7 +146,8 @@ impl Lowered {
     }
 }
 
-/// Lowers the model; errors go to `errors`. The result is complete only if there are none.
+/// Lowers a model without name or type errors; errors of the rules on what a quantity
+/// depends on go to `errors`. The result is complete only if there are none.
 pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
     let mut lw = Lowerer {
         c,
@@ -180,9 +161,10 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
     let parameters = c
         .parameters
         .iter()
-        .map(|p| Parameter {
+        .zip(&c.defaults)
+        .map(|(p, &default)| Parameter {
             name: p.name.clone(),
-            default: p.default.as_ref().and_then(|d| lw.default(d)),
+            default,
         })
         .collect();
     let mut out = Lowered {
@@ -198,7 +180,6 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
         forces: Vec::new(),
         constraints: Vec::new(),
         lets: Vec::new(),
-        failed_constraints: 0,
         robot: c.model.robot.clone(),
     };
     let mut kinetic = None;
@@ -217,7 +198,7 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
                 });
             }
             Statement::Energy { kind, value, .. } => {
-                let Some(id) = lw.energy(*kind, value) else {
+                let Some(id) = lw.energy(value) else {
                     continue;
                 };
                 match kind {
@@ -233,11 +214,7 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
                 rotation,
             } => lw.torque(keyword, torque, rotation, &mut out.forces),
             Statement::Constraint { name, value } => {
-                let before = out.constraints.len();
                 lw.constraint(name, value, &mut out.constraints);
-                if out.constraints.len() == before {
-                    out.failed_constraints += 1;
-                }
             }
             Statement::Parameters(_)
             | Statement::Coordinates(_)
@@ -264,65 +241,4 @@ struct Lowerer<'c, 'a, 'e> {
     lets: Vec<Option<Value>>,
     /// The statement being lowered.
     statement: usize,
-}
-
-/// Shorter source is quoted in messages; longer is named by its role.
-fn quoted(e: &Expr, role: &str) -> String {
-    let text = e.to_string();
-    if text.chars().count() <= 40 {
-        format!("`{text}`")
-    } else {
-        role.to_string()
-    }
-}
-
-impl<'a> Lowerer<'_, 'a, '_> {
-    /// A parameter's default, evaluated; the checker has made sure it is constant.
-    fn default(&mut self, e: &Expr) -> Option<f64> {
-        let value = constant(e)?;
-        if value.is_finite() {
-            Some(value)
-        } else {
-            self.errors.spanning(
-                e.extent(),
-                format!("this default evaluates to {value}, not a finite number"),
-            );
-            // Never used: with an error, only the fallback is emitted, and it needs a value.
-            Some(0.0)
-        }
-    }
-}
-
-/// The value of a constant expression of literals, `pi` and the scalar functions.
-fn constant(e: &Expr) -> Option<f64> {
-    Some(match e {
-        Expr::Number(n) => n.value,
-        Expr::Name(i) if Builtin::from_name(&key(i)) == Some(Builtin::Pi) => std::f64::consts::PI,
-        Expr::Neg { operand, .. } => -constant(operand)?,
-        Expr::Paren { inner, .. } => constant(inner)?,
-        Expr::Binary { op, lhs, rhs, .. } => {
-            let (a, b) = (constant(lhs)?, constant(rhs)?);
-            match op {
-                BinOp::Add => a + b,
-                BinOp::Sub => a - b,
-                BinOp::Mul => a * b,
-                BinOp::Div => a / b,
-                BinOp::Pow => match rhs.integer() {
-                    Some(n) => a.powi(n),
-                    None => a.powf(b),
-                },
-            }
-        }
-        Expr::Call { func, args, .. } => {
-            let x: Vec<f64> = args.iter().map(constant).collect::<Option<_>>()?;
-            match (Func::from_name(&key(func))?, x.as_slice()) {
-                (Func::Unary(f), [a]) => f.eval(*a),
-                (Func::Atan2, [y, x]) => y.atan2(*x),
-                (Func::Hypot, [a, b]) => a.hypot(*b),
-                (Func::Powi | Func::Powf, [a, b]) => a.powf(*b),
-                _ => return None,
-            }
-        }
-        _ => return None,
-    })
 }

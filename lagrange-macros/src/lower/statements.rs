@@ -1,49 +1,21 @@
 //! The statements' meaning: energies, forces and torques by virtual power, constraints
-//! (holonomic or affine in the velocities), with the errors spanned on the smallest
-//! sub-expression at fault.
+//! (holonomic or affine in the velocities), with the errors of what they depend on
+//! spanned on the smallest sub-expression at fault.
 
-use super::{quoted, Constraint, Degree, Force, Lowerer, Shape};
-use crate::ast::{Energy, Expr, Extent, Statement};
+use super::{Constraint, Degree, Force, Lowerer, Shape};
+use crate::ast::{Expr, Extent, Statement};
 use crate::check::{key, Symbol};
 use crate::ir::{Deps, Id, Ir, Op};
 use syn::Ident;
 
 impl<'a> Lowerer<'_, 'a, '_> {
-    pub(super) fn energy(&mut self, kind: Energy, e: &Expr) -> Option<Id> {
-        let v = self.expr(e)?;
-        if v.shape != Shape::Scalar {
-            let word = kind.keyword();
-            self.errors.spanning(
-                e.extent(),
-                format!(
-                    "`{word}` is a scalar, {} is {}",
-                    quoted(e, "this expression"),
-                    v.shape
-                ),
-            );
-            return None;
-        }
-        Some(v.elems[0])
+    pub(super) fn energy(&mut self, e: &Expr) -> Option<Id> {
+        Some(self.expr(e)?.elems[0])
     }
 
     pub(super) fn force(&mut self, force: &Expr, point: &Expr, out: &mut Vec<Force>) {
         let (f, p) = (self.expr(force), self.expr(point));
         let (Some(f), Some(p)) = (f, p) else { return };
-        let at = Extent(force.first_span(), point.last_span());
-        if f.shape != p.shape {
-            let hint = "\n= note: `force F on p` takes a force and a position of one shape, scalars or vectors";
-            return self.mismatch(at, force, f.shape, point, p.shape, hint);
-        }
-        if let Shape::Matrix(..) = p.shape {
-            return self.errors.spanning(
-                at,
-                format!(
-                    "`force F on p` takes scalars or vectors, {} is {}",
-                    quoted(point, "the position"),
-                    p.shape
-                ),
-            );
-        }
         let deps = self.deps_of(&p);
         let problem = if deps.has(Deps::QD) {
             "a force acts on a position, which cannot depend on velocities: `force F on p` needs p(q, t)"
@@ -75,22 +47,6 @@ impl<'a> Lowerer<'_, 'a, '_> {
         let (Some(tau), Some(r)) = (tau, r) else {
             return;
         };
-        if tau.shape != Shape::Vector(3) {
-            return self.errors.spanning(
-                torque.extent(),
-                format!("a torque is a vector of 3, {} is {}\n= help: a torque about a coordinate angle is `force tau on theta;`", quoted(torque, "this torque"), tau.shape),
-            );
-        }
-        if r.shape != Shape::Matrix(3, 3) {
-            return self.errors.spanning(
-                rotation.extent(),
-                format!(
-                    "a torque acts on the rotation of a body, a 3×3 matrix; {} is {}",
-                    quoted(rotation, "this expression"),
-                    r.shape
-                ),
-            );
-        }
         if !self.moving_rotation(rotation, &r, "a torque acts on") {
             return;
         }
@@ -110,14 +66,8 @@ impl<'a> Lowerer<'_, 'a, '_> {
         let Some(v) = self.expr(e) else { return };
         let plain = key(name);
         let names: Vec<String> = match v.shape {
-            Shape::Scalar => vec![plain],
             Shape::Vector(n) => (0..n).map(|k| format!("{plain}[{k}]")).collect(),
-            Shape::Matrix(..) => {
-                return self.errors.spanning(
-                    e.extent(),
-                    format!("constraint `{name}` is {}: a constraint is a scalar or a vector (one constraint per element)", v.shape),
-                );
-            }
+            _ => vec![plain],
         };
         let mut nonlinear = None;
         for (&id, element) in v.elems.iter().zip(names) {
