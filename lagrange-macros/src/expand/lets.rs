@@ -3,6 +3,7 @@
 
 use super::terms::{lift, point_type, unpack_point, Gen};
 use super::types::{jacobian_level, jacobians_type, lets_type};
+use crate::check::key;
 use crate::graph::Graph;
 use crate::ir::Id;
 use crate::lower::{Lowered, Shape};
@@ -26,8 +27,9 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     let name = &l.header.name;
     let (n, m) = (l.coordinates.len(), l.inputs.len());
     let p = private();
-    let [s, u, rows, x] = ["s", "u", "rows", "x"].map(internal);
-    let (mut ids, mut velocity, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+    let [s, u, x] = ["s", "u", "x"].map(internal);
+    // The `let`s that have a Jacobian: each with its elements and level.
+    let mut all: Vec<(&Ident, Vec<Id>, bool)> = Vec::new();
     for lt in &l.lets {
         let Some(level) = jacobian_level(lt.value.as_ref(), (&l.ir, &l.degree)) else {
             continue;
@@ -35,36 +37,153 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         let Some(value) = lt.value.as_ref() else {
             continue;
         };
-        let (offset, r) = (ids.len(), value.elems.len());
-        ids.extend(value.elems.iter().copied());
-        velocity.extend(std::iter::repeat_n(level, r));
-        let field = &lt.name;
-        fields.push(quote!(#field: #rows.jacobian::<#r>(#offset)));
+        all.push((&lt.name, value.elems.clone(), level));
     }
     let ty = jacobians_type(&l.header);
-    let k = ids.len();
-    // The rows unrolled in `f64` where the code stays within its size, else one
-    // dual-number pass per coordinate over the `let`s (`lagrange_runtime::jacobian::rows`).
-    let (evaluate, eval_fn) = match crate::fast::jacobian_rows_fn(
-        l,
-        unrolled,
-        &ids,
-        &velocity,
-        MAX_JACOBIAN_STATEMENTS,
-    ) {
-        Some(code) => {
-            let name = internal("__jacobian_rows");
-            (quote!(self.#name(&#x)), code)
-        }
+    let every: Vec<usize> = (0..all.len()).collect();
+    // The rows unrolled in `f64` where the code stays within its size; else, for a robot,
+    // the rows of every `let` but its centroidal ones unrolled and those by the passes
+    // (`CENTROIDAL`); else one dual-number pass per coordinate over the `let`s
+    // (`lagrange_runtime::jacobian::rows`).
+    let (groups, code) = match rows(l, unrolled, &all, &every, Evaluation::Unrolled) {
+        Some(unrolled_rows) => (vec![(every, unrolled_rows.0)], unrolled_rows.1),
         None => {
+            let (centroidal, others): (Vec<usize>, Vec<usize>) = every
+                .iter()
+                .partition(|&&k| l.robot.is_some() && CENTROIDAL.contains(&key(all[k].0).as_str()));
+            let split = (!centroidal.is_empty())
+                .then(|| rows(l, unrolled, &all, &others, Evaluation::Unrolled))
+                .flatten();
+            match split {
+                Some((evaluate, code)) => {
+                    let (passes, eval_fn) = rows(
+                        l,
+                        unrolled,
+                        &all,
+                        &centroidal,
+                        Evaluation::Passes("__eval_centroidal_lets"),
+                    )
+                    .expect("the passes");
+                    (
+                        vec![(others, evaluate), (centroidal, passes)],
+                        quote!(#code #eval_fn),
+                    )
+                }
+                None => {
+                    let (evaluate, eval_fn) = rows(
+                        l,
+                        unrolled,
+                        &all,
+                        &every,
+                        Evaluation::Passes("__eval_jacobian_lets"),
+                    )
+                    .expect("the passes");
+                    (vec![(every, evaluate)], eval_fn)
+                }
+            }
+        }
+    };
+    let mut fields = Vec::new();
+    let mut bindings = Vec::new();
+    for (g, (members, evaluate)) in groups.iter().enumerate() {
+        let rows = internal(&format!("rows{g}"));
+        bindings.push(quote!(let #rows = #evaluate;));
+        let mut offset = 0;
+        for &k in members {
+            let (field, elems, _) = &all[k];
+            let r = elems.len();
+            fields.push((k, quote!(#field: #rows.jacobian::<#r>(#offset))));
+            offset += r;
+        }
+    }
+    fields.sort_by_key(|(k, _)| *k);
+    let fields = fields.into_iter().map(|(_, f)| f);
+    quote! {
+        impl #name {
+            /// The Jacobian of every scalar and vector `let` that has one, with its drift,
+            /// at the state `s` with inputs `u` (held fixed): see `lagrange_runtime::jacobian`.
+            // `inline`: compiled only in programs that call it.
+            #[must_use]
+            #[inline]
+            pub fn jacobians(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
+                let #x = #p::Point::new(#s, #u);
+                #(#bindings)*
+                #ty { #(#fields),* }
+            }
+
+            /// The Jacobians at every sample of `trajectory` (its states and recorded inputs).
+            #[must_use]
+            #[inline]
+            pub fn jacobians_along(&self, trajectory: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#ty> {
+                trajectory.map(|#s, #u| self.jacobians(#s, #u))
+            }
+
+            #code
+        }
+    }
+}
+
+/// The centroidal `let`s of a URDF model (`urdf::writer`), whose rows a robot's
+/// `jacobians` computes by the dual-number passes when the rows of all its `let`s would
+/// not stay within [`MAX_JACOBIAN_STATEMENTS`], so that its frames' keep their unrolled
+/// rows: the Solo-12's frames took 4 961 statements, its centroidal `let`s 11 853 more
+/// (the angular momentum's rows 7 440, its drift a second derivative of every link's
+/// velocity).
+const CENTROIDAL: [&str; 4] = [
+    "urdf_mass",
+    "urdf_com",
+    "urdf_momentum",
+    "urdf_angular_momentum",
+];
+
+/// How the rows of a group of `let`s are evaluated.
+enum Evaluation {
+    /// Unrolled in `f64` ([`crate::fast::jacobian_rows_fn`]), within
+    /// [`MAX_JACOBIAN_STATEMENTS`].
+    Unrolled,
+    /// By the runtime's dual-number passes, over a generic method of this name evaluating
+    /// the group's elements (or `lets`' own, when the group is every `let`).
+    Passes(&'static str),
+}
+
+/// The expression evaluating the rows of the `let`s `members` (indices into `all`, each
+/// `let` with its elements and level) and the code it calls; `None` when unrolled rows
+/// would exceed their size.
+fn rows(
+    l: &Lowered,
+    unrolled: &Graph,
+    all: &[(&Ident, Vec<Id>, bool)],
+    members: &[usize],
+    how: Evaluation,
+) -> Option<(TokenStream, TokenStream)> {
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let p = private();
+    let x = internal("x");
+    let mut ids = Vec::new();
+    let mut velocity = Vec::new();
+    for &k in members {
+        let (_, elems, level) = &all[k];
+        ids.extend(elems.iter().copied());
+        velocity.extend(std::iter::repeat_n(*level, elems.len()));
+    }
+    let k = ids.len();
+    match how {
+        Evaluation::Unrolled => {
+            let code = crate::fast::jacobian_rows_fn(
+                l,
+                unrolled,
+                &ids,
+                &velocity,
+                MAX_JACOBIAN_STATEMENTS,
+            )?;
+            let name = internal("__jacobian_rows");
+            Some((quote!(self.#name(&#x)), code))
+        }
+        Evaluation::Passes(method) => {
             // Every `let` has a Jacobian (the usual case): their values are what
             // `lets` evaluates, by the same method, not a second copy of it.
             let every_let = ids == let_elements(l);
-            let eval = internal(if every_let {
-                EVAL_LETS
-            } else {
-                "__eval_jacobian_lets"
-            });
+            let eval = internal(if every_let { EVAL_LETS } else { method });
             let rows = quote! {
                 #p::jacobian::rows::<#n, #m, #k>(
                     &#x,
@@ -78,30 +197,7 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
             } else {
                 values_fn(l, &eval, &ids)
             };
-            (rows, eval_fn)
-        }
-    };
-    quote! {
-        impl #name {
-            /// The Jacobian of every scalar and vector `let` that has one, with its drift,
-            /// at the state `s` with inputs `u` (held fixed): see `lagrange_runtime::jacobian`.
-            // `inline`: compiled only in programs that call it.
-            #[must_use]
-            #[inline]
-            pub fn jacobians(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
-                let #x = #p::Point::new(#s, #u);
-                let #rows = #evaluate;
-                #ty { #(#fields),* }
-            }
-
-            /// The Jacobians at every sample of `trajectory` (its states and recorded inputs).
-            #[must_use]
-            #[inline]
-            pub fn jacobians_along(&self, trajectory: &#p::simulate::Trajectory<#n, #m>) -> ::std::vec::Vec<#ty> {
-                trajectory.map(|#s, #u| self.jacobians(#s, #u))
-            }
-
-            #eval_fn
+            Some((rows, eval_fn))
         }
     }
 }
