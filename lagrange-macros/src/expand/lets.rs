@@ -70,14 +70,8 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
                     )
                 }
                 None => {
-                    let (evaluate, eval_fn) = rows(
-                        l,
-                        unrolled,
-                        &all,
-                        &every,
-                        Evaluation::Passes("__eval_jacobian_lets"),
-                    )
-                    .expect("the passes");
+                    let (evaluate, eval_fn) =
+                        rows(l, unrolled, &all, &every, Evaluation::Lets).expect("the passes");
                     (vec![(every, evaluate)], eval_fn)
                 }
             }
@@ -142,8 +136,13 @@ enum Evaluation {
     /// [`MAX_JACOBIAN_STATEMENTS`].
     Unrolled,
     /// By the runtime's dual-number passes, over a generic method of this name evaluating
-    /// the group's elements (or `lets`' own, when the group is every `let`).
+    /// the group's elements.
     Passes(&'static str),
+    /// By the passes over the method `lets` evaluates with, the group's elements picked
+    /// from every `let`'s: not a second copy of the `let`s' code for the few that have no
+    /// Jacobian (the energies, whose terms the others share: a URDF robot's momenta are
+    /// made of its kinetic energy's velocities), at the cost of evaluating those too.
+    Lets,
 }
 
 /// The expression evaluating the rows of the `let`s `members` (indices into `all`, each
@@ -180,10 +179,7 @@ fn rows(
             Some((quote!(self.#name(&#x)), code))
         }
         Evaluation::Passes(method) => {
-            // Every `let` has a Jacobian (the usual case): their values are what
-            // `lets` evaluates, by the same method, not a second copy of it.
-            let every_let = ids == let_elements(l);
-            let eval = internal(if every_let { EVAL_LETS } else { method });
+            let eval = internal(method);
             let rows = quote! {
                 #p::jacobian::rows::<#n, #m, #k>(
                     &#x,
@@ -192,12 +188,31 @@ fn rows(
                     |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
                 )
             };
-            let eval_fn = if every_let {
-                TokenStream::new()
+            Some((rows, values_fn(l, &eval, &ids)))
+        }
+        Evaluation::Lets => {
+            let eval = internal(EVAL_LETS);
+            let every = let_elements(l);
+            // Every `let` has a Jacobian (the usual case): their values are what `lets`
+            // evaluates, as they are; else the elements of those that have one.
+            let pick = if ids == every {
+                quote!(self.#eval(#x))
             } else {
-                values_fn(l, &eval, &ids)
+                let v = internal("v");
+                let at = ids
+                    .iter()
+                    .map(|id| every.iter().position(|e| e == id).expect("a let's element"));
+                quote!({ let #v = self.#eval(#x); [#(#v[#at]),*] })
             };
-            Some((rows, eval_fn))
+            let rows = quote! {
+                #p::jacobian::rows::<#n, #m, #k>(
+                    &#x,
+                    &[#(#velocity),*],
+                    |#x: &#p::Point<#p::Dual64, #n, #m>| #pick,
+                    |#x: &#p::Point<#p::Dual2_64, #n, #m>| #pick,
+                )
+            };
+            Some((rows, TokenStream::new()))
         }
     }
 }
