@@ -45,28 +45,51 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     // the rows of every `let` but its centroidal ones unrolled and those by the passes
     // (`CENTROIDAL`); else one dual-number pass per coordinate over the `let`s
     // (`lagrange_runtime::jacobian::rows`).
-    let (groups, code) = match rows(l, unrolled, &all, &every, Evaluation::Unrolled) {
+    let (groups, code) = match rows(
+        l,
+        unrolled,
+        &all,
+        &every,
+        Evaluation::Unrolled("__jacobian_rows"),
+    ) {
         Some(unrolled_rows) => (vec![(every, unrolled_rows.0)], unrolled_rows.1),
         None => {
             let (centroidal, others): (Vec<usize>, Vec<usize>) = every
                 .iter()
                 .partition(|&&k| l.robot.is_some() && CENTROIDAL.contains(&key(all[k].0).as_str()));
             let split = (!centroidal.is_empty())
-                .then(|| rows(l, unrolled, &all, &others, Evaluation::Unrolled))
+                .then(|| {
+                    rows(
+                        l,
+                        unrolled,
+                        &all,
+                        &others,
+                        Evaluation::Unrolled("__jacobian_rows"),
+                    )
+                })
                 .flatten();
             match split {
                 Some((evaluate, code)) => {
-                    let (passes, eval_fn) = rows(
+                    let (centroidal_rows, centroidal_code) = rows(
                         l,
                         unrolled,
                         &all,
                         &centroidal,
-                        Evaluation::Passes("__eval_centroidal_lets"),
+                        Evaluation::Unrolled("__centroidal_rows"),
                     )
+                    .or_else(|| {
+                        rows(
+                            l,
+                            unrolled,
+                            &all,
+                            &centroidal,
+                            Evaluation::Passes("__eval_centroidal_lets"),
+                        )
+                    })
                     .expect("the passes");
                     (
-                        vec![(others, evaluate), (centroidal, passes)],
-                        quote!(#code #eval_fn),
+                        vec![(others, evaluate), (centroidal, centroidal_rows)],
+                        quote!(#code #centroidal_code),
                     )
                 }
                 None => {
@@ -133,8 +156,8 @@ const CENTROIDAL: [&str; 4] = [
 /// How the rows of a group of `let`s are evaluated.
 enum Evaluation {
     /// Unrolled in `f64` ([`crate::fast::jacobian_rows_fn`]), within
-    /// [`MAX_JACOBIAN_STATEMENTS`].
-    Unrolled,
+    /// [`MAX_JACOBIAN_STATEMENTS`], by a method of this name.
+    Unrolled(&'static str),
     /// By the runtime's dual-number passes, over a generic method of this name evaluating
     /// the group's elements.
     Passes(&'static str),
@@ -167,15 +190,16 @@ fn rows(
     }
     let k = ids.len();
     match how {
-        Evaluation::Unrolled => {
+        Evaluation::Unrolled(method) => {
+            let name = internal(method);
             let code = crate::fast::jacobian_rows_fn(
                 l,
                 unrolled,
                 &ids,
                 &velocity,
                 MAX_JACOBIAN_STATEMENTS,
+                &name,
             )?;
-            let name = internal("__jacobian_rows");
             Some((quote!(self.#name(&#x)), code))
         }
         Evaluation::Passes(method) => {
