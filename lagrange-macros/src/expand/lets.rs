@@ -21,6 +21,9 @@ use syn::Ident;
 /// the passes.
 const MAX_JACOBIAN_STATEMENTS: usize = 6_000;
 
+/// The budget of a robot's centroidal rows unrolled apart ([`CENTROIDAL`]).
+const MAX_CENTROIDAL_STATEMENTS: usize = 12_000;
+
 /// `Name::jacobians`, `Name::jacobians_along`, and the hidden method that evaluates the rows
 /// of their Jacobians.
 pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
@@ -42,7 +45,7 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     let ty = jacobians_type(&l.header);
     let every: Vec<usize> = (0..all.len()).collect();
     // The rows unrolled in `f64` where the code stays within its size; else, for a robot,
-    // the rows of every `let` but its centroidal ones unrolled and those by the passes
+    // the rows of every `let` but its centroidal ones unrolled and those apart
     // (`CENTROIDAL`); else one dual-number pass per coordinate over the `let`s
     // (`lagrange_runtime::jacobian::rows`).
     let (groups, code) = match rows(
@@ -54,39 +57,41 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     ) {
         Some(unrolled_rows) => (vec![(every, unrolled_rows.0)], unrolled_rows.1),
         None => {
-            let (centroidal, others): (Vec<usize>, Vec<usize>) = every
-                .iter()
-                .partition(|&&k| l.robot.is_some() && CENTROIDAL.contains(&key(all[k].0).as_str()));
-            let split = (!centroidal.is_empty())
-                .then(|| {
-                    rows(
+            // The momenta first (velocity-level: their passes seed the velocities alone),
+            // then the centre of mass too.
+            let split = [&CENTROIDAL[2..], &CENTROIDAL[..]]
+                .into_iter()
+                .filter(|_| l.robot.is_some())
+                .map(|names| -> (Vec<usize>, Vec<usize>) {
+                    every
+                        .iter()
+                        .partition(|&&k| names.contains(&key(all[k].0).as_str()))
+                })
+                .filter(|(centroidal, _)| !centroidal.is_empty())
+                .find_map(|(centroidal, others)| {
+                    let unrolled_rows = rows(
                         l,
                         unrolled,
                         &all,
                         &others,
                         Evaluation::Unrolled("__jacobian_rows"),
-                    )
-                })
-                .flatten();
+                    )?;
+                    Some((centroidal, others, unrolled_rows))
+                });
             match split {
-                Some((evaluate, code)) => {
-                    let (centroidal_rows, centroidal_code) = rows(
-                        l,
-                        unrolled,
-                        &all,
-                        &centroidal,
-                        Evaluation::Unrolled("__centroidal_rows"),
-                    )
-                    .or_else(|| {
-                        rows(
-                            l,
-                            unrolled,
-                            &all,
-                            &centroidal,
-                            Evaluation::Passes("__eval_centroidal_lets"),
-                        )
-                    })
-                    .expect("the passes");
+                Some((centroidal, others, (evaluate, code))) => {
+                    let (centroidal_rows, centroidal_code) =
+                        rows(l, unrolled, &all, &centroidal, Evaluation::Centroidal)
+                            .or_else(|| {
+                                rows(
+                                    l,
+                                    unrolled,
+                                    &all,
+                                    &centroidal,
+                                    Evaluation::Passes("__eval_centroidal_lets"),
+                                )
+                            })
+                            .expect("the passes");
                     (
                         vec![(others, evaluate), (centroidal, centroidal_rows)],
                         quote!(#code #centroidal_code),
@@ -141,11 +146,13 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
 }
 
 /// The centroidal `let`s of a URDF model (`urdf::writer`), whose rows a robot's
-/// `jacobians` computes by the dual-number passes when the rows of all its `let`s would
-/// not stay within [`MAX_JACOBIAN_STATEMENTS`], so that its frames' keep their unrolled
-/// rows: the Solo-12's frames took 4 961 statements, its centroidal `let`s 11 853 more
-/// (the angular momentum's rows 7 440, its drift a second derivative of every link's
-/// velocity).
+/// `jacobians` computes apart when the rows of all its `let`s would not stay within
+/// [`MAX_JACOBIAN_STATEMENTS`], so that its frames keep their unrolled rows: the momenta
+/// (or, when that is not enough, all four), unrolled by a method of their own when within
+/// the budget, else by the dual-number passes. The Solo-12's frames took 4 793
+/// statements, its centre of mass 1 185 more and its momenta 10 836 (the angular
+/// momentum's rows 7 440: a product per link and velocity, and the drift a second
+/// derivative of every link's velocity); the Panda's 2 978, 316 and 4 872.
 const CENTROIDAL: [&str; 4] = [
     "urdf_mass",
     "urdf_com",
@@ -158,6 +165,8 @@ enum Evaluation {
     /// Unrolled in `f64` ([`crate::fast::jacobian_rows_fn`]), within
     /// [`MAX_JACOBIAN_STATEMENTS`], by a method of this name.
     Unrolled(&'static str),
+    /// A robot's centroidal rows unrolled apart, within [`MAX_CENTROIDAL_STATEMENTS`].
+    Centroidal,
     /// By the runtime's dual-number passes, over a generic method of this name evaluating
     /// the group's elements.
     Passes(&'static str),
@@ -190,16 +199,13 @@ fn rows(
     }
     let k = ids.len();
     match how {
-        Evaluation::Unrolled(method) => {
+        Evaluation::Unrolled(_) | Evaluation::Centroidal => {
+            let (method, budget) = match how {
+                Evaluation::Unrolled(method) => (method, MAX_JACOBIAN_STATEMENTS),
+                _ => ("__centroidal_rows", MAX_CENTROIDAL_STATEMENTS),
+            };
             let name = internal(method);
-            let code = crate::fast::jacobian_rows_fn(
-                l,
-                unrolled,
-                &ids,
-                &velocity,
-                MAX_JACOBIAN_STATEMENTS,
-                &name,
-            )?;
+            let code = crate::fast::jacobian_rows_fn(l, unrolled, &ids, &velocity, budget, &name)?;
             Some((quote!(self.#name(&#x)), code))
         }
         Evaluation::Passes(method) => {

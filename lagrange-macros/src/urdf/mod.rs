@@ -43,8 +43,9 @@
 //!   `g`), `urdf_dissipation` = ½ Σ damping q̇²;
 //! - the centroidal `let`s `urdf_mass`, `urdf_com`, `urdf_momentum` and
 //!   `urdf_angular_momentum` (about `urdf_com`, world axes), of the links that move (as
-//!   Pinocchio's and `urdf_potential`), from the kinetic energy's velocities and rotational
-//!   terms, every lever from the velocities' reference o (`writer::Writer::centroidal`);
+//!   Pinocchio's and `urdf_potential`), the momenta from the kinetic energy's velocities
+//!   and rotational terms, every lever from the velocities' reference o
+//!   (`writer::Writer::centroidal`);
 //!   without mass that moves no `urdf_com`, and naming it is an error at the name;
 //! - `constraint mimic_<joint>` for a mimic joint, `constraint base_unit` for the floating
 //!   base's quaternion; and each joint's limits, for `Name::JOINT_LIMITS`.

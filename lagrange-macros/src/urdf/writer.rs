@@ -667,14 +667,16 @@ impl Writer {
 
     /// The centroidal `let`s, of the links that move (as Pinocchio's, whose bodies fixed
     /// to the world are part of the universe; and as `urdf_potential`, which is then
-    /// `urdf_mass * g * urdf_com[2]`): `urdf_mass` Σ m, `urdf_com` = o + ρ with ρ = Σ (m
-    /// / urdf_mass) (c − o), `urdf_momentum` Σ m ċ and `urdf_angular_momentum` Σ m (c −
-    /// o) × ċ − ρ × urdf_momentum + Σ R I Rᵀ ω, the angular momentum about `urdf_com` in
-    /// world axes. The velocities ċ and the rotational terms are the kinetic energy's
-    /// ([`Body`]), and every lever is measured from o, the reference point of the
-    /// velocities (`Kinematics::reference`), never as a difference of positions from the
-    /// world's origin: the values and their Jacobians do not depend on where the robot
-    /// stands. A robot whose reference points differ (links that move below two links
+    /// `urdf_mass * g * urdf_com[2]`): `urdf_mass` Σ m, `urdf_com` Σ (m / urdf_mass) L_c
+    /// (whose Jacobian's rows are sums of the links' own, which `jacobians` has), and
+    /// `urdf_momentum` Σ m ċ and `urdf_angular_momentum` Σ m (c − o) × ċ − ρ ×
+    /// urdf_momentum + Σ R I Rᵀ ω with ρ = Σ (m / urdf_mass) (c − o) = urdf_com − o, the
+    /// angular momentum about `urdf_com` in world axes. The velocities ċ and the
+    /// rotational terms are the kinetic energy's ([`Body`]), and every lever is measured
+    /// from o, the reference point of the velocities (`Kinematics::reference`), never as a
+    /// difference of positions from the world's origin: the momenta and the Jacobians do
+    /// not depend on where the robot stands (`urdf_com`'s value is rounded as the L_c
+    /// are, to ε of the distance). A robot whose reference points differ (links that move below two links
     /// fixed to the world) takes the first's, the others' levers shifted by the constant
     /// between them. Without mass that moves there is no centre of mass: `urdf_com` is not
     /// declared (`urdf::splice` says why where the model names it), and the angular
@@ -699,9 +701,17 @@ impl Writer {
                 lever(b).map(|r| self.binary(BinOp::Mul, self.number(b.mass / total, None), r))
             }))
         };
-        if let Some(o) = o {
-            let com = self.total([Some(origin(o)), rho()]).expect("o");
-            out.push(self.let_("urdf_com", com));
+        if o.is_some() {
+            // Σ (m / urdf_mass) L_c: the rows of its Jacobian are sums of those of the
+            // links' centres of mass, which `jacobians` computes anyway.
+            let com = self.total(massive().map(|b| {
+                Some(self.binary(
+                    BinOp::Mul,
+                    self.number(b.mass / total, None),
+                    self.name(&format!("{}_c", link_id[b.link])),
+                ))
+            }));
+            out.push(self.let_("urdf_com", com.expect("a body with mass")));
         }
         let momentum = self.total(massive().map(|b| {
             let v = b.velocity.clone()?;
