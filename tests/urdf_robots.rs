@@ -753,3 +753,263 @@ fn actuated_declares_an_input_and_its_force_per_driven_joint() {
     let units = LightWristActuated::UNITS.expect("units");
     assert_eq!(units.inputs, ["N*m", "N*m", "N*m", "N", "N"]);
 }
+
+/// The centroidal `let`s of a model at a state (`urdf_mass`, `urdf_com`, `urdf_momentum`,
+/// `urdf_angular_momentum`) with their Jacobians.
+macro_rules! centroidal {
+    ($model:expr, $s:expr) => {{
+        let u = SVector::zeros();
+        let (lets, j) = ($model.lets($s, &u), $model.jacobians($s, &u));
+        Centroidal::new(
+            (
+                lets.urdf_mass,
+                lets.urdf_com,
+                lets.urdf_momentum,
+                lets.urdf_angular_momentum,
+            ),
+            [&j.urdf_com, &j.urdf_momentum, &j.urdf_angular_momentum],
+        )
+    }};
+}
+
+/// The centroidal `let`s (DSL.md, "Robots from a URDF") against Pinocchio 4.1 at the states
+/// of the four robots (`centroidal_matches_pinocchio`): the total mass, the centre of mass,
+/// its velocity, acceleration and Jacobian (`jacobianCenterOfMass`), the centroidal momentum
+/// h_G, the centroidal momentum matrix A_G (`ccrba`), its drift dA_G v (`dccrba`) and ḣ_G;
+/// the Solo-12 and the G1 through the floating base's map of velocities. Pinocchio's
+/// bodies fixed to the world (the UR5's 4 kg base) are not in its mass, nor in lagrange's.
+#[test]
+fn centroidal_lets_match_pinocchio() {
+    let ur5 = Ur5::default();
+    centroidal_matches_pinocchio::<6, 6>("ur5", false, |s| centroidal!(ur5, s));
+    let panda = Panda::default();
+    centroidal_matches_pinocchio::<9, 9>("panda", false, |s| centroidal!(panda, s));
+    let solo = Solo12::default();
+    centroidal_matches_pinocchio::<19, 18>("solo12", true, |s| centroidal!(solo, s));
+    let g1 = lagrange_test_models::g1::G1::default();
+    centroidal_matches_pinocchio::<36, 35>("g1", true, |s| centroidal!(g1, s));
+}
+
+/// The relations between the centroidal `let`s, by themselves (no reference data): the
+/// linear momentum is the mass times the velocity of the centre of mass, m J_com q̇ =
+/// `urdf_momentum` (and the rows of A_G, m J_com = ∂p/∂q̇, for the Solo-12 on the
+/// velocities that keep |n| = 1), and so also the central
+/// difference of `urdf_com` along the motion (step 1e-6, to 1e-8); `urdf_potential` is
+/// `urdf_mass * g * urdf_com.z`; at zero, at rest, and at random states of the UR5, the
+/// Panda and the Solo-12. The Solo-12's velocities keep the quaternion's norm (n · ṅ = 0):
+/// along n itself `urdf_com` dilates (as every link's frame does) while the momentum, made
+/// of the kinetic energy's velocities, ignores that rate, which the constraint forbids.
+#[test]
+fn the_momentum_is_the_mass_times_the_velocity_of_the_centre_of_mass() {
+    fn check<T: Dynamics<N, M>, const N: usize, const M: usize>(
+        model: &T,
+        states: &[State<N>],
+        centroidal: impl Fn(&State<N>) -> Centroidal<N>,
+        what: &str,
+    ) {
+        let u = SVector::<f64, M>::zeros();
+        for (k, s) in states.iter().enumerate() {
+            let c = centroidal(s);
+            let p = c.momentum.fixed_rows::<3>(0).into_owned();
+            let what = format!("{what}, state {k}");
+            agree(&(c.mass * c.com_jacobian * s.qd), &p, &what);
+            // On the velocities that keep |n| = 1, for a floating base.
+            let tangent = if N == 19 {
+                let p = lagrange_test_models::FreeFlyer::<19, 18>::at_lagrange(&SVector::from_fn(
+                    |i, _| s.q[i],
+                ))
+                .tangent();
+                SMatrix::<f64, N, N>::from_fn(|i, j| p[(i, j)])
+            } else {
+                SMatrix::identity()
+            };
+            agree(
+                &(c.mass * c.com_jacobian * tangent),
+                &(c.matrix.fixed_rows::<3>(0) * tangent),
+                &what,
+            );
+            let h = 1e-6;
+            let at = |t: f64| centroidal(&State::new(0.0, s.q + s.qd * t, s.qd)).com;
+            let difference = (at(h) - at(-h)) / (2.0 * h);
+            assert!(
+                (c.mass * difference - p).amax() <= 1e-8 * p.amax().max(1.0),
+                "{what}: {difference} against {p}"
+            );
+            let height = c.mass * 9.81 * c.com[2];
+            let potential = model.potential_energy(s, &u);
+            assert!(
+                (potential - height).abs() <= 1e-13 * potential.abs().max(1.0),
+                "{what}: {potential} against {height}"
+            );
+        }
+    }
+    let mut rng = common::Rng(480);
+    let mut random = |n: usize, scale: f64| -> Vec<f64> {
+        (0..n).map(|_| scale * rng.uniform(-1.5, 1.5)).collect()
+    };
+    fn fixed<const N: usize>(q: Vec<f64>, qd: Vec<f64>) -> State<N> {
+        State::new(0.0, SVector::from_vec(q), SVector::from_vec(qd))
+    }
+    let ur5 = Ur5::default();
+    let mut states = vec![
+        State::at_rest(SVector::zeros()),
+        fixed(random(6, 1.0), vec![0.0; 6]),
+    ];
+    for _ in 0..3 {
+        states.push(fixed(random(6, 1.0), random(6, 1.0)));
+    }
+    states.push(fixed(vec![0.0; 6], random(6, 1.0)));
+    check(&ur5, &states, |s| centroidal!(ur5, s), "UR5");
+    let panda = Panda::default();
+    let mut states = vec![State::at_rest(SVector::zeros())];
+    for _ in 0..3 {
+        states.push(fixed(random(9, 1.0), random(9, 1.0)));
+    }
+    check(&panda, &states, |s| centroidal!(panda, s), "Panda");
+    let solo = Solo12::default();
+    let mut identity = SVector::<f64, 19>::zeros();
+    identity[3] = 1.0;
+    let mut states = vec![State::at_rest(identity)];
+    for k in 0..4 {
+        let (mut s, _) = solo12_state(&mut rng);
+        if k == 0 {
+            s.q = identity;
+        }
+        let n = s.q.fixed_rows::<4>(3).normalize();
+        s.q.fixed_rows_mut::<4>(3).copy_from(&n);
+        let nd = s.qd.fixed_rows::<4>(3) - n * n.dot(&s.qd.fixed_rows::<4>(3));
+        s.qd.fixed_rows_mut::<4>(3).copy_from(&nd);
+        states.push(s);
+    }
+    check(&solo, &states, |s| centroidal!(solo, s), "Solo-12");
+}
+
+/// The centroidal `let`s do not depend on where the robot stands: the light wrist's at
+/// 1 414 m from the world's origin are the ones at the origin, the centre of mass shifted
+/// by the mount (to the rounding of its position there, 4 ε · 1 414 m), its Jacobian and
+/// drift, the momenta, A_G and its drift each entry to 1e-12 of itself (every lever is
+/// measured from the mount, never as a difference of positions from the origin); and the
+/// Solo-12's 1.2 × 10⁴ m away, at rest and moving.
+#[test]
+fn the_centroidal_lets_do_not_depend_on_where_the_robot_stands() {
+    fn same<const N: usize>(
+        near: &Centroidal<N>,
+        far: &Centroidal<N>,
+        shift: [f64; 3],
+        what: &str,
+    ) {
+        fn close<const R: usize, const C: usize>(
+            near: &SMatrix<f64, R, C>,
+            away: &SMatrix<f64, R, C>,
+            what: &str,
+        ) {
+            for (a, b) in near.iter().zip(away.iter()) {
+                assert!(
+                    (a - b).abs() <= 1e-12 * a.abs() + 1e-15 * near.amax(),
+                    "{what}: {near}{away}"
+                );
+            }
+        }
+        assert_eq!(near.mass, far.mass);
+        let com = far.com - SVector::from(shift);
+        let rounding = 4.0 * f64::EPSILON * far.com.amax();
+        assert!(
+            (com - near.com).amax() <= rounding,
+            "{what}: {}{}",
+            near.com,
+            far.com
+        );
+        close(
+            &near.com_jacobian,
+            &far.com_jacobian,
+            &format!("J_com, {what}"),
+        );
+        close(
+            &near.com_drift,
+            &far.com_drift,
+            &format!("J_com's drift, {what}"),
+        );
+        close(&near.momentum, &far.momentum, &format!("h_G, {what}"));
+        close(&near.matrix, &far.matrix, &format!("A_G, {what}"));
+        close(&near.drift, &far.drift, &format!("A_G's drift, {what}"));
+    }
+    let (near, far) = (LightWrist::default(), LightWrist1000::default());
+    let mut rng = common::Rng(148);
+    let mut states = vec![State::new(0.0, SVector::zeros(), SVector::zeros())];
+    for k in 0..4 {
+        let q = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-2.0, 2.0));
+        let qd = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-2.0, 2.0));
+        states.push(State::new(
+            0.0,
+            q,
+            if k == 0 { SVector::zeros() } else { qd },
+        ));
+    }
+    for (k, s) in states.iter().enumerate() {
+        let c = centroidal!(near, s);
+        assert!(c.momentum.amax() > 0.0 || k < 2);
+        same(
+            &c,
+            &centroidal!(far, s),
+            [1000.0, 1000.0, 3.0],
+            &format!("light wrist, state {k}"),
+        );
+    }
+    let solo = Solo12::default();
+    for k in 0..3 {
+        let (mut s, _) = solo12_state(&mut rng);
+        if k == 0 {
+            s.qd = SVector::zeros();
+        }
+        let mut away = s;
+        away.q[0] += 1e4;
+        away.q[1] -= 7e3;
+        same(
+            &centroidal!(solo, &s),
+            &centroidal!(solo, &away),
+            [1e4, -7e3, 0.0],
+            &format!("Solo-12, state {k}"),
+        );
+    }
+}
+
+lagrangian! {
+    /// A rotor of inertia only on a base fixed to the world: no mass that moves.
+    pub struct Massless {
+        urdf: "tests/robots/massless.urdf";
+        kinetic = urdf_kinetic;
+    }
+}
+
+/// A robot whose links that move have no mass has no centre of mass: `urdf_com` is not
+/// declared (naming it is a compile error, `tests/ui/urdf/com_without_mass.rs`), its
+/// `urdf_mass` is 0 (the base fixed to the world is not in it), its linear momentum zero,
+/// and its angular momentum, then the same about every point, the rotor's R I Rᵀ ω, whose
+/// ½ ω · h is its kinetic energy.
+#[test]
+fn a_robot_without_mass_has_no_centre_of_mass() {
+    let model = Massless::default();
+    let u = SVector::zeros();
+    for (q, qd) in [(0.0, 0.0), (0.7, 1.3), (-2.0, -0.4)] {
+        let s = State::new(0.0, SVector::from([q]), SVector::from([qd]));
+        let lets = model.lets(&s, &u);
+        assert_eq!(lets.urdf_mass, 0.0);
+        assert_eq!(lets.urdf_momentum, SVector::<f64, 3>::zeros());
+        let w = lets.rotor_R.column(2) * qd;
+        let turn = lagrange_runtime::nalgebra::Rotation3::from_euler_angles(0.3, 0.0, 0.2);
+        let principal = lets.rotor_R * turn.matrix();
+        let inertia = principal
+            * SMatrix::from_diagonal(&SVector::from([0.1, 0.2, 0.3]))
+            * principal.transpose();
+        let h = inertia * w;
+        assert!(
+            (lets.urdf_angular_momentum - h).amax() <= 1e-15,
+            "{}{h}",
+            lets.urdf_angular_momentum
+        );
+        let energy = model.kinetic_energy(&s, &u);
+        assert!((energy - 0.5 * w.dot(&h)).abs() <= 1e-15);
+        let j = model.jacobians(&s, &u);
+        assert!((j.urdf_angular_momentum.matrix * s.qd - h).amax() <= 1e-15);
+    }
+}

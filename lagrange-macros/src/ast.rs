@@ -316,6 +316,43 @@ impl Expr {
     }
 }
 
+/// How much of a `let`'s source the generated docs quote.
+pub const QUOTED: usize = 200;
+
+impl Expr {
+    /// The expression as source text ([`Display`](std::fmt::Display)), cut after `limit`
+    /// characters and then ending in `…`: what the docs quote, without writing out the
+    /// whole of a long one (the momentum of a long chain is megabytes of text).
+    pub fn text_up_to(&self, limit: usize) -> String {
+        struct Bounded {
+            text: String,
+            chars: usize,
+            limit: usize,
+        }
+        impl std::fmt::Write for Bounded {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                for c in s.chars() {
+                    if self.chars == self.limit {
+                        self.text.push('…');
+                        return Err(std::fmt::Error);
+                    }
+                    self.text.push(c);
+                    self.chars += 1;
+                }
+                Ok(())
+            }
+        }
+        let mut out = Bounded {
+            text: String::new(),
+            chars: 0,
+            limit,
+        };
+        // An error is the cut.
+        let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{self}"));
+        out.text
+    }
+}
+
 impl std::fmt::Display for Expr {
     /// The expression as source text, for error messages: `m/2 * dot(p)^2`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -54,7 +54,7 @@ pub fn fallback(c: &Checked, typed: &Typed) -> TokenStream {
                     Some(Symbol::Let(i)) => typed.lets[i].map(|t| t.shape),
                     _ => None,
                 };
-                Some((name, value.to_string(), shape))
+                Some((name, value.text_up_to(crate::ast::QUOTED), shape))
             }
             _ => None,
         })

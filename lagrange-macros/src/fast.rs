@@ -400,6 +400,7 @@ pub fn jacobian_rows_fn(
     elems: &[usize],
     velocity: &[bool],
     max_statements: usize,
+    name: &Ident,
 ) -> Option<TokenStream> {
     debug_assert_eq!(g.form, Form::Unrolled);
     let n = l.coordinates.len();
@@ -448,7 +449,6 @@ pub fn jacobian_rows_fn(
     let unpack = unpack(l, &x, &t);
     let declaration = e.declaration();
     let statements = &e.statements;
-    let name = internal("__jacobian_rows");
     Some(quote! {
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         fn #name(&self, #x: &#p::Point<f64, #n, #m>) -> #p::jacobian::Rows<#n, #k> {

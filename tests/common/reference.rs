@@ -2,6 +2,7 @@
 //! `tests/robots/reference.py`) and comparing with it: a module of the `robots` binary,
 //! shared by its files (`urdf_robots.rs`, `g1.rs`).
 
+use lagrange_runtime::jacobian::Jacobian;
 use lagrange_runtime::prelude::*;
 use lagrange_test_models::FreeFlyer;
 use serde_json::Value;
@@ -220,5 +221,135 @@ pub fn floating_matches_pinocchio<T, const N: usize, const V: usize>(
             angular: lagrange.angular * l,
         };
         agree_energies_and_frame(model, &s, state, &frame, label);
+    }
+}
+
+/// A URDF model's centroidal `let`s at a state, with their Jacobians (`urdf_mass`,
+/// `urdf_com`, and `urdf_momentum` over `urdf_angular_momentum`: h_G, its matrix A_G and its
+/// drift, 6 rows), in lagrange's N velocities.
+pub struct Centroidal<const N: usize> {
+    pub mass: f64,
+    pub com: SVector<f64, 3>,
+    pub com_jacobian: SMatrix<f64, 3, N>,
+    pub com_drift: SVector<f64, 3>,
+    pub momentum: SVector<f64, 6>,
+    pub matrix: SMatrix<f64, 6, N>,
+    pub drift: SVector<f64, 6>,
+}
+
+impl<const N: usize> Centroidal<N> {
+    /// From the values of `urdf_mass`, `urdf_com`, `urdf_momentum` and
+    /// `urdf_angular_momentum`, and the Jacobians of the last three.
+    pub fn new(
+        (mass, com, linear, angular): (f64, SVector<f64, 3>, SVector<f64, 3>, SVector<f64, 3>),
+        [com_jacobian, linear_jacobian, angular_jacobian]: [&Jacobian<3, N>; 3],
+    ) -> Self {
+        let stack = |a: SMatrix<f64, 3, N>, b: SMatrix<f64, 3, N>| {
+            SMatrix::<f64, 6, N>::from_fn(|i, j| if i < 3 { a[(i, j)] } else { b[(i - 3, j)] })
+        };
+        let join = |a: SVector<f64, 3>, b: SVector<f64, 3>| {
+            SVector::<f64, 6>::from_fn(|i, _| if i < 3 { a[i] } else { b[i - 3] })
+        };
+        Centroidal {
+            mass,
+            com,
+            com_jacobian: com_jacobian.matrix,
+            com_drift: com_jacobian.drift,
+            momentum: join(linear, angular),
+            matrix: stack(linear_jacobian.matrix, angular_jacobian.matrix),
+            drift: join(linear_jacobian.drift, angular_jacobian.drift),
+        }
+    }
+}
+
+/// The centroidal `let`s of a URDF model (`centroidal` gives them at a state) against
+/// Pinocchio's at the states of `<robot>.json`, from `<robot>_centroidal.json` (each to
+/// [`agree`]'s 1e-12 of its largest entry): `data.mass[0]`, `centerOfMass`, its velocity
+/// J_com q̇ and acceleration J_com q̈ + drift, `jacobianCenterOfMass` (J_com L), h_G
+/// (`computeCentroidalMomentum`), A_G (`ccrba`: A L), dA_G v (`dccrba`) and ḣ_G = A q̈ +
+/// drift (`computeCentroidalMomentumTimeVariation`). With `floating`, lagrange's state and
+/// q̈ are Pinocchio's mapped by [`FreeFlyer`] (q̇ = L v, q̈ = L v̇ + L̇ v); then ḣ_G = A (L a +
+/// L̇ v) + drift = A_G a + dA_G v, so dA_G v = drift + A L̇ v, L̇ v being q̈ at a = 0. A
+/// fixed base has N = V and L = I.
+pub fn centroidal_matches_pinocchio<const N: usize, const V: usize>(
+    robot: &str,
+    floating: bool,
+    centroidal: impl Fn(&State<N>) -> Centroidal<N>,
+) {
+    let (data, pinocchio) = (reference(robot), reference(&format!("{robot}_centroidal")));
+    let states = data["states"].as_array().unwrap();
+    let values = pinocchio["states"].as_array().unwrap();
+    assert_eq!(states.len(), values.len());
+    for (state, want) in states.iter().zip(values) {
+        let label = state["label"].as_str().unwrap();
+        assert_eq!(want["label"], state["label"]);
+        assert_eq!(want["q"], state["q"]);
+        let (q, v, a) = (
+            vector::<N>(&state["q"]),
+            vector::<V>(&state["v"]),
+            vector::<V>(&state["a"]),
+        );
+        let (s, l, qdd, coasting) = if floating {
+            let base = FreeFlyer::<N, V>::at(&q);
+            let zero = SVector::zeros();
+            (
+                base.state(&v),
+                base.l(),
+                base.qdd(&v, &a),
+                base.qdd(&v, &zero),
+            )
+        } else {
+            assert_eq!(N, V);
+            let l = SMatrix::<f64, N, V>::identity();
+            (State::new(0.0, q, l * v), l, l * a, SVector::zeros())
+        };
+        let c = centroidal(&s);
+        let what = |w: &str| format!("{w}, {robot} {label}");
+        agree(
+            &SVector::from([c.mass]),
+            &SVector::from([want["mass"].as_f64().unwrap()]),
+            &what("total mass"),
+        );
+        agree(&c.com, &vector(&want["com"]), &what("centerOfMass"));
+        agree(
+            &(c.com_jacobian * l),
+            &matrix(&want["com_jacobian"]),
+            &what("jacobianCenterOfMass"),
+        );
+        agree(
+            &(c.com_jacobian * s.qd),
+            &vector(&want["com_velocity"]),
+            &what("centre of mass velocity"),
+        );
+        agree(
+            &(c.com_jacobian * qdd + c.com_drift),
+            &vector(&want["com_acceleration"]),
+            &what("centre of mass acceleration"),
+        );
+        agree(
+            &c.momentum,
+            &vector(&want["centroidal_momentum"]),
+            &what("computeCentroidalMomentum"),
+        );
+        agree(
+            &(c.matrix * l),
+            &matrix(&want["centroidal_matrix"]),
+            &what("ccrba's A_G"),
+        );
+        agree(
+            &(c.matrix * s.qd),
+            &c.momentum,
+            &what("A q̇ = h_G (affine in q̇, no constant)"),
+        );
+        agree(
+            &(c.drift + c.matrix * coasting),
+            &vector(&want["centroidal_drift"]),
+            &what("dccrba's dA_G v"),
+        );
+        agree(
+            &(c.matrix * qdd + c.drift),
+            &vector(&want["centroidal_momentum_rate"]),
+            &what("computeCentroidalMomentumTimeVariation"),
+        );
     }
 }

@@ -80,7 +80,7 @@ pub struct Constraint {
 /// A `let`, by name: its value, or `None` when it has an error.
 pub struct Let {
     pub name: Ident,
-    /// The expression as written.
+    /// The expression as written, up to [`crate::ast::QUOTED`] characters.
     pub text: String,
     pub value: Option<Value>,
 }
@@ -193,7 +193,7 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
                 }
                 out.lets.push(Let {
                     name: name.clone(),
-                    text: e.to_string(),
+                    text: e.text_up_to(crate::ast::QUOTED),
                     value,
                 });
             }

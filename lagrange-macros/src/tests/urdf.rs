@@ -77,6 +77,10 @@ fn the_file_becomes_the_statements_a_user_would_write() {
             "let urdf_kinetic",
             "let urdf_potential",
             "let urdf_dissipation",
+            "let urdf_mass",
+            "let urdf_com",
+            "let urdf_momentum",
+            "let urdf_angular_momentum",
             "kinetic",
         ]
     );

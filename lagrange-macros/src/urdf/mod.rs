@@ -41,6 +41,12 @@
 //!   (`tests/urdf_robots.rs`, `a_floating_base_is_the_free_body_written_by_hand`).
 //!   `urdf_potential` = Σ m g c_z (with a parameter `g = 9.81` unless the model declares
 //!   `g`), `urdf_dissipation` = ½ Σ damping q̇²;
+//! - the centroidal `let`s `urdf_mass`, `urdf_com`, `urdf_momentum` and
+//!   `urdf_angular_momentum` (about `urdf_com`, world axes), of the links that move (as
+//!   Pinocchio's and `urdf_potential`), the momenta from the kinetic energy's velocities
+//!   and rotational terms, every lever from the velocities' reference o
+//!   (`writer::Writer::centroidal`);
+//!   without mass that moves no `urdf_com`, and naming it is an error at the name;
 //! - `constraint mimic_<joint>` for a mimic joint, `constraint base_unit` for the floating
 //!   base's quaternion; and each joint's limits, for `Name::JOINT_LIMITS`.
 //!
@@ -88,7 +94,7 @@ mod units;
 mod writer;
 mod xml;
 
-use crate::ast::{Model, Robot, Statement};
+use crate::ast::{Expr, Model, Robot, Statement};
 use failure::Failure;
 use syn::Ident;
 use writer::Writer;
@@ -157,6 +163,23 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
                 all.expect("at least one clash")
             }
         })?;
+    // A robot without mass that moves has no centre of mass, and so no `urdf_com`
+    // (`writer::Writer::centroidal`): where the model names it, say why.
+    let com = statements
+        .iter()
+        .any(|s| matches!(s, Statement::Let { name, .. } if name == "urdf_com"));
+    if !com {
+        if let Some(at) = model.statements.iter().find_map(|s| naming(s, "urdf_com")) {
+            return Err(syn::Error::new(
+                at,
+                format!(
+                    "`urdf_com` is not declared: no link of `{}` that moves has mass \
+                     (`urdf_mass` is 0), so the robot has no centre of mass",
+                    path.value()
+                ),
+            ));
+        }
+    }
     model.statements.splice(0..0, statements);
     model.robot = Some(Robot {
         file,
@@ -186,6 +209,39 @@ fn declared_names(statement: &Statement) -> Vec<Ident> {
         }
         Statement::Let { name, .. } | Statement::Constraint { name, .. } => vec![name.clone()],
         _ => Vec::new(),
+    }
+}
+
+/// Where a statement names `name` in an expression, if it does.
+fn naming(statement: &Statement, name: &str) -> Option<proc_macro2::Span> {
+    let exprs: Vec<&Expr> = match statement {
+        Statement::Parameters(items) => items.iter().filter_map(|p| p.default.as_ref()).collect(),
+        Statement::Let { value, .. }
+        | Statement::Energy { value, .. }
+        | Statement::Constraint { value, .. } => vec![value],
+        Statement::Force { force, point } => vec![force, point],
+        Statement::Torque {
+            torque, rotation, ..
+        } => vec![torque, rotation],
+        Statement::Coordinates(_) | Statement::Inputs(_) | Statement::Urdf { .. } => Vec::new(),
+    };
+    exprs.into_iter().find_map(|e| named(e, name))
+}
+
+/// Where an expression names `name`, if it does.
+fn named(expr: &Expr, name: &str) -> Option<proc_macro2::Span> {
+    match expr {
+        Expr::Number(_) => None,
+        Expr::Name(id) => (crate::check::key(id) == name).then(|| id.span()),
+        Expr::Neg { operand: e, .. }
+        | Expr::Paren { inner: e, .. }
+        | Expr::Index { base: e, .. }
+        | Expr::Component { base: e, .. }
+        | Expr::Quantity { value: e, .. } => named(e, name),
+        Expr::Binary { lhs, rhs, .. } => named(lhs, name).or_else(|| named(rhs, name)),
+        Expr::Call { args: items, .. } | Expr::List { items, .. } => {
+            items.iter().find_map(|e| named(e, name))
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! keywords escaped ([`identifier`], [`escaped`]), and each claimed once ([`claim_all`]): the
 //! links' frames (`L_R`, `L_p`, `L_c`), the joints' coordinates and their mimic constraints
 //! must differ from each other, from the names every URDF model declares (the energies,
-//! `g`, the floating base's [`FLOATING_BASE`]), from the language's names, and from the
+//! the centroidal `let`s, `g`, the floating base's [`FLOATING_BASE`]), from the language's names, and from the
 //! model's own declarations.
 
 use super::failure::{Failure, FileError};
@@ -46,6 +46,22 @@ pub fn claim_all(
         (
             "urdf_dissipation",
             "the `let` of the dissipation every URDF model has",
+        ),
+        (
+            "urdf_mass",
+            "the `let` of the total mass every URDF model has",
+        ),
+        (
+            "urdf_com",
+            "the `let` of the centre of mass every URDF model with mass has",
+        ),
+        (
+            "urdf_momentum",
+            "the `let` of the linear momentum every URDF model has",
+        ),
+        (
+            "urdf_angular_momentum",
+            "the `let` of the angular momentum every URDF model has",
         ),
     ];
     if declare_g {

@@ -8,6 +8,10 @@ pub enum Si {
     Kilogram,
     /// A moment of inertia.
     KilogramMetreSquared,
+    /// A linear momentum.
+    KilogramMetrePerSecond,
+    /// An angular momentum.
+    KilogramMetreSquaredPerSecond,
     /// The damping of a revolute joint, N·m·s/rad.
     NewtonMetreSecond,
     /// The damping of a prismatic joint.
@@ -24,6 +28,8 @@ impl Si {
             Si::Metre => "m",
             Si::Kilogram => "kg",
             Si::KilogramMetreSquared => "kg*m^2",
+            Si::KilogramMetrePerSecond => "kg*m/s",
+            Si::KilogramMetreSquaredPerSecond => "kg*m^2/s",
             Si::NewtonMetreSecond => "N*m*s",
             Si::NewtonSecondPerMetre => "N*s/m",
             Si::MetrePerRadian => "m/rad",

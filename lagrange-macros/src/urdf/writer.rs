@@ -1,7 +1,8 @@
 //! The statements of a robot, written as a user would write them by hand: its coordinates
 //! and `g`, each link's frame (`L_R`, `L_p`) down the tree and centre of mass (`L_c`), the
 //! energies `urdf_kinetic` (with the tree's velocities), `urdf_potential` and
-//! `urdf_dissipation`, and the constraints of a floating base's quaternion and of mimic
+//! `urdf_dissipation`, the centroidal `urdf_mass`, `urdf_com`, `urdf_momentum` and
+//! `urdf_angular_momentum` (from the kinetic energy's velocities), and the constraints of a floating base's quaternion and of mimic
 //! joints; with the joints' limits for `Name::JOINT_LIMITS`. Every token at the path.
 
 use super::failure::Failure;
@@ -40,12 +41,37 @@ struct Kinematics {
     frames: Vec<usize>,
     /// Whether the link's frame moves with the coordinates.
     moves: Vec<bool>,
+    /// The link whose origin is the link's reference point o: the nearest link above it
+    /// (or itself) that does not move, or with `floating` the root.
+    reference: Vec<usize>,
     /// The link's origin from the reference point o (`None`: o itself).
     from_o: Vec<Option<Expr>>,
     /// The link's angular velocity in the world frame (`None`: zero).
     omega: Vec<Option<Expr>>,
     /// The velocity of the link's point at o in the world frame (`None`: zero).
     velocity: Vec<Option<Expr>>,
+}
+
+/// A link that moves and has mass or inertia, as its energy is written.
+struct Body {
+    link: usize,
+    /// Its reference point's link (`Kinematics::reference`).
+    reference: usize,
+    mass: f64,
+    /// Its centre of mass from its reference point o (`None`: o itself).
+    from_o: Option<Expr>,
+    /// The velocity of its centre of mass, ċ (`None`: zero, or a link without mass).
+    velocity: Option<Expr>,
+    /// Its rotational terms (`None`: no inertia, or a link that does not turn).
+    spin: Option<Spin>,
+}
+
+/// A link's rotational terms ([`Writer::spin`]).
+enum Spin {
+    /// I = L D Lᵀ: each nonzero pivot d_k, with a_k = L_R l_k and a_k · ω.
+    Factored(Vec<(f64, Expr, Expr)>),
+    /// Without that factorization: ω_b = L_Rᵀ ω and I ω_b.
+    Plain { body: Expr, spin: Expr },
 }
 
 /// Writes the statements, every token at `span`.
@@ -184,16 +210,17 @@ impl Writer {
         self.call("rot", vec![self.vector(axis, None), self.name(q)])
     }
 
-    /// ½ ω_bᵀ I ω_b of link `id` turning at `w` (world frame), I its inertia about the
-    /// centre of mass in its frame and ω_b = L_Rᵀ w: with I = L D Lᵀ (L unit lower
-    /// triangular, D diagonal, at compile time), Σ_k d_k/2 (l_kᵀ ω_b)² = Σ_k d_k/2
-    /// ((L_R l_k) · w)², l_k the columns of L. Three squares whose velocity derivatives
-    /// are three products each, where ωᵀ I ω would take nine, and L_R l₂ is a column of
-    /// L_R. An inertia without that factorization (a zero pivot over a nonzero entry, not
-    /// a physical one) or whose factors overflow `f64` is written as ½ ω_bᵀ I ω_b.
-    fn rotational_energy(&self, id: &str, tensor: &Matrix, w: &Expr) -> Vec<Expr> {
+    /// The rotational terms of link `id` turning at `w` (world frame), I its inertia about
+    /// the centre of mass in its frame and ω_b = L_Rᵀ w, from which both its energy ½ ω_bᵀ
+    /// I ω_b and its angular momentum L_R I ω_b are written ([`Spin`]): with I = L D Lᵀ (L
+    /// unit lower triangular, D diagonal, at compile time), Σ_k d_k/2 (l_kᵀ ω_b)² = Σ_k
+    /// d_k/2 ((L_R l_k) · w)², l_k the columns of L. Three squares whose velocity
+    /// derivatives are three products each, where ωᵀ I ω would take nine, and L_R l₂ is a
+    /// column of L_R; the momentum is Σ_k d_k ((L_R l_k) · w) L_R l_k, of the same
+    /// products. An inertia without that factorization (a zero pivot over a nonzero
+    /// entry, not a physical one) or whose factors overflow `f64` is written with ω_b.
+    fn spin(&self, id: &str, tensor: &Matrix, w: &Expr) -> Spin {
         let frame = || self.name(&format!("{id}_R"));
-        let half = |d: f64| self.number(d / 2.0, Some(Si::KilogramMetreSquared));
         // A factor whose entries (or halved pivots) overflow, as a tiny pivot under large
         // entries can make them, is not used: the tensor itself is finite.
         let finite = |factor: &[(f64, [f64; 3]); 3]| {
@@ -209,22 +236,58 @@ impl Writer {
                 self.matrix(tensor, Some(Si::KilogramMetreSquared)),
                 body.clone(),
             );
-            let energy = self.call("inner", vec![body, spin]);
-            return vec![self.binary(BinOp::Div, energy, self.number(2.0, None))];
+            return Spin::Plain { body, spin };
         };
-        factor
+        let squares = factor
             .into_iter()
             .filter(|&(d, _)| d != 0.0)
             .map(|(d, column)| {
                 let axis = self.binary(BinOp::Mul, frame(), self.vector(column, None));
-                let along = self.call("inner", vec![axis, w.clone()]);
-                self.binary(
-                    BinOp::Mul,
-                    half(d),
-                    self.binary(BinOp::Mul, along.clone(), along),
-                )
+                let along = self.call("inner", vec![axis.clone(), w.clone()]);
+                (d, axis, along)
             })
-            .collect()
+            .collect();
+        Spin::Factored(squares)
+    }
+
+    /// ½ ω_bᵀ I ω_b, of a link's [`Spin`].
+    fn rotational_energy(&self, spin: &Spin) -> Vec<Expr> {
+        match spin {
+            Spin::Plain { body, spin } => {
+                let energy = self.call("inner", vec![body.clone(), spin.clone()]);
+                vec![self.binary(BinOp::Div, energy, self.number(2.0, None))]
+            }
+            Spin::Factored(squares) => squares
+                .iter()
+                .map(|(d, _, along)| {
+                    self.binary(
+                        BinOp::Mul,
+                        self.number(d / 2.0, Some(Si::KilogramMetreSquared)),
+                        self.binary(BinOp::Mul, along.clone(), along.clone()),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// L_R I ω_b, the angular momentum of a link's [`Spin`] about its centre of mass.
+    fn rotational_momentum(&self, id: &str, spin: &Spin) -> Vec<Expr> {
+        match spin {
+            Spin::Plain { spin, .. } => {
+                vec![self.binary(BinOp::Mul, self.name(&format!("{id}_R")), spin.clone())]
+            }
+            Spin::Factored(squares) => squares
+                .iter()
+                .map(|(d, axis, along)| {
+                    let weight = self.binary(
+                        BinOp::Mul,
+                        self.number(*d, Some(Si::KilogramMetreSquared)),
+                        along.clone(),
+                    );
+                    self.binary(BinOp::Mul, weight, axis.clone())
+                })
+                .collect(),
+        }
     }
 
     /// The statements and the joint limits.
@@ -259,8 +322,9 @@ impl Writer {
         let mut out = Vec::new();
         let limits = self.declarations(&tree, declare_g, own_coordinates, &mut out)?;
         let kinematics = self.frames(&tree, &mut out);
-        self.energies(&tree, &kinematics, &mut out);
+        let bodies = self.energies(&tree, &kinematics, &mut out);
         self.dissipation(&tree, &mut out);
+        self.centroidal(&tree, &bodies, &mut out);
         self.constraints(&tree, &mut out)?;
         Ok((out, limits, fixed))
     }
@@ -394,6 +458,7 @@ impl Writer {
         // distance and cancel in the energy (issue 50: M₇₇ of TIAGo's wrist off by
         // 2.2e-5 at 1 414 m).
         let mut from_o: Vec<Option<Expr>> = vec![None; links.len()];
+        let mut reference: Vec<usize> = vec![root; links.len()];
         // Below a link that does not move, each link's o is that link's origin, fixed in
         // the world (`Some(anchor)`; `None` under a floating root, whose o moves), and its
         // origin L_p is written o's plus the sum of the arms from there, `r`, so that
@@ -416,6 +481,11 @@ impl Writer {
             let (parent, child) = (&link_id[joint.parent], &link_id[joint.child]);
             let motion = joint.kind.motion();
             moves[joint.child] = moves[joint.parent] || motion.is_some();
+            reference[joint.child] = if moves[joint.parent] {
+                reference[joint.parent]
+            } else {
+                joint.parent
+            };
             let origin = rpy_matrix(joint.rpy);
             let mut rotation = self.name(&format!("{parent}_R"));
             if origin != identity {
@@ -486,26 +556,34 @@ impl Writer {
         Kinematics {
             frames,
             moves,
+            reference,
             from_o,
             omega,
             velocity,
         }
     }
 
-    /// The centres of mass (`L_c`), `urdf_kinetic` and `urdf_potential`.
-    fn energies(&self, tree: &Tree, kinematics: &Kinematics, out: &mut Vec<Statement>) {
+    /// The centres of mass (`L_c`), `urdf_kinetic` and `urdf_potential`; the links that
+    /// move and carry mass or inertia, for [`Writer::centroidal`].
+    fn energies(
+        &self,
+        tree: &Tree,
+        kinematics: &Kinematics,
+        out: &mut Vec<Statement>,
+    ) -> Vec<Body> {
         let Tree {
             links, ref link_id, ..
         } = *tree;
         let Kinematics {
             frames,
             moves,
+            reference,
             from_o,
             omega,
             velocity,
         } = kinematics;
         // Centres of mass, and the energies.
-        let (mut kinetic, mut potential) = (Vec::new(), Vec::new());
+        let (mut kinetic, mut potential, mut bodies) = (Vec::new(), Vec::new(), Vec::new());
         for &l in frames {
             let id = &link_id[l];
             let inertial = links[l].inertial.as_ref();
@@ -534,6 +612,14 @@ impl Writer {
             let c = || self.name(&format!("{id}_c"));
             // The centre of mass from o.
             let r = self.total([from_o[l].clone(), offset]);
+            let mut body = Body {
+                link: l,
+                reference: reference[l],
+                mass: m,
+                from_o: r.clone(),
+                velocity: None,
+                spin: None,
+            };
             if m > 0.0 {
                 // m g c_z
                 let height = Expr::Index {
@@ -557,21 +643,107 @@ impl Writer {
                     .zip(r)
                     .map(|(w, r)| self.call("cross", vec![w, r]));
                 if let Some(v) = self.total([velocity[l].clone(), turning]) {
-                    let speed = self.call("inner", vec![v.clone(), v]);
+                    let speed = self.call("inner", vec![v.clone(), v.clone()]);
                     let half = self.number(m / 2.0, Some(Si::Kilogram));
                     kinetic.push(self.binary(BinOp::Mul, half, speed));
+                    body.velocity = Some(v);
                 }
             }
             if inertial.tensor != [[0.0; 3]; 3] {
                 if let Some(w) = omega[l].clone() {
-                    kinetic.extend(self.rotational_energy(id, &inertial.tensor, &w));
+                    let spin = self.spin(id, &inertial.tensor, &w);
+                    kinetic.extend(self.rotational_energy(&spin));
+                    body.spin = Some(spin);
                 }
             }
+            bodies.push(body);
         }
         let kinetic = self.sum(kinetic);
         out.push(self.let_("urdf_kinetic", kinetic));
         let potential = self.sum(potential);
         out.push(self.let_("urdf_potential", potential));
+        bodies
+    }
+
+    /// The centroidal `let`s, of the links that move (as Pinocchio's, whose bodies fixed
+    /// to the world are part of the universe; and as `urdf_potential`, which is then
+    /// `urdf_mass * g * urdf_com[2]`): `urdf_mass` Σ m, `urdf_com` Σ (m / urdf_mass) L_c
+    /// (whose Jacobian's rows are sums of the links' own, which `jacobians` has), and
+    /// `urdf_momentum` Σ m ċ and `urdf_angular_momentum` Σ m (c − o) × ċ − ρ ×
+    /// urdf_momentum + Σ R I Rᵀ ω with ρ = Σ (m / urdf_mass) (c − o) = urdf_com − o, the
+    /// angular momentum about `urdf_com` in world axes. The velocities ċ and the
+    /// rotational terms are the kinetic energy's ([`Body`]), and every lever is measured
+    /// from o, the reference point of the velocities (`Kinematics::reference`), never as a
+    /// difference of positions from the world's origin: the momenta and the Jacobians do
+    /// not depend on where the robot stands (`urdf_com`'s value is rounded as the L_c
+    /// are, to ε of the distance). A robot whose reference points differ (links that move below two links
+    /// fixed to the world) takes the first's, the others' levers shifted by the constant
+    /// between them. Without mass that moves there is no centre of mass: `urdf_com` is not
+    /// declared (`urdf::splice` says why where the model names it), and the angular
+    /// momentum, with no linear momentum, is the same about every point.
+    fn centroidal(&self, tree: &Tree, bodies: &[Body], out: &mut Vec<Statement>) {
+        let link_id = &tree.link_id;
+        let origin = |l: usize| self.name(&format!("{}_p", link_id[l]));
+        let total: f64 = bodies.iter().map(|b| b.mass).sum();
+        out.push(self.let_("urdf_mass", self.number(total, Some(Si::Kilogram))));
+        let massive = || bodies.iter().filter(|b| b.mass > 0.0);
+        // Each centre of mass from the first body's reference point o.
+        let o = massive().next().map(|b| b.reference);
+        let lever = |b: &Body| -> Option<Expr> {
+            let o = o.expect("a body with mass");
+            let shift =
+                (b.reference != o).then(|| self.binary(BinOp::Sub, origin(b.reference), origin(o)));
+            self.total([shift, b.from_o.clone()])
+        };
+        // ρ = urdf_com − o.
+        let rho = || {
+            self.total(massive().map(|b| {
+                lever(b).map(|r| self.binary(BinOp::Mul, self.number(b.mass / total, None), r))
+            }))
+        };
+        if o.is_some() {
+            // Σ (m / urdf_mass) L_c: the rows of its Jacobian are sums of those of the
+            // links' centres of mass, which `jacobians` computes anyway.
+            let com = self.total(massive().map(|b| {
+                Some(self.binary(
+                    BinOp::Mul,
+                    self.number(b.mass / total, None),
+                    self.name(&format!("{}_c", link_id[b.link])),
+                ))
+            }));
+            out.push(self.let_("urdf_com", com.expect("a body with mass")));
+        }
+        let momentum = self.total(massive().map(|b| {
+            let v = b.velocity.clone()?;
+            Some(self.binary(BinOp::Mul, self.number(b.mass, Some(Si::Kilogram)), v))
+        }));
+        let moving = momentum.is_some();
+        let momentum =
+            momentum.unwrap_or_else(|| self.vector([0.0; 3], Some(Si::KilogramMetrePerSecond)));
+        out.push(self.let_("urdf_momentum", momentum));
+        // Σ m (c − o) × ċ − ρ × p, and the links' own.
+        let mut angular: Vec<Expr> = massive()
+            .filter_map(|b| {
+                let arm = self.call("cross", vec![lever(b)?, b.velocity.clone()?]);
+                Some(self.binary(BinOp::Mul, self.number(b.mass, Some(Si::Kilogram)), arm))
+            })
+            .collect();
+        if let Some(rho) = rho().filter(|_| moving) {
+            let shift = self.call("cross", vec![rho, self.name("urdf_momentum")]);
+            angular.push(Expr::Neg {
+                minus: self.span,
+                operand: Box::new(shift),
+            });
+        }
+        for b in bodies {
+            if let Some(spin) = &b.spin {
+                angular.extend(self.rotational_momentum(&link_id[b.link], spin));
+            }
+        }
+        let angular = self
+            .total(angular.into_iter().map(Some))
+            .unwrap_or_else(|| self.vector([0.0; 3], Some(Si::KilogramMetreSquaredPerSecond)));
+        out.push(self.let_("urdf_angular_momentum", angular));
     }
 
     /// `urdf_dissipation`: ½ Σ damping q̇².
