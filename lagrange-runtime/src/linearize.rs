@@ -1,9 +1,11 @@
 //! Linearization and parameter sensitivities, exact through automatic differentiation.
 //!
-//! [`linearize`] differentiates the whole acceleration computation — for constrained
-//! models the constrained system, multipliers eliminated — with dual numbers seeded on
-//! q, q̇ and u, giving ẋ ≈ A x + B u for x = (q, q̇) around a state. [`sensitivities`]
-//! differentiates it with respect to the model's parameters. Equilibria and steady
+//! [`linearize`] gives ẋ ≈ A x + B u for x = (q, q̇) around a state: for a model without
+//! constraints from [`inverse_dynamics_derivatives`] (∂τ/∂q, ∂τ/∂q̇, ∂τ/∂u, with dual
+//! numbers seeded on q, q̇ and u) and one factorization of the mass matrix; for a
+//! constrained model by differentiating the whole constrained solve, multipliers
+//! eliminated. [`sensitivities`] differentiates the accelerations with respect to the
+//! model's parameters. Equilibria and steady
 //! motions, with the linearization there, are found in [`steady`](crate::steady).
 //!
 //! # Example
@@ -33,7 +35,7 @@
 
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
-use crate::jacobian_seed::forward_jacobian;
+use crate::jacobian_seed::{forward_jacobian, lanes_jacobian, Lanes};
 use crate::linalg;
 use crate::model::Point;
 use crate::model::{
@@ -253,8 +255,8 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
     }
 }
 
-/// [`linearize`] without constraints: column k of ∂q̈/∂x is −M⁻¹ ∂(M a − bias)/∂x_k at
-/// a = q̈, one sweep per column and one factorization of M.
+/// [`linearize`] without constraints: ∂q̈/∂x = −M⁻¹ ∂τ/∂x at q̈ fixed, from the
+/// derivatives of the inverse dynamics and one factorization of M.
 fn unconstrained<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -264,28 +266,156 @@ fn unconstrained<T, const N: usize, const M: usize>(
 where
     T: Model<N, M>,
 {
-    let mass = crate::eval::equations(model, s, u).mass;
-    // `accelerations` has solved with this factorization, so it exists; the diagnosis is
-    // only a guard.
-    let Some(ldlt) = crate::linalg::Ldlt::factor(&mass) else {
+    let d = derivatives_of_inverse_dynamics(model, s, &accelerations, u);
+    // `accelerations` has solved with this matrix, so it factors; the diagnosis is only a
+    // guard.
+    let Some(ldlt) = crate::linalg::Ldlt::factor(&d.mass) else {
         return Err(
-            crate::linalg::factor_mass(&mass, &<T as Model<N, M>>::COORDINATES)
+            crate::linalg::factor_mass(&d.mass, &<T as Model<N, M>>::COORDINATES)
                 .err()
                 .unwrap_or(DynamicsError::SingularMassMatrix),
         );
     };
     let mut lin = Linearization::zero(s, u, accelerations);
-    let a: [Dual64; N] = accelerations.map(Dual64::from_re).into();
-    let base = Point::new(s, u);
-    let columns = forward_jacobian(&base, |x| model.eval_inverse_dynamics_in(x, &a));
-    for (k, d) in columns.enumerate() {
-        lin.set_column(k, &-ldlt.solve(&d.into()));
+    let solve = |column: SVector<f64, N>| -ldlt.solve(&column);
+    for k in 0..N {
+        lin.d_q.set_column(k, &solve(d.d_q.column(k).into()));
+        lin.d_qd.set_column(k, &solve(d.d_qd.column(k).into()));
+    }
+    for k in 0..M {
+        lin.d_u.set_column(k, &solve(d.d_u.column(k).into()));
     }
     Ok(lin)
 }
 
+/// The derivatives of the inverse dynamics at a state, accelerations and inputs
+/// ([`inverse_dynamics_derivatives`]).
+///
+/// # Example
+/// A pendulum, m l² θ̈ + m g l sin θ = τ: ∂τ/∂θ = m g l cos θ, ∂τ/∂θ̇ = 0, ∂τ/∂θ̈ = m l².
+/// ```
+/// use lagrange_runtime::prelude::*;
+/// use lagrange_runtime::linearize::inverse_dynamics_derivatives;
+///
+/// lagrangian! {
+///     struct Pendulum {
+///         parameters: m = 1.0, l = 2.0, g = 9.81;
+///         coordinates: theta;
+///         kinetic = m/2 * l^2 * dot(theta)^2;
+///         potential = -m * g * l * cos(theta);
+///     }
+/// }
+///
+/// let s = State::new(0.0, SVector::from([0.5]), SVector::from([1.5]));
+/// let qdd = SVector::from([0.25]);
+/// let d = inverse_dynamics_derivatives(&Pendulum::default(), &s, &qdd, &SVector::zeros()).unwrap();
+/// assert!((d.forces[0] - (4.0 * 0.25 + 9.81 * 2.0 * 0.5f64.sin())).abs() < 1e-13);
+/// assert!((d.d_q[(0, 0)] - 9.81 * 2.0 * 0.5f64.cos()).abs() < 1e-13);
+/// assert_eq!(d.d_qd[(0, 0)], 0.0);
+/// assert_eq!(d.mass[(0, 0)], 4.0);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct InverseDynamicsDerivatives<const N: usize, const M: usize> {
+    /// The generalized forces τ that must be added to Q for the accelerations to happen:
+    /// [`Dynamics::inverse_dynamics`].
+    pub forces: SVector<f64, N>,
+    /// ∂τ/∂q.
+    pub d_q: SMatrix<f64, N, N>,
+    /// ∂τ/∂q̇.
+    pub d_qd: SMatrix<f64, N, N>,
+    /// ∂τ/∂u: minus the derivatives of the applied generalized forces Q.
+    pub d_u: SMatrix<f64, N, M>,
+    /// ∂τ/∂q̈, the mass matrix M.
+    pub mass: SMatrix<f64, N, N>,
+}
+
+/// The derivatives of the inverse dynamics τ(q, q̇, q̈, u) = M(q) q̈ − (the rest of the
+/// equations of motion) ([`Dynamics::inverse_dynamics`]: the generalized force that must
+/// be added to Q so that `qdd` happen, constraints left out), exact: ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂u
+/// and ∂τ/∂q̈ = M, as Pinocchio's `computeRNEADerivatives` gives them (which has no
+/// inputs). They are what inverse-dynamics trajectory optimization and the linearization
+/// run on: for a model without constraints, ∂q̈/∂x = −M⁻¹ ∂τ/∂x at the accelerations
+/// ([`linearize`] does exactly that).
+///
+/// # Errors
+/// [`DynamicsError::NonFiniteState`] for a non-finite state or input,
+/// [`DynamicsError::InvalidSetting`] for non-finite accelerations, and
+/// [`DynamicsError::NonFiniteResult`] where the derivatives are not finite.
+pub fn inverse_dynamics_derivatives<T, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    qdd: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+) -> Result<InverseDynamicsDerivatives<N, M>, DynamicsError>
+where
+    T: Model<N, M>,
+{
+    crate::eval::check_state::<T, N, M>(s, u)?;
+    if !qdd.iter().all(|x| x.is_finite()) {
+        return Err(DynamicsError::InvalidSetting(
+            "the accelerations at which the inverse dynamics is differentiated must be finite",
+        ));
+    }
+    let d = derivatives_of_inverse_dynamics(model, s, qdd, u);
+    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+    if [
+        d.forces.as_slice(),
+        d.d_q.as_slice(),
+        d.d_qd.as_slice(),
+        d.d_u.as_slice(),
+        d.mass.as_slice(),
+    ]
+    .into_iter()
+    .all(finite)
+    {
+        Ok(d)
+    } else {
+        Err(DynamicsError::NonFiniteResult {
+            quantity: "derivatives of the inverse dynamics",
+        })
+    }
+}
+
+/// [`inverse_dynamics_derivatives`] without the checks: the columns along (q, q̇, u) in
+/// vector-mode dual numbers, several per evaluation, and the mass matrix.
+fn derivatives_of_inverse_dynamics<T, const N: usize, const M: usize>(
+    model: &T,
+    s: &State<N>,
+    qdd: &SVector<f64, N>,
+    u: &SVector<f64, M>,
+) -> InverseDynamicsDerivatives<N, M>
+where
+    T: Model<N, M>,
+{
+    let mut d = InverseDynamicsDerivatives {
+        forces: SVector::zeros(),
+        d_q: SMatrix::zeros(),
+        d_qd: SMatrix::zeros(),
+        d_u: SMatrix::zeros(),
+        mass: model.mass_matrix(s, u),
+    };
+    let a: [Lanes; N] = qdd.map(Lanes::from_re).into();
+    let forces = lanes_jacobian(
+        &Point::new(s, u),
+        |x| model.eval_inverse_dynamics_in(x, &a),
+        |k, column| {
+            let column = SVector::from(column);
+            if k < N {
+                d.d_q.set_column(k, &column);
+            } else if k < 2 * N {
+                d.d_qd.set_column(k - N, &column);
+            } else {
+                d.d_u.set_column(k - 2 * N, &column);
+            }
+        },
+    );
+    d.forces = SVector::from(forces);
+    d
+}
+
 /// [`linearize`] of a constrained model: the whole constrained solve
-/// ([`Model::eval_accelerations_in`]) in dual numbers, one column of (q, q̇, u) per solve.
+/// ([`Model::eval_accelerations_in`]) in dual numbers, several columns of (q, q̇, u) per
+/// solve.
 fn constrained<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -303,10 +433,13 @@ where
     // gets its unit vector, exactly, so that the reduced Jacobian keeps its exact zeros and
     // `stability::spectrum` can split their eigenvalues off exactly.
     lin.tangent = linalg::null_space(&constraints_in_state(model, s, u));
-    let columns = forward_jacobian(&base, |x| model.eval_accelerations_in(x));
-    for (k, column) in columns.enumerate() {
-        lin.set_column(k, &column.ok_or_else(not_finite)?);
-    }
+    // A solve that fails gives NaN, which `linearize` reports as not finite.
+    let failed = [Lanes::from_re(f64::NAN); N];
+    lanes_jacobian(
+        &base,
+        |x| model.eval_accelerations_in(x).map_or(failed, Into::into),
+        |k, column| lin.set_column(k, &SVector::from(column)),
+    );
     Ok(lin)
 }
 

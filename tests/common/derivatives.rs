@@ -26,7 +26,9 @@
 //!   differences of L, its mass matrix against differences of its momenta, the generalized
 //!   forces against differences of the forces' virtual power and of D, its bias against
 //!   ∂L/∂q + Q minus the difference of its momenta along (q̇, 1) in (q, t);
-//! - `Model::eval_inverse_dynamics_in::<Dual64>` seeded along q, q̇, u, t and q̈;
+//! - `Model::eval_inverse_dynamics_in::<Dual64>` seeded along q, q̇, u, t and q̈, and the
+//!   public `inverse_dynamics_derivatives` (vector-mode duals; its value against
+//!   `Dynamics::inverse_dynamics`);
 //! - `Model::eval_gradient_in::<Dual64>` (∂L/∂q, momenta, generalized forces, L) seeded
 //!   along q, q̇, u and t;
 //! - the variational integrators' Newton Jacobian. `Step::jacobian` (crate-private, in
@@ -66,7 +68,7 @@
 //! largest |exact − difference| / allowed it met at the first step.
 
 use super::Rng;
-use lagrange_runtime::linearize::{linearize, sensitivities};
+use lagrange_runtime::linearize::{inverse_dynamics_derivatives, linearize, sensitivities};
 use lagrange_runtime::model::{Equations, Gradient, Model, Parametric, Point};
 use lagrange_runtime::nalgebra::SVector;
 use lagrange_runtime::num_dual::Dual64;
@@ -809,6 +811,55 @@ impl<'a, T: Model<N, M>, const N: usize, const M: usize> Derivatives<'a, T, N, M
             case,
             Columns {
                 quantity: "eval_inverse_dynamics_in::<Dual64>: ∂(M q̈ − bias)",
+                exact: &exact,
+                size_of: &size_of,
+                f: &f,
+                rows: &|i| format!("row {}", coordinates[i]),
+                columns: &|k| names[k].clone(),
+                terms: self.model_terms(case, Some(&qdd)),
+            },
+        );
+        // The public face: `inverse_dynamics_derivatives` (vector-mode duals), its columns
+        // along (q, q̇, u) and q̈ (the mass matrix) in place of the ones above (t has none).
+        let public = match inverse_dynamics_derivatives(model, &case.state, &qdd, &case.inputs) {
+            Ok(d) => d,
+            Err(e) => {
+                let at = self.describe(case);
+                self.failures.push(format!(
+                    "{}: inverse_dynamics_derivatives fails at {at}: {e}",
+                    self.name
+                ));
+                return;
+            }
+        };
+        let value = model.inverse_dynamics(&case.state, &qdd, &case.inputs);
+        self.compare_values(
+            case,
+            "inverse_dynamics_derivatives' forces against inverse_dynamics",
+            value.as_slice(),
+            public.forces.as_slice(),
+            |i| format!("row {}", coordinates[i]),
+        );
+        let exact: Vec<Vec<f64>> = (0..columns + N)
+            .map(|k| {
+                let column = if k < N {
+                    public.d_q.column(k).into_owned()
+                } else if k < 2 * N {
+                    public.d_qd.column(k - N).into_owned()
+                } else if k < 2 * N + M {
+                    public.d_u.column(k - 2 * N).into_owned()
+                } else if k >= columns {
+                    public.mass.column(k - columns).into_owned()
+                } else {
+                    return exact[k].clone();
+                };
+                column.iter().copied().collect()
+            })
+            .collect();
+        self.compare(
+            case,
+            Columns {
+                quantity: "inverse_dynamics_derivatives: ∂τ",
                 exact: &exact,
                 size_of: &size_of,
                 f: &f,
