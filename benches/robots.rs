@@ -2,10 +2,12 @@
 //! Franka Panda (7 joints and two fingers, the second mimicking the first), and on a
 //! floating base (position and unit quaternion) the Solo-12 quadruped (19 coordinates)
 //! and the Unitree G1 humanoid (36), at a state of Pinocchio's reference data
-//! (`tests/robots/`) for the arms and states of their own for the others. The figures issue 27 compares with Pinocchio's `aba`, `rnea`
-//! and `crba` on the same machine: `accelerations` (for the Panda the constrained solve
-//! of its mimic joint, for the Solo-12 that of its unit quaternion), `inverse_dynamics`,
-//! `mass_matrix`, and the end effector's (a foot's) Jacobians.
+//! (`tests/robots/`) for the arms and states of their own for the others. The figures issues 27
+//! and 47 compare with Pinocchio's `aba`, `rnea`, `crba` and their derivatives on the same
+//! machine: `accelerations` (for the Panda the constrained solve of its mimic joint, for
+//! the Solo-12 that of its unit quaternion), `inverse_dynamics`, `mass_matrix`, the end
+//! effector's (a foot's) Jacobians, `linearize` (`computeABADerivatives`) and
+//! `inverse_dynamics_derivatives` (`computeRNEADerivatives`).
 //!
 //! Run with `cargo bench --bench robots`; `benches/pinocchio/compare.sh` runs it against
 //! Pinocchio. With `LAGRANGE_PINOCCHIO_STATES=<file>` set, the bench also writes to that
@@ -144,9 +146,10 @@ fn stacked<const N: usize>(
 }
 
 /// The Criterion group `robot`: `accelerations`, `inverse_dynamics` (for the accelerations
-/// `a`), `mass_matrix` and `jacobians` (the model's generated `jacobians`, which no trait
-/// names) at the state `s` with inputs `u`.
-fn calls<T: Dynamics<N, M>, J, const N: usize, const M: usize>(
+/// `a`), `mass_matrix`, `jacobians` (the model's generated `jacobians`, which no trait
+/// names), `linearize` and `inverse_dynamics_derivatives` (at `a`) at the state `s` with
+/// inputs `u`.
+fn calls<T: lagrange_runtime::model::Model<N, M>, J, const N: usize, const M: usize>(
     c: &mut Criterion,
     robot: &str,
     model: &T,
@@ -169,6 +172,19 @@ fn calls<T: Dynamics<N, M>, J, const N: usize, const M: usize>(
     });
     g.bench_function("jacobians", |b| {
         b.iter(|| jacobians(black_box(model), black_box(s), u))
+    });
+    g.bench_function("linearize", |b| {
+        b.iter(|| linearize(black_box(model), black_box(s), black_box(u)))
+    });
+    g.bench_function("inverse_dynamics_derivatives", |b| {
+        b.iter(|| {
+            lagrange_runtime::linearize::inverse_dynamics_derivatives(
+                black_box(model),
+                black_box(s),
+                black_box(a),
+                u,
+            )
+        })
     });
     g.finish();
 }

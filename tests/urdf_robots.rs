@@ -131,6 +131,96 @@ fn panda_matches_pinocchio() {
     assert!((model.dissipation(&s, &none) - 0.5 * (7.0 * 0.003 + 2.0 * 0.3)).abs() < 1e-15);
 }
 
+/// The derivatives of the inverse dynamics (`inverse_dynamics_derivatives`) against
+/// Pinocchio's `computeRNEADerivatives` at (q, v, a), and of the forward dynamics
+/// (`linearize`) against its `computeABADerivatives` at (q, v, τ), at the six stored
+/// states of the UR5 and the Panda (`tests/robots/*_derivatives.json`). The Panda's damping
+/// (Q = −c q̇, which Pinocchio leaves out) moves ∂τ/∂q̇ by +diag(c); its mimic finger is a
+/// constraint, so its linearization is of the constrained motion, which Pinocchio's is not:
+/// only its inverse dynamics is compared.
+#[test]
+fn derivatives_match_pinocchio() {
+    use lagrange_runtime::linearize::{inverse_dynamics_derivatives, linearize};
+
+    fn inverse<
+        T: Dynamics<N, M> + lagrange_runtime::model::Model<N, M>,
+        const N: usize,
+        const M: usize,
+    >(
+        model: &T,
+        state: &serde_json::Value,
+        damping: &SMatrix<f64, N, N>,
+    ) {
+        let label = state["label"].as_str().unwrap();
+        let s = State::new(0.0, vector::<N>(&state["q"]), vector::<N>(&state["v"]));
+        let a = vector::<N>(&state["a"]);
+        let d = inverse_dynamics_derivatives(model, &s, &a, &SVector::zeros()).expect("finite");
+        agree(
+            &d.d_q,
+            &matrix(&state["rnea_dq"]),
+            &format!("∂τ/∂q, {label}"),
+        );
+        agree(
+            &(d.d_qd - damping),
+            &matrix(&state["rnea_dv"]),
+            &format!("∂τ/∂q̇, {label}"),
+        );
+        agree(
+            &d.mass,
+            &matrix(&state["rnea_da"]),
+            &format!("∂τ/∂q̈, {label}"),
+        );
+    }
+
+    let ur5 = Ur5::default();
+    let data = reference("ur5_derivatives");
+    for state in data["states"].as_array().unwrap() {
+        inverse(&ur5, state, &SMatrix::zeros());
+        // The UR5's inputs are its joint torques: ∂q̈/∂u = M⁻¹.
+        let label = state["label"].as_str().unwrap();
+        let s = State::new(0.0, vector::<6>(&state["q"]), vector::<6>(&state["v"]));
+        let lin = linearize(&ur5, &s, &vector::<6>(&state["tau"])).expect("regular");
+        agree(
+            &lin.accelerations,
+            &vector(&state["aba"]),
+            &format!("aba, {label}"),
+        );
+        agree(
+            &lin.d_q,
+            &matrix(&state["aba_dq"]),
+            &format!("∂q̈/∂q, {label}"),
+        );
+        agree(
+            &lin.d_qd,
+            &matrix(&state["aba_dv"]),
+            &format!("∂q̈/∂q̇, {label}"),
+        );
+        agree(
+            &lin.d_u,
+            &matrix(&state["aba_dtau"]),
+            &format!("∂q̈/∂τ, {label}"),
+        );
+    }
+
+    let panda = Panda::default();
+    // Q = −c q̇ is linear: its derivative is minus the forces at unit velocities.
+    let none = SVector::<f64, 0>::zeros();
+    let damping = SMatrix::<f64, 9, 9>::from_fn(|i, j| {
+        let unit = State::new(
+            0.0,
+            SVector::zeros(),
+            SVector::from_fn(|k, _| f64::from(u8::from(k == j))),
+        );
+        -panda.generalized_forces(&unit, &none)[i]
+    });
+    assert_eq!(damping[(0, 0)], 0.003);
+    assert_eq!(damping[(8, 8)], 0.3);
+    let data = reference("panda_derivatives");
+    for state in data["states"].as_array().unwrap() {
+        inverse(&panda, state, &damping);
+    }
+}
+
 #[test]
 fn units_carry_through_a_urdf_model() {
     // Dimension-checked at compile time; the dynamics are the UR5's.

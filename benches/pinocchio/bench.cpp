@@ -32,10 +32,12 @@
 #include <vector>
 
 #include "pinocchio/algorithm/aba.hpp"
+#include "pinocchio/algorithm/aba-derivatives.hpp"
 #include "pinocchio/algorithm/crba.hpp"
 #include "pinocchio/algorithm/frames.hpp"
 #include "pinocchio/algorithm/jacobian.hpp"
 #include "pinocchio/algorithm/rnea.hpp"
+#include "pinocchio/algorithm/rnea-derivatives.hpp"
 #include "pinocchio/multibody.hpp"
 #include "pinocchio/parsers/urdf.hpp"
 
@@ -244,6 +246,10 @@ int main(int argc, char **argv) {
     report("aba", time_it([&] { pinocchio::aba(model, data, qx, vx, taux); }, budget_ms));
     report("rnea", time_it([&] { pinocchio::rnea(model, data, qx, vx, ax); }, budget_ms));
     report("crba", time_it([&] { pinocchio::crba(model, data, qx); }, budget_ms));
+    report("computeABADerivatives",
+           time_it([&] { pinocchio::computeABADerivatives(model, data, qx, vx, taux); }, budget_ms));
+    report("computeRNEADerivatives",
+           time_it([&] { pinocchio::computeRNEADerivatives(model, data, qx, vx, ax); }, budget_ms));
     report("jacobian", time_it(
                            [&] {
                              pinocchio::computeJointJacobians(model, data, qx);

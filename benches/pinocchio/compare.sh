@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lagrange against Pinocchio's C++ on this machine: `accelerations` / `aba`,
-# `inverse_dynamics` / `rnea`, `mass_matrix` / `crba` and `jacobians` / a frame Jacobian,
-# for every robot of benches/robots.rs, at that bench's states. See README.md beside this
+# `inverse_dynamics` / `rnea`, `mass_matrix` / `crba`, `jacobians` / a frame Jacobian,
+# `linearize` / `computeABADerivatives` and `inverse_dynamics_derivatives` /
+# `computeRNEADerivatives`, for every robot of benches/robots.rs, at that bench's states. See README.md beside this
 # file. Run by hand from anywhere in the repository (not in CI):
 #
 #     benches/pinocchio/compare.sh            # ROUNDS=3 by default
@@ -125,7 +126,9 @@ for line in open(states):
     if w and w[0] == "robot" and w[1] not in robots:
         robots.append(w[1])
 pairs = [("accelerations", "aba"), ("inverse_dynamics", "rnea"),
-         ("mass_matrix", "crba"), ("jacobians", "jacobian")]
+         ("mass_matrix", "crba"), ("jacobians", "jacobian"),
+         ("linearize", "computeABADerivatives"),
+         ("inverse_dynamics_derivatives", "computeRNEADerivatives")]
 
 pin_t = {}
 for r in range(1, rounds + 1):

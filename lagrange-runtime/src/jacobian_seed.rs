@@ -1,67 +1,24 @@
 //! Jacobians by forward differentiation: one evaluation in first-order dual numbers
 //! ([`Dual64`]) per column, the unknown of that column seeded. [`forward_jacobian`] is the
-//! one loop that does it, for the parameter sensitivities, the steady-motion solver and
-//! the variational integrators' Newton iteration.
+//! one loop that does it, for the linearization, the parameter sensitivities, the
+//! steady-motion solver and the variational integrators' Newton iteration.
 //!
 //! A first-order dual is two `f64`s, so one evaluation at a time keeps the stack at one
 //! model's worth of them however many columns there are, and nothing is allocated: the
 //! variational integrators call it in every step.
 //!
-//! The derivatives of the inverse dynamics along (q, q̇, u), which the linearization runs
-//! on, carry [`LANES`] columns per evaluation instead ([`lanes_jacobian`]): the value is
-//! computed once for all of them. Measured in instructions per call (callgrind) on the
-//! UR5 and the Panda (18 columns each): 6 lanes take 0.46× and 0.53× of one evaluation
-//! per column; 4 lanes 0.60× and 0.64×; 8 or more lanes are no faster than one per
-//! column (num-dual's vector duals stop being kept in registers).
+//! Vector duals carrying several columns per evaluation (num-dual's `DualSVec64<K>`)
+//! compute the value once for all of them, but cost more to build than they save: for
+//! the derivatives of the inverse dynamics (18 columns), six lanes took 0.46× (UR5) and
+//! 0.53× (Panda) of the instructions of one `Dual64` per column (callgrind; 8 or more
+//! lanes were no faster), while the `derivatives` test binary, which linearizes every
+//! model it checks, took 250 s of CPU to build instead of 138 s (and 3.9 GB instead of
+//! 2.8). Every crate that linearizes its models would pay that.
 
 use crate::model::Point;
-use nalgebra::{Const, SMatrix};
-use num_dual::{Derivative, Dual64, DualSVec64};
+use nalgebra::SMatrix;
+use num_dual::Dual64;
 use std::array::from_fn;
-
-/// The columns one evaluation of [`lanes_jacobian`] carries.
-pub(crate) const LANES: usize = 6;
-
-/// A value with [`LANES`] derivative parts.
-pub(crate) type Lanes = DualSVec64<LANES>;
-
-/// The Jacobian of `f` at the point `x` along its entries (q, q̇, u), [`LANES`] columns
-/// per evaluation of `f`: `column(k, values)` receives column k, in order. Also returns
-/// the value of `f` at `x`.
-pub(crate) fn lanes_jacobian<const N: usize, const M: usize, const R: usize>(
-    x: &Point<f64, N, M>,
-    mut f: impl FnMut(&Point<Lanes, N, M>) -> [Lanes; R],
-    mut column: impl FnMut(usize, [f64; R]),
-) -> [f64; R] {
-    let columns = 2 * N + M;
-    let mut value = [0.0; R];
-    let mut first = 0;
-    while first < columns || first == 0 {
-        // Entry k of (q, q̇, u) seeded in lane k − first, if that is a lane.
-        let seed = |v: f64, k: usize| match k.checked_sub(first).filter(|&l| l < LANES) {
-            Some(lane) => Lanes::new(v, Derivative::derivative_generic(Const, Const, lane)),
-            None => Lanes::from_re(v),
-        };
-        let point = Point {
-            t: Lanes::from_re(x.t),
-            q: from_fn(|i| seed(x.q[i], i)),
-            qd: from_fn(|i| seed(x.qd[i], N + i)),
-            u: from_fn(|i| seed(x.u[i], 2 * N + i)),
-        };
-        let out = f(&point);
-        value = out.each_ref().map(|y| y.re);
-        for lane in 0..LANES.min(columns.saturating_sub(first)) {
-            // A result that depends on no seeded entry carries no derivative part.
-            column(
-                first + lane,
-                out.each_ref()
-                    .map(|y| y.eps.0.as_ref().map_or(0.0, |e| e[lane])),
-            );
-        }
-        first += LANES;
-    }
-    value
-}
 
 /// Values whose entries a Jacobian's columns are taken along.
 pub(crate) trait Seed {

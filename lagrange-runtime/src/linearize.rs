@@ -35,7 +35,7 @@
 
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
-use crate::jacobian_seed::{forward_jacobian, lanes_jacobian, Lanes};
+use crate::jacobian_seed::forward_jacobian;
 use crate::linalg;
 use crate::model::Point;
 use crate::model::{
@@ -376,8 +376,8 @@ where
     }
 }
 
-/// [`inverse_dynamics_derivatives`] without the checks: the columns along (q, q̇, u) in
-/// vector-mode dual numbers, several per evaluation, and the mass matrix.
+/// [`inverse_dynamics_derivatives`] without the checks: the columns along (q, q̇, u), one
+/// evaluation in dual numbers each, and the mass matrix.
 fn derivatives_of_inverse_dynamics<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -394,28 +394,26 @@ where
         d_u: SMatrix::zeros(),
         mass: model.mass_matrix(s, u),
     };
-    let a: [Lanes; N] = qdd.map(Lanes::from_re).into();
-    let forces = lanes_jacobian(
-        &Point::new(s, u),
-        |x| model.eval_inverse_dynamics_in(x, &a),
-        |k, column| {
-            let column = SVector::from(column);
-            if k < N {
-                d.d_q.set_column(k, &column);
-            } else if k < 2 * N {
-                d.d_qd.set_column(k - N, &column);
-            } else {
-                d.d_u.set_column(k - 2 * N, &column);
-            }
-        },
-    );
+    let x = Point::new(s, u);
+    let a: [Dual64; N] = qdd.map(Dual64::from_re).into();
+    let columns = forward_jacobian(&x, |x| model.eval_inverse_dynamics_in(x, &a));
+    for (k, column) in columns.enumerate() {
+        let column = SVector::from(column);
+        if k < N {
+            d.d_q.set_column(k, &column);
+        } else if k < 2 * N {
+            d.d_qd.set_column(k - N, &column);
+        } else {
+            d.d_u.set_column(k - 2 * N, &column);
+        }
+    }
+    let forces = model.eval_inverse_dynamics_in(&x, &(*qdd).into());
     d.forces = SVector::from(forces);
     d
 }
 
 /// [`linearize`] of a constrained model: the whole constrained solve
-/// ([`Model::eval_accelerations_in`]) in dual numbers, several columns of (q, q̇, u) per
-/// solve.
+/// ([`Model::eval_accelerations_in`]) in dual numbers, one column of (q, q̇, u) per solve.
 fn constrained<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -433,13 +431,10 @@ where
     // gets its unit vector, exactly, so that the reduced Jacobian keeps its exact zeros and
     // `stability::spectrum` can split their eigenvalues off exactly.
     lin.tangent = linalg::null_space(&constraints_in_state(model, s, u));
-    // A solve that fails gives NaN, which `linearize` reports as not finite.
-    let failed = [Lanes::from_re(f64::NAN); N];
-    lanes_jacobian(
-        &base,
-        |x| model.eval_accelerations_in(x).map_or(failed, Into::into),
-        |k, column| lin.set_column(k, &SVector::from(column)),
-    );
+    let columns = forward_jacobian(&base, |x| model.eval_accelerations_in(x));
+    for (k, column) in columns.enumerate() {
+        lin.set_column(k, &column.ok_or_else(not_finite)?);
+    }
     Ok(lin)
 }
 

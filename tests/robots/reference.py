@@ -5,6 +5,7 @@ Run from the repository root:
 
     /tmp/pinvenv/bin/python tests/robots/reference.py                # every file
     /tmp/pinvenv/bin/python tests/robots/reference.py --centroidal   # *_centroidal.json only
+    /tmp/pinvenv/bin/python tests/robots/reference.py --derivatives  # *_derivatives.json only
 
 (/tmp/pinvenv is a virtualenv with `pip install pin example-robot-data`;
 see README.md.)  Writes tests/robots/<robot>.json next to this script.
@@ -167,6 +168,45 @@ def compute(model, data, fid, q, v, a, tau):
 # so the centroidal values went to files of their own and those were left as they were.
 CENTROIDAL_ONLY = "--centroidal" in sys.argv[1:]
 
+# `--derivatives`: write the fixed-base robots' *_derivatives.json files only, for the
+# same reason.
+DERIVATIVES_ONLY = "--derivatives" in sys.argv[1:]
+
+
+def derivatives(model, data, label, q, v, a, tau):
+    """The derivatives of the inverse dynamics at (q, v, a) (computeRNEADerivatives:
+    dtau/dq, dtau/dv, dtau/da = M with the lower triangle filled) and of the forward
+    dynamics at (q, v, tau) (computeABADerivatives: dqdd/dq, dqdd/dv, dqdd/dtau = M^-1),
+    checked against each other: d(aba) = -M^-1 d(rnea) at qdd = aba(q, v, tau)."""
+    def rnea_derivatives(acc):
+        pin.computeRNEADerivatives(model, data, q, v, acc)
+        M = np.triu(data.M) + np.triu(data.M, 1).T
+        return data.dtau_dq.copy(), data.dtau_dv.copy(), M
+    dtau_dq, dtau_dv, M = rnea_derivatives(a)
+    pin.computeABADerivatives(model, data, q, v, tau)
+    dqdd_dq, dqdd_dv = data.ddq_dq.copy(), data.ddq_dv.copy()
+    Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
+    qdd = pin.aba(model, data, q, v, tau).copy()
+    at_qdd_dq, at_qdd_dv, _ = rnea_derivatives(qdd)
+    tol = 1e-8
+    assert np.allclose(M @ dqdd_dq, -at_qdd_dq, atol=tol), "M dqdd/dq != -dtau/dq"
+    assert np.allclose(M @ dqdd_dv, -at_qdd_dv, atol=tol), "M dqdd/dv != -dtau/dv"
+    assert np.allclose(M @ Minv, np.eye(model.nv), atol=tol), "M Minv != I"
+    return {
+        "label": label,
+        "q": vec(q),
+        "v": vec(v),
+        "a": vec(a),
+        "tau": vec(tau),
+        "aba": vec(qdd),
+        "rnea_dq": mat(dtau_dq),
+        "rnea_dv": mat(dtau_dv),
+        "rnea_da": mat(M),
+        "aba_dq": mat(dqdd_dq),
+        "aba_dv": mat(dqdd_dv),
+        "aba_dtau": mat(Minv),
+    }
+
 
 def centroidal_header(out):
     """The top level of a robot's `_centroidal.json`: the main file's, without its frame."""
@@ -269,17 +309,24 @@ def main():
         rng = np.random.default_rng(seed)
         out = header(robot, fname, sha, seed, model, kinds, fid, "fixed", {})
         centroids = centroidal_header(out)
+        derivs = centroidal_header(out)
         for label, q, v, a, tau in states(model, kinds, rng):
             rec = {"label": label, "q": vec(q), "v": vec(v), "a": vec(a), "tau": vec(tau)}
             rec.update(compute(model, data, fid, q, v, a, tau))
             out["states"].append(rec)
             centroids["states"].append(centroidal(model, data, label, q, v, a))
-        write(robot + "_centroidal", centroids)
-        if CENTROIDAL_ONLY:
+            derivs["states"].append(derivatives(model, data, label, q, v, a, tau))
+        if not DERIVATIVES_ONLY:
+            write(robot + "_centroidal", centroids)
+        if not CENTROIDAL_ONLY:
+            write(robot + "_derivatives", derivs)
+        if CENTROIDAL_ONLY or DERIVATIVES_ONLY:
             continue
         dst = write(robot, out)
         print(f"wrote {dst}: nq={model.nq} joints={out['joint_names']} frame={frame}")
 
+    if DERIVATIVES_ONLY:
+        return
     for robot, fname, frame, seed in FLOATING:
         floating_robot(robot, fname, frame, seed)
 
