@@ -245,13 +245,27 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
 
     /// Sets column `k` of ∂q̈/∂(q, q̇, u), counted across the three blocks in that order.
     fn set_column(&mut self, k: usize, column: &SVector<f64, N>) {
-        if k < N {
-            self.d_q.set_column(k, column);
-        } else if k < 2 * N {
-            self.d_qd.set_column(k - N, column);
-        } else {
-            self.d_u.set_column(k - 2 * N, column);
-        }
+        set_column((&mut self.d_q, &mut self.d_qd, &mut self.d_u), k, column);
+    }
+}
+
+/// Sets column `k` of a derivative along (q, q̇, u), held as its three blocks, counted
+/// across them in that order.
+fn set_column<const N: usize, const M: usize>(
+    (d_q, d_qd, d_u): (
+        &mut SMatrix<f64, N, N>,
+        &mut SMatrix<f64, N, N>,
+        &mut SMatrix<f64, N, M>,
+    ),
+    k: usize,
+    column: &SVector<f64, N>,
+) {
+    if k < N {
+        d_q.set_column(k, column);
+    } else if k < 2 * N {
+        d_qd.set_column(k - N, column);
+    } else {
+        d_u.set_column(k - 2 * N, column);
     }
 }
 
@@ -398,14 +412,7 @@ where
     let a: [Dual64; N] = qdd.map(Dual64::from_re).into();
     let columns = forward_jacobian(&x, |x| model.eval_inverse_dynamics_in(x, &a));
     for (k, column) in columns.enumerate() {
-        let column = SVector::from(column);
-        if k < N {
-            d.d_q.set_column(k, &column);
-        } else if k < 2 * N {
-            d.d_qd.set_column(k - N, &column);
-        } else {
-            d.d_u.set_column(k - 2 * N, &column);
-        }
+        set_column((&mut d.d_q, &mut d.d_qd, &mut d.d_u), k, &column.into());
     }
     let forces = model.eval_inverse_dynamics_in(&x, &(*qdd).into());
     d.forces = SVector::from(forces);
