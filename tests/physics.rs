@@ -8,6 +8,7 @@ pub mod bead_on_spinning_hoop;
 pub mod bicycle;
 pub mod cartesian_pendulum;
 pub mod charged_particle;
+pub mod contacts;
 pub mod double_pendulum;
 pub mod driven_oscillator;
 pub mod energy_balance;

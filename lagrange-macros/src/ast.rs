@@ -73,6 +73,14 @@ pub enum Statement {
     },
     /// `constraint name = expr;`
     Constraint { name: Ident, value: Expr },
+    /// `contact name = p;` or `contact name = frame(R, p);`: a candidate contact, switched
+    /// on and off at run time.
+    Contact {
+        name: Ident,
+        /// The rotation of a frame contact; `None` for a point contact.
+        rotation: Option<Expr>,
+        point: Expr,
+    },
     /// `urdf: "path";`, with `floating` and `actuated` after the path in either order,
     /// replaced by the statements the file declares before names are checked (`urdf/`).
     Urdf {
@@ -97,6 +105,7 @@ names! {
         Force = "force",
         Torque = "torque",
         Constraint = "constraint",
+        Contact = "contact",
         Urdf = "urdf",
     }
 }
@@ -115,6 +124,7 @@ impl Keyword {
             Keyword::Force => "force F on p",
             Keyword::Torque => "torque tau on R",
             Keyword::Constraint => "constraint name =",
+            Keyword::Contact => "contact name = p",
             Keyword::Urdf => "urdf: \"path\"",
         }
     }
@@ -132,6 +142,7 @@ impl Keyword {
             | Keyword::Force
             | Keyword::Torque
             | Keyword::Constraint
+            | Keyword::Contact
             | Keyword::Urdf => None,
         }
     }

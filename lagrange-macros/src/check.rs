@@ -29,6 +29,8 @@ pub enum Symbol {
     Input(usize),
     Let(usize),
     Constraint(usize),
+    /// A candidate contact (`contact name = …;`), by its index among the contacts.
+    Contact(usize),
 }
 
 impl Symbol {
@@ -39,6 +41,7 @@ impl Symbol {
             Symbol::Input(_) => "input",
             Symbol::Let(_) => "let",
             Symbol::Constraint(_) => "constraint",
+            Symbol::Contact(_) => "contact",
         }
     }
 }
@@ -162,7 +165,7 @@ struct Checker<'a, 'e> {
 impl<'a> Checker<'a, '_> {
     /// Collects every declaration, so that names can be resolved in any statement.
     fn declare(&mut self) {
-        let mut constraints = 0;
+        let (mut constraints, mut contacts) = (0, 0);
         for (index, statement) in self.model.statements.iter().enumerate() {
             match statement {
                 Statement::Parameters(items) => {
@@ -190,6 +193,10 @@ impl<'a> Checker<'a, '_> {
                 Statement::Constraint { name, .. } => {
                     self.declare_name(name, Symbol::Constraint(constraints));
                     constraints += 1;
+                }
+                Statement::Contact { name, .. } => {
+                    self.declare_name(name, Symbol::Contact(contacts));
+                    contacts += 1;
                 }
                 Statement::Energy { .. } | Statement::Force { .. } | Statement::Torque { .. } => {}
                 // Replaced by the statements of its file before checking (`urdf/`).
@@ -259,6 +266,14 @@ impl<'a> Checker<'a, '_> {
                 } => {
                     self.resolve(a, index);
                     self.resolve(b, index);
+                }
+                Statement::Contact {
+                    rotation, point, ..
+                } => {
+                    if let Some(r) = rotation {
+                        self.resolve(r, index);
+                    }
+                    self.resolve(point, index);
                 }
                 Statement::Coordinates(_) | Statement::Inputs(_) | Statement::Urdf { .. } => {}
             }
@@ -417,6 +432,10 @@ impl<'a> Checker<'a, '_> {
                 ident.span(),
                 format!("`{name}` is a constraint and has no value to use in an expression"),
             ),
+            Some(Symbol::Contact(_)) => self.errors.at(
+                ident.span(),
+                format!("`{name}` is a contact and has no value to use in an expression\n= help: name its point in a `let` and use that"),
+            ),
             None => self.unknown_name(ident, at),
         }
     }
@@ -441,7 +460,7 @@ impl<'a> Checker<'a, '_> {
         // Lets defined at or after this statement are no answer: they cannot be used here.
         let usable = |n: &&String| match self.symbols.get(n.as_str()) {
             Some(Symbol::Let(i)) => self.let_statement[*i] < at,
-            Some(Symbol::Constraint(_)) => false,
+            Some(Symbol::Constraint(_) | Symbol::Contact(_)) => false,
             _ => true,
         };
         let declared = self

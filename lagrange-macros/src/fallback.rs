@@ -74,9 +74,50 @@ pub fn fallback(c: &Checked, typed: &Typed) -> TokenStream {
         })
         .collect();
     let (n, m) = (coordinates.len(), inputs.len());
+    let contacts: Vec<expand::ContactFace> = c
+        .model
+        .statements
+        .iter()
+        .filter_map(|statement| match statement {
+            Statement::Contact { name, rotation, .. } if first(name) => Some(expand::ContactFace {
+                name,
+                rows: if rotation.is_some() { 6 } else { 3 },
+            }),
+            _ => None,
+        })
+        .collect();
     let mut out = expand::data_types(header, &parameters, &coordinates, &inputs, &lets, None);
+    out.extend(expand::contact_types(header, &contacts));
     out.extend(stubs(header, n, m, typed.constraints));
+    out.extend(contact_stubs(header, n, m, !contacts.is_empty()));
     out
+}
+
+/// `contact_dynamics`, `contact_dynamics_with` and `impulse_dynamics` of a model with
+/// contacts and errors.
+fn contact_stubs(header: &Header, n: usize, m: usize, any: bool) -> TokenStream {
+    if !any {
+        return TokenStream::new();
+    }
+    let name = &header.name;
+    let (active, forces) = (
+        expand::contacts_type(header),
+        expand::contact_forces_type(header),
+    );
+    let p = quote!(::lagrange_runtime::__private);
+    let stub = quote!({ ::core::unreachable!() });
+    let s = quote!(_s: &#p::State<#n>);
+    let result = quote!(#p::Result<#p::contact::ContactDynamics<#n, #forces>, #p::DynamicsError>);
+    quote! {
+        impl #name {
+            /// Not generated: the model has errors.
+            pub fn contact_dynamics(&self, #s, _u: &#p::SVector<f64, #m>, _a: &#active) -> #result #stub
+            /// Not generated: the model has errors.
+            pub fn contact_dynamics_with(&self, #s, _u: &#p::SVector<f64, #m>, _a: &#active, _c: &#p::contact::ContactSettings) -> #result #stub
+            /// Not generated: the model has errors.
+            pub fn impulse_dynamics(&self, #s, _a: &#active, _e: f64) -> #p::Result<(#p::State<#n>, #forces), #p::DynamicsError> #stub
+        }
+    }
 }
 
 /// A `Model` impl that is never compiled into a program (the blanket impls of the

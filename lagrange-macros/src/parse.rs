@@ -250,6 +250,46 @@ fn parse_keyword_statement(input: ParseStream) -> syn::Result<Statement> {
                 value: parse_expr(input)?,
             })
         }
+        Some(Keyword::Contact) => {
+            let name = parse_name(input)?;
+            no_unit_here(input, "a contact is a point or a frame of the model")?;
+            input.parse::<Token![=]>()?;
+            let frame = input
+                .fork()
+                .call(Ident::parse_any)
+                .is_ok_and(|i| i == "frame")
+                && {
+                    let ahead = input.fork();
+                    let _ = ahead.call(Ident::parse_any);
+                    ahead.peek(syn::token::Paren)
+                };
+            if !frame {
+                return Ok(Statement::Contact {
+                    name,
+                    rotation: None,
+                    point: parse_expr(input)?,
+                });
+            }
+            input.call(Ident::parse_any)?;
+            let content;
+            syn::parenthesized!(content in input);
+            let rotation = parse_expr(&content)?;
+            let form = "a frame contact is `contact name = frame(R, p);`, with the rotation R of a body and a point p of it";
+            if !content.peek(Token![,]) {
+                return Err(content.error(form));
+            }
+            content.parse::<Token![,]>()?;
+            let point = parse_expr(&content)?;
+            let _ = content.parse::<Option<Token![,]>>()?;
+            if !content.is_empty() {
+                return Err(content.error(form));
+            }
+            Ok(Statement::Contact {
+                name,
+                rotation: Some(rotation),
+                point,
+            })
+        }
         // `let` is parsed before the keyword statements.
         keyword_or_not => match keyword_or_not.and_then(Keyword::energy) {
             Some(kind) => {

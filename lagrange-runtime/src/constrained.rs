@@ -329,21 +329,32 @@ fn redundant<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     schur: &SMatrix<f64, K, K>,
 ) -> DynamicsError {
     let name = |i: usize| T::CONSTRAINT_NAMES.get(i).copied().unwrap_or("?");
-    let mut involved: Vec<&'static str> = (0..K)
+    DynamicsError::RedundantConstraints {
+        constraints: dependent_rows(schur, 0..K).into_iter().map(name).collect(),
+    }
+}
+
+/// The rows among `candidates` in a dependency of the singular `matrix` (a Schur
+/// complement or a Gram matrix of constraint rows): those whose replacement by a trivial
+/// equation makes it regular (every candidate when no single one does).
+pub(crate) fn dependent_rows<const K: usize>(
+    matrix: &SMatrix<f64, K, K>,
+    candidates: impl Iterator<Item = usize> + Clone,
+) -> Vec<usize> {
+    let involved: Vec<usize> = candidates
+        .clone()
         .filter(|&i| {
-            let mut reduced = *schur;
+            let mut reduced = *matrix;
             reduced.row_mut(i).fill(0.0);
             reduced.column_mut(i).fill(0.0);
-            reduced[(i, i)] = schur.diagonal().amax().max(1.0);
+            reduced[(i, i)] = matrix.diagonal().amax().max(1.0);
             crate::linalg::solve(reduced, SVector::zeros()).is_some()
         })
-        .map(name)
         .collect();
     if involved.is_empty() {
-        involved = (0..K).map(name).collect();
-    }
-    DynamicsError::RedundantConstraints {
-        constraints: involved,
+        candidates.collect()
+    } else {
+        involved
     }
 }
 

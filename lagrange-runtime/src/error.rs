@@ -151,6 +151,21 @@ pub enum DynamicsError {
         /// What was being computed: `"mass matrix"`, `"generalized forces"`, …
         quantity: &'static str,
     },
+    /// The rows of the active contacts (with the model's own constraints) are dependent:
+    /// four coplanar flat feet, or the same point twice. A regularization
+    /// ([`ContactSettings::regularization`](crate::contact::ContactSettings::regularization))
+    /// accepts such a set.
+    DependentContacts {
+        /// The contacts (and constraints) involved in the dependency.
+        contacts: Vec<&'static str>,
+    },
+    /// The proximal iteration of regularized contact dynamics did not converge.
+    ContactsNotConverged {
+        /// Iterations made.
+        iterations: usize,
+        /// The last change of the multipliers.
+        change: f64,
+    },
     /// A setting passed to the call is invalid (a tolerance that is not positive, an
     /// index out of range), named in words.
     InvalidSetting(&'static str),
@@ -242,6 +257,15 @@ impl fmt::Display for DynamicsError {
             Self::NonFiniteResult { quantity } => write!(
                 f,
                 "the {quantity} came out non-finite (NaN or infinite) at this state"
+            ),
+            Self::DependentContacts { contacts } => write!(
+                f,
+                "the active contacts {} are dependent: their rows (with the model's own constraints) are linearly dependent, so their forces are not determined; give a regularization (ContactSettings::regularization) to take the forces of least norm",
+                listed(contacts, |c| format!("`{c}`"))
+            ),
+            Self::ContactsNotConverged { iterations, change } => write!(
+                f,
+                "the proximal iteration of the contact forces did not converge in {iterations} iterations (last change {change:e}): raise the regularization ρ or max_iterations"
             ),
             Self::InvalidSetting(what) => write!(f, "invalid setting: {what}"),
         }

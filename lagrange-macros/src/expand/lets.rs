@@ -312,7 +312,7 @@ pub(super) fn lets_impl(l: &Lowered) -> TokenStream {
 }
 
 /// A generic method `name` evaluating the nodes `ids` at a point.
-fn values_fn(l: &Lowered, name: &Ident, ids: &[Id]) -> TokenStream {
+pub(super) fn values_fn(l: &Lowered, name: &Ident, ids: &[Id]) -> TokenStream {
     let p = private();
     let (d, x) = (internal("__D"), internal("x"));
     let mut g = Gen::new(l, false);

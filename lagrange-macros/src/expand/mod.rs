@@ -22,10 +22,12 @@ use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::quote;
 use syn::Ident;
 
+mod contacts;
 mod lets;
 mod terms;
 mod types;
 
+pub use contacts::{contact_forces_type, contact_types, contacts_type, ContactFace};
 use lets::{jacobians_impl, lets_impl};
 use terms::point_type;
 use terms::term_fns;
@@ -91,8 +93,10 @@ pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
             &LetFace::of(l),
             units,
         ),
+        contact_types(&l.header, &ContactFace::of(l)),
         lets_impl(l),
         jacobians_impl(l, &unrolled),
+        contacts::contacts_impl(l, &unrolled),
     ];
     let generated = Generated::choose(l, &unrolled);
     let model = model_impl(l, units, &generated);

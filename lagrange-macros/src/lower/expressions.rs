@@ -54,7 +54,7 @@ impl<'a> Lowerer<'_, 'a, '_> {
                 Symbol::Coordinate(i) => Op::Coord(i),
                 Symbol::Input(i) => Op::Input(i),
                 Symbol::Let(i) => return self.lets[i].clone(),
-                Symbol::Constraint(_) => return None,
+                Symbol::Constraint(_) | Symbol::Contact(_) => return None,
             },
         };
         Some(Value::scalar(self.node(op, at)))

@@ -77,6 +77,17 @@ pub struct Constraint {
     pub holonomic: bool,
 }
 
+/// A candidate contact: the elements whose rows (Jacobian and drift) the contact
+/// constrains while it is active. A point contact is its point p (3 position-level
+/// elements, ṗ = J q̇); a frame contact the world angular velocity ω of its rotation (3
+/// velocity-level elements) then its point p.
+pub struct Contact {
+    pub name: Ident,
+    pub elems: Vec<Id>,
+    /// For each element, whether it is at velocity level.
+    pub velocity: Vec<bool>,
+}
+
 /// A `let`, by name: its value, or `None` when it has an error.
 pub struct Let {
     pub name: Ident,
@@ -101,6 +112,8 @@ pub struct Lowered {
     pub dissipation: Option<Id>,
     pub forces: Vec<Force>,
     pub constraints: Vec<Constraint>,
+    /// The candidate contacts, in declaration order.
+    pub contacts: Vec<Contact>,
     /// Every `let`, in declaration order.
     pub lets: Vec<Let>,
     /// What an `urdf:` file brought besides statements.
@@ -179,6 +192,7 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
         dissipation: None,
         forces: Vec::new(),
         constraints: Vec::new(),
+        contacts: Vec::new(),
         lets: Vec::new(),
         robot: c.model.robot.clone(),
     };
@@ -216,6 +230,11 @@ pub fn lower(c: &Checked, errors: &mut Errors) -> Lowered {
             Statement::Constraint { name, value } => {
                 lw.constraint(name, value, &mut out.constraints);
             }
+            Statement::Contact {
+                name,
+                rotation,
+                point,
+            } => lw.contact(name, rotation.as_ref(), point, &mut out.contacts),
             Statement::Parameters(_)
             | Statement::Coordinates(_)
             | Statement::Inputs(_)

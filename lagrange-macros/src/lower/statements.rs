@@ -2,7 +2,7 @@
 //! (holonomic or affine in the velocities), with the errors of what they depend on
 //! spanned on the smallest sub-expression at fault.
 
-use super::{Constraint, Degree, Force, Lowerer, Shape};
+use super::{Constraint, Contact, Degree, Force, Lowerer, Shape};
 use crate::ast::{Expr, Extent, Statement};
 use crate::check::{key, Symbol};
 use crate::ir::{Deps, Id, Ir, Op};
@@ -34,6 +34,63 @@ impl<'a> Lowerer<'_, 'a, '_> {
             let velocity = self.node(Op::Dot(p), at);
             push_force(&self.ir, out, f, velocity);
         }
+    }
+
+    /// `contact name = p;` or `contact name = frame(R, p);`: p a position p(q, t), R a
+    /// rotation that moves; at least one of them moves with the coordinates.
+    pub(super) fn contact(
+        &mut self,
+        name: &Ident,
+        rotation: Option<&Expr>,
+        point: &Expr,
+        out: &mut Vec<Contact>,
+    ) {
+        let p = self.expr(point);
+        let r = rotation.map(|r| (r, self.expr(r)));
+        let Some(p) = p else { return };
+        let deps = self.deps_of(&p);
+        let problem = if deps.has(Deps::QD) {
+            "a contact point is a position, which cannot depend on velocities: `contact name = p;` needs p(q, t)"
+        } else if deps.has(Deps::U) {
+            "a contact point is a position p(q, t), which cannot depend on inputs"
+        } else {
+            ""
+        };
+        if !problem.is_empty() {
+            return self.errors.spanning(point.extent(), problem);
+        }
+        let mut elems = Vec::new();
+        let mut velocity = Vec::new();
+        let mut moves = deps.has(Deps::Q);
+        if let Some((rotation, r)) = r {
+            let Some(r) = r else { return };
+            if !self.moving_rotation(rotation, &r, "a frame contact is on") {
+                return;
+            }
+            moves |= self.deps_of(&r).has(Deps::Q);
+            let omega = self.angular_velocity(&r.elems, false, rotation.extent());
+            elems.extend(&omega.elems);
+            velocity.extend([true; 3]);
+        }
+        if !moves {
+            let at = match rotation {
+                Some(r) => Extent(r.first_span(), point.last_span()),
+                None => point.extent(),
+            };
+            return self.errors.spanning(
+                at,
+                format!(
+                    "contact `{name}` does not move with any coordinate, so it constrains nothing"
+                ),
+            );
+        }
+        elems.extend(&p.elems);
+        velocity.extend([false; 3]);
+        out.push(Contact {
+            name: name.clone(),
+            elems,
+            velocity,
+        });
     }
 
     pub(super) fn torque(

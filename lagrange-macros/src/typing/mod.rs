@@ -154,6 +154,9 @@ impl Typer<'_, '_, '_> {
                 Statement::Torque {
                     torque, rotation, ..
                 } => self.torque(torque, rotation),
+                Statement::Contact {
+                    rotation, point, ..
+                } => self.contact(rotation.as_ref(), point),
                 Statement::Constraint { name, value } => {
                     let rows = self.constraint(name, value);
                     self.constraints += rows.unwrap_or(1);
@@ -226,6 +229,38 @@ impl Typer<'_, '_, '_> {
                 format!(
                     "`force F on p` takes scalars or vectors, {} is {}",
                     quoted(point, "the position"),
+                    p.shape
+                ),
+            );
+        }
+    }
+
+    /// `contact name = p;` or `contact name = frame(R, p);`: p a vector of 3 in m, R a
+    /// dimensionless 3×3 rotation.
+    fn contact(&mut self, rotation: Option<&Expr>, point: &Expr) {
+        if let Some(rotation) = rotation {
+            let r = self.rotation(rotation, "the rotation of a frame contact");
+            if let Some(r) = r.filter(|r| r.shape != Shape::Matrix(3, 3)) {
+                self.errors.spanning(
+                    rotation.extent(),
+                    format!(
+                        "a frame contact takes the rotation of a body, a 3×3 matrix; {} is {}",
+                        quoted(rotation, "this expression"),
+                        r.shape
+                    ),
+                );
+            }
+        }
+        let rule = format!("a contact point is a position, {}", Dim::METRE.describe());
+        let Some(p) = self.expect(point, &Expected::new(Dim::METRE, rule)) else {
+            return;
+        };
+        if p.shape != Shape::Vector(3) {
+            self.errors.spanning(
+                point.extent(),
+                format!(
+                    "a contact point is a vector of 3, {} is {}\n= note: `contact name = p;` takes a point p, `contact name = frame(R, p);` a body's rotation R and a point p",
+                    quoted(point, "this expression"),
                     p.shape
                 ),
             );
@@ -326,7 +361,7 @@ impl Typer<'_, '_, '_> {
             Some(Symbol::Input(i)) => Some(Type::scalar(declared(|d| &d.inputs, i))),
             Some(Symbol::Let(i)) => self.lets[i],
             // A constraint is no value (reported by the name check).
-            Some(Symbol::Constraint(_)) => None,
+            Some(Symbol::Constraint(_) | Symbol::Contact(_)) => None,
             None => Builtin::from_name(&key(ident)).map(|builtin| {
                 Type::scalar(match builtin {
                     Builtin::Time => Some(Dim::SECOND),

@@ -207,7 +207,9 @@ fn declared_names(statement: &Statement) -> Vec<Ident> {
         Statement::Coordinates(items) | Statement::Inputs(items) => {
             items.iter().map(|d| d.name.clone()).collect()
         }
-        Statement::Let { name, .. } | Statement::Constraint { name, .. } => vec![name.clone()],
+        Statement::Let { name, .. }
+        | Statement::Constraint { name, .. }
+        | Statement::Contact { name, .. } => vec![name.clone()],
         _ => Vec::new(),
     }
 }
@@ -220,6 +222,9 @@ fn naming(statement: &Statement, name: &str) -> Option<proc_macro2::Span> {
         | Statement::Energy { value, .. }
         | Statement::Constraint { value, .. } => vec![value],
         Statement::Force { force, point } => vec![force, point],
+        Statement::Contact {
+            rotation, point, ..
+        } => rotation.iter().chain([point]).collect(),
         Statement::Torque {
             torque, rotation, ..
         } => vec![torque, rotation],

@@ -146,24 +146,74 @@ fn solve_factored<S: Scalar, const N: usize, const K: usize>(
     j: &SMatrix<S, K, N>,
     gamma: &SVector<S, K>,
 ) -> Result<(SVector<S, N>, SVector<S, K>), Unsolvable<S, K>> {
+    let system = schur_form(solve, rho, f, j, gamma);
+    if K == 0 {
+        return Ok((system.free, SVector::zeros()));
+    }
+    if system.schur.iter().any(|x| !x.re().is_finite()) {
+        return Err(Unsolvable::Schur(system.schur));
+    }
+    match lu::solve(system.schur, system.rhs) {
+        Some(lambda) => Ok((system.accelerations(&lambda), lambda)),
+        None => Err(Unsolvable::Schur(system.schur)),
+    }
+}
+
+/// The system reduced to the multipliers: q̈ = `free` − `y` λ, where
+/// `schur` λ = `rhs` (`schur` = J M⁻¹ Jᵀ, `rhs` = J M⁻¹ f − γ).
+pub(crate) struct Schur<S, const N: usize, const K: usize> {
+    /// M⁻¹ f (with f completed when M was).
+    pub(crate) free: SVector<S, N>,
+    /// M⁻¹ Jᵀ.
+    pub(crate) y: SMatrix<S, N, K>,
+    pub(crate) schur: SMatrix<S, K, K>,
+    pub(crate) rhs: SVector<S, K>,
+}
+
+impl<S: Scalar, const N: usize, const K: usize> Schur<S, N, K> {
+    /// q̈ for the multipliers `lambda`.
+    pub(crate) fn accelerations(&self, lambda: &SVector<S, K>) -> SVector<S, N> {
+        self.free - self.y * lambda
+    }
+}
+
+/// [`Schur`] from the factorization's solve and the completion's weight.
+#[inline]
+fn schur_form<S: Scalar, const N: usize, const K: usize>(
+    solve: impl Fn(&SVector<S, N>) -> SVector<S, N>,
+    rho: Option<f64>,
+    f: &SVector<S, N>,
+    j: &SMatrix<S, K, N>,
+    gamma: &SVector<S, K>,
+) -> Schur<S, N, K> {
     let f = match rho {
         None => *f,
         Some(rho) => f + j.transpose() * S::from(rho) * gamma,
     };
     let free = solve(&f);
-    if K == 0 {
-        return Ok((free, SVector::zeros()));
-    }
     let mut y = SMatrix::<S, N, K>::zeros();
     for k in 0..K {
         y.set_column(k, &solve(&j.row(k).transpose()));
     }
     let schur = j * y;
-    if schur.iter().any(|x| !x.re().is_finite()) {
-        return Err(Unsolvable::Schur(schur));
+    let rhs = j * free - gamma;
+    Schur {
+        free,
+        y,
+        schur,
+        rhs,
     }
-    match lu::solve(schur, j * free - gamma) {
-        Some(lambda) => Ok((free - y * lambda, lambda)),
-        None => Err(Unsolvable::Schur(schur)),
-    }
+}
+
+/// [`Schur`] of `M q̈ + Jᵀ λ = f, J q̈ = γ` with M factored densely (completed by ρ JᵀJ
+/// when only semidefinite), for a caller that solves for λ its own way: the contacts,
+/// whose inactive rows are zero and whose dependent sets may be regularized.
+pub(crate) fn schur_dense<S: Scalar, const N: usize, const K: usize>(
+    mass: &SMatrix<S, N, N>,
+    f: &SVector<S, N>,
+    j: &SMatrix<S, K, N>,
+    gamma: &SVector<S, K>,
+) -> Result<Schur<S, N, K>, Unsolvable<S, K>> {
+    let (factor, rho) = factor_completed(mass, j)?;
+    Ok(schur_form(|x| factor.solve(x), rho, f, j, gamma))
 }

@@ -1,0 +1,246 @@
+//! The candidate contacts of a model (`contact NAME = …;`): `NameContacts`,
+//! `NameContactForces`, and `contact_dynamics`, `contact_dynamics_with` and
+//! `impulse_dynamics`, which evaluate the contacts' rows (Jacobian and drift) and hand them
+//! to `lagrange_runtime::contact`.
+
+use super::lets::values_fn;
+use crate::ast::Header;
+use crate::graph::Graph;
+use crate::lower::Lowered;
+use crate::names::{internal, private};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+/// Beyond this many statements the contacts' rows come from the runtime's dual-number
+/// passes (one per coordinate) instead of unrolled `f64` code: the budget of
+/// `Name::jacobians`'s own rows (`lets.rs`).
+const MAX_CONTACT_STATEMENTS: usize = 6_000;
+
+/// A contact's name and its number of rows (3 for a point, 6 for a frame).
+pub struct ContactFace<'a> {
+    pub name: &'a Ident,
+    pub rows: usize,
+}
+
+impl ContactFace<'_> {
+    /// The contacts of a lowered model.
+    pub fn of(l: &Lowered) -> Vec<ContactFace<'_>> {
+        l.contacts
+            .iter()
+            .map(|c| ContactFace {
+                name: &c.name,
+                rows: c.elems.len(),
+            })
+            .collect()
+    }
+}
+
+pub fn contacts_type(header: &Header) -> Ident {
+    format_ident!("{}Contacts", header.name, span = header.name.span())
+}
+
+pub fn contact_forces_type(header: &Header) -> Ident {
+    format_ident!("{}ContactForces", header.name, span = header.name.span())
+}
+
+/// `NameContacts` and `NameContactForces`; nothing for a model without contacts.
+pub fn contact_types(header: &Header, contacts: &[ContactFace]) -> TokenStream {
+    if contacts.is_empty() {
+        return TokenStream::new();
+    }
+    let (model, vis) = (&header.name, &header.vis);
+    let (active, forces) = (contacts_type(header), contact_forces_type(header));
+    let p = private();
+    let names: Vec<&Ident> = contacts.iter().map(|c| c.name).collect();
+    let rows = contacts.iter().map(|c| c.rows);
+    let active_doc = format!(
+        "Which candidate contacts of [`{model}`] are active, by name, checked by the compiler: what [`{model}::contact_dynamics`] and [`{model}::impulse_dynamics`] take."
+    );
+    let forces_doc = format!(
+        "The force of each contact of [`{model}`] on the model, by name: world axes, at the contact point; a frame contact's moment (3) then force (3). Zero for an inactive contact."
+    );
+    let active_fields = contacts.iter().map(|c| {
+        let kind = if c.rows == 6 { "frame" } else { "point" };
+        format!("Whether the {kind} contact `{}` is active.", c.name)
+    });
+    let force_fields = contacts.iter().map(|c| {
+        if c.rows == 6 {
+            format!("The moment and force of the frame contact `{}`.", c.name)
+        } else {
+            format!("The force of the point contact `{}`.", c.name)
+        }
+    });
+    quote! {
+        ::lagrange_runtime::__serde_item! {
+            #[doc = #active_doc]
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::default::Default)]
+            #[allow(non_snake_case)]
+            #vis struct #active {
+                #( #[doc = #active_fields] pub #names: bool, )*
+            }
+        }
+
+        impl #active {
+            /// Every contact active.
+            pub const ALL: Self = Self { #( #names: true, )* };
+            /// No contact active.
+            pub const NONE: Self = Self { #( #names: false, )* };
+        }
+
+        ::lagrange_runtime::__serde_item! {
+            #[doc = #forces_doc]
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::default::Default)]
+            #[allow(non_snake_case)]
+            #vis struct #forces {
+                #( #[doc = #force_fields] pub #names: #p::SVector<f64, #rows>, )*
+            }
+        }
+    }
+}
+
+/// The contacts' methods; nothing for a model without contacts.
+pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
+    if l.contacts.is_empty() {
+        return TokenStream::new();
+    }
+    let name = &l.header.name;
+    let (n, m, k) = (l.coordinates.len(), l.inputs.len(), l.constraints.len());
+    let p = private();
+    let [s, u, x, f, rows_var, settings, active, restitution] = [
+        "s",
+        "u",
+        "x",
+        "f",
+        "rows",
+        "settings",
+        "active",
+        "restitution",
+    ]
+    .map(internal);
+    let ids: Vec<usize> = l.contacts.iter().flat_map(|c| c.elems.clone()).collect();
+    let velocity: Vec<bool> = l.contacts.iter().flat_map(|c| c.velocity.clone()).collect();
+    let c = ids.len();
+    let r = k + c;
+    let rows_fn = internal("__contact_rows");
+    let (evaluate, code) = match crate::fast::jacobian_rows_fn(
+        l,
+        unrolled,
+        &ids,
+        &velocity,
+        MAX_CONTACT_STATEMENTS,
+        &rows_fn,
+    ) {
+        Some(code) => (quote!(self.#rows_fn(&#x)), code),
+        None => {
+            let eval = internal("__eval_contacts");
+            let evaluate = quote! {
+                #p::jacobian::rows::<#n, #m, #c>(
+                    &#x,
+                    &[#(#velocity),*],
+                    |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
+                    |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
+                )
+            };
+            (evaluate, values_fn(l, &eval, &ids))
+        }
+    };
+    let row_names = l.contacts.iter().flat_map(|contact| {
+        let text = contact.name.to_string();
+        std::iter::repeat_n(text, contact.elems.len())
+    });
+    let row_active = l.contacts.iter().flat_map(|contact| {
+        let field = &contact.name;
+        std::iter::repeat_n(quote!(#active.#field), contact.elems.len())
+    });
+    let mut offset = 0;
+    let force_fields: Vec<TokenStream> = l
+        .contacts
+        .iter()
+        .map(|contact| {
+            let field = &contact.name;
+            let start = offset;
+            offset += contact.elems.len();
+            quote!(#field: #p::SVector::from_fn(|i, _| #f[#start + i]))
+        })
+        .collect();
+    let (active_ty, forces_ty) = (contacts_type(&l.header), contact_forces_type(&l.header));
+    let table = quote! {
+        #p::contact::ContactRows {
+            rows: &#rows_var,
+            names: &[#(#row_names),*],
+            active: [#(#row_active),*],
+        }
+    };
+    quote! {
+        impl #name {
+            /// The accelerations with the `active` contacts held (their acceleration zero)
+            /// and each contact's force on the model, at the state `s` with inputs `u`:
+            /// see `lagrange_runtime::contact`.
+            ///
+            /// # Errors
+            /// As `accelerations`, and `DynamicsError::DependentContacts` naming the
+            /// active contacts whose rows are dependent.
+            #[inline]
+            pub fn contact_dynamics(
+                &self,
+                #s: &#p::State<#n>,
+                #u: &#p::SVector<f64, #m>,
+                #active: &#active_ty,
+            ) -> #p::Result<#p::contact::ContactDynamics<#n, #forces_ty>, #p::DynamicsError> {
+                self.contact_dynamics_with(#s, #u, #active, &#p::Default::default())
+            }
+
+            /// `contact_dynamics` with settings: a Baumgarte gain on the contacts'
+            /// velocity, a regularization for dependent contact sets.
+            ///
+            /// # Errors
+            /// As `contact_dynamics`, and `DynamicsError::InvalidSetting` for settings
+            /// that `ContactSettings::check` refuses.
+            #[inline]
+            pub fn contact_dynamics_with(
+                &self,
+                #s: &#p::State<#n>,
+                #u: &#p::SVector<f64, #m>,
+                #active: &#active_ty,
+                #settings: &#p::contact::ContactSettings,
+            ) -> #p::Result<#p::contact::ContactDynamics<#n, #forces_ty>, #p::DynamicsError> {
+                let #x = #p::Point::new(#s, #u);
+                let #rows_var = #evaluate;
+                let (accelerations, #f) = #p::contact::dynamics::<Self, #n, #m, #k, #c, #r>(
+                    self, #s, #u, &#table, #settings,
+                )?;
+                #p::Result::Ok(#p::contact::ContactDynamics {
+                    accelerations,
+                    forces: #forces_ty { #(#force_fields),* },
+                })
+            }
+
+            /// The state just after an impact on the `active` contacts, with
+            /// `restitution` in [0, 1] (0: they come to rest; 1: their velocities
+            /// reverse), and the impulses on the model: see `lagrange_runtime::contact`.
+            /// The inputs are taken as zero (an impact is instantaneous).
+            ///
+            /// # Errors
+            /// As `contact_dynamics`, and `DynamicsError::InvalidSetting` for a
+            /// restitution outside [0, 1].
+            #[inline]
+            pub fn impulse_dynamics(
+                &self,
+                #s: &#p::State<#n>,
+                #active: &#active_ty,
+                #restitution: f64,
+            ) -> #p::Result<(#p::State<#n>, #forces_ty), #p::DynamicsError> {
+                let #u = #p::SVector::<f64, #m>::zeros();
+                let #x = #p::Point::new(#s, &#u);
+                let #rows_var = #evaluate;
+                let (after, #f) = #p::contact::impulse::<Self, #n, #m, #k, #c, #r>(
+                    self, #s, &#table, #restitution, &#p::Default::default(),
+                )?;
+                #p::Result::Ok((after, #forces_ty { #(#force_fields),* }))
+            }
+
+            #code
+        }
+    }
+}

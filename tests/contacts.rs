@@ -1,0 +1,232 @@
+//! Contacts chosen at run time (`contact NAME = p;`, `contact NAME = frame(R, p);`)
+//! against closed forms: a uniform rod whose end is held by a point contact is a pendulum
+//! about that end (I_A θ̈ = −m g (l/2) cos θ, I_A = m l²/3, and the force is m a_G + m g);
+//! an impact on that end keeps the angular momentum about it; a box standing on a flat foot
+//! (a frame contact) pushed sideways is held by a force and a moment of its own. The
+//! Solo-12 and the G1 against Pinocchio's `constraintDynamics` and `impulseDynamics`
+//! are in `tests/contact_robots.rs`.
+
+use lagrange_runtime::contact::ContactSettings;
+use lagrange_runtime::prelude::*;
+
+lagrangian! {
+    /// A uniform rod (mass m, length l) in the vertical x–z plane: its centre (x, z) and its
+    /// angle θ from the x axis towards z; each end a candidate point contact.
+    pub struct Rod {
+        parameters: m = 1.5, l = 0.8, g = 9.81;
+        coordinates: x, z, theta;
+        let a = [x - l/2 * cos(theta), 0, z - l/2 * sin(theta)];
+        let b = [x + l/2 * cos(theta), 0, z + l/2 * sin(theta)];
+        contact end_a = a;
+        contact end_b = b;
+        kinetic = m/2 * (dot(x)^2 + dot(z)^2) + m * l^2 / 24 * dot(theta)^2;
+        potential = m * g * z;
+    }
+}
+
+lagrangian! {
+    /// A box (mass m, inertia ic about its centre, centre at height h above its foot) in
+    /// the x–z plane, pushed sideways at its centre by F; its foot a flat contact.
+    pub struct Box2 {
+        parameters: m = 2.0, ic = 0.3, h = 0.25, g = 9.81;
+        coordinates: x, z, theta;
+        inputs: push;
+        let rotation = rot_y(theta);
+        let foot = [x, 0, z] + rotation * [0, 0, -h];
+        contact sole = frame(rotation, foot);
+        kinetic = m/2 * (dot(x)^2 + dot(z)^2) + ic/2 * dot(theta)^2;
+        potential = m * g * z;
+        force [push, 0, 0] on [x, 0, z];
+    }
+}
+
+const NO_INPUTS: SVector<f64, 0> =
+    SVector::from_array_storage(lagrange_runtime::nalgebra::ArrayStorage([[]]));
+
+/// The rod's state with end A at the origin, at angle θ turning at ω, the centre moving
+/// with end A at rest plus `v` (the velocity of the whole rod, added).
+fn rod_state(rod: &Rod, theta: f64, omega: f64, v: [f64; 2]) -> State<3> {
+    let (c, s) = (theta.cos(), theta.sin());
+    let half = rod.l / 2.0;
+    State::new(
+        0.0,
+        SVector::from([half * c, half * s, theta]),
+        SVector::from([-half * s * omega + v[0], half * c * omega + v[1], omega]),
+    )
+}
+
+fn close(got: f64, want: f64, tol: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= tol * (1.0 + want.abs()),
+        "{what}: got {got:e}, want {want:e}"
+    );
+}
+
+#[test]
+fn a_rod_held_at_one_end_swings_as_a_pendulum_about_it() {
+    let rod = Rod::default();
+    let (m, l, g, half) = (rod.m, rod.l, rod.g, rod.l / 2.0);
+    let active = RodContacts {
+        end_a: true,
+        end_b: false,
+    };
+    for (theta, omega) in [
+        (0.0, 0.0),
+        (0.4, 0.0),
+        (1.1, -2.3),
+        (-0.7, 1.7),
+        (std::f64::consts::FRAC_PI_2, 3.0),
+    ] {
+        let s = rod_state(&rod, theta, omega, [0.0, 0.0]);
+        let out = rod.contact_dynamics(&s, &NO_INPUTS, &active).unwrap();
+        let theta_dd = -3.0 * g * theta.cos() / (2.0 * l);
+        close(out.accelerations[2], theta_dd, 1e-12, "θ̈");
+        // The centre's acceleration about the held end, and the force that makes it.
+        let (c, s_) = (theta.cos(), theta.sin());
+        let ax = half * (-s_ * theta_dd - c * omega * omega);
+        let az = half * (c * theta_dd - s_ * omega * omega);
+        close(out.accelerations[0], ax, 1e-12, "ẍ");
+        close(out.accelerations[1], az, 1e-12, "z̈");
+        let f = out.forces.end_a;
+        close(f[0], m * ax, 1e-12, "F_x");
+        close(f[1], 0.0, 1e-12, "F_y (out of the plane)");
+        close(f[2], m * az + m * g, 1e-12, "F_z");
+        assert_eq!(
+            out.forces.end_b,
+            SVector::<f64, 3>::zeros(),
+            "an inactive contact has no force"
+        );
+    }
+}
+
+#[test]
+fn no_active_contact_is_the_free_motion() {
+    let rod = Rod::default();
+    let s = rod_state(&rod, 0.3, 1.2, [0.4, -0.2]);
+    let out = rod
+        .contact_dynamics(&s, &NO_INPUTS, &RodContacts::NONE)
+        .unwrap();
+    let free = rod.accelerations(&s, &NO_INPUTS).unwrap();
+    assert_eq!(out.accelerations, free);
+    assert_eq!(out.forces, RodContactForces::default());
+}
+
+#[test]
+fn both_ends_are_dependent_and_named_unless_regularized() {
+    let rod = Rod::default();
+    let s = rod_state(&rod, 0.0, 0.0, [0.0, 0.0]);
+    let err = rod
+        .contact_dynamics(&s, &NO_INPUTS, &RodContacts::ALL)
+        .unwrap_err();
+    match &err {
+        DynamicsError::DependentContacts { contacts } => {
+            assert_eq!(contacts, &["end_a", "end_b"], "{err}");
+        }
+        other => panic!("expected DependentContacts, got {other:?}"),
+    }
+    assert!(err.to_string().contains("`end_a`, `end_b`"), "{err}");
+    // Regularized: the forces of least norm, by symmetry half the weight at each end.
+    let settings = ContactSettings {
+        regularization: Some(1e-6),
+        ..ContactSettings::default()
+    };
+    let out = rod
+        .contact_dynamics_with(&s, &NO_INPUTS, &RodContacts::ALL, &settings)
+        .unwrap();
+    let weight = rod.m * rod.g;
+    for f in [out.forces.end_a, out.forces.end_b] {
+        close(f[0], 0.0, 1e-10, "F_x");
+        close(f[2], weight / 2.0, 1e-10, "F_z");
+    }
+    assert!(out.accelerations.amax() < 1e-10, "{}", out.accelerations);
+}
+
+#[test]
+fn an_impact_on_one_end_keeps_the_angular_momentum_about_it() {
+    let rod = Rod::default();
+    let (m, l, half) = (rod.m, rod.l, rod.l / 2.0);
+    let active = RodContacts {
+        end_a: true,
+        end_b: false,
+    };
+    for theta in [0.0, 0.35, -0.9] {
+        // Falling straight down at 1.3 m/s, end A touching the ground.
+        let v = 1.3;
+        let s = rod_state(&rod, theta, 0.0, [0.0, -v]);
+        let energy = rod.kinetic_energy(&s, &NO_INPUTS);
+        let (after, impulses) = rod.impulse_dynamics(&s, &active, 0.0).unwrap();
+        // Inelastic: A comes to rest and the rod turns about it, with the angular momentum
+        // about A it had, −m v (l/2) cos θ = (m l²/3) ω⁺.
+        let omega = -3.0 * v * theta.cos() / (2.0 * l);
+        close(after.qd[2], omega, 1e-12, "ω⁺");
+        close(after.qd[0], -half * theta.sin() * omega, 1e-12, "ẋ⁺");
+        close(after.qd[1], half * theta.cos() * omega, 1e-12, "ż⁺");
+        // The impulse is the change of the linear momentum.
+        close(impulses.end_a[0], m * after.qd[0], 1e-12, "Λ_x");
+        close(impulses.end_a[2], m * (after.qd[1] + v), 1e-12, "Λ_z");
+        assert!(rod.kinetic_energy(&after, &NO_INPUTS) <= energy);
+        // Elastic: A's velocity reverses, the kinetic energy is kept.
+        let (bounced, _) = rod.impulse_dynamics(&s, &active, 1.0).unwrap();
+        let j = rod.jacobians(&bounced, &NO_INPUTS).a.matrix;
+        let (before_a, after_a) = (j * s.qd, j * bounced.qd);
+        for k in 0..3 {
+            close(after_a[k], -before_a[k], 1e-12, "A's velocity reversed");
+        }
+        close(
+            rod.kinetic_energy(&bounced, &NO_INPUTS),
+            energy,
+            1e-12,
+            "T kept",
+        );
+    }
+}
+
+#[test]
+fn a_box_on_a_flat_foot_is_held_by_a_force_and_a_moment() {
+    let body = Box2::default();
+    let push = 3.0;
+    let s = State::new(0.0, SVector::from([0.0, body.h, 0.0]), SVector::zeros());
+    let u = SVector::from([push]);
+    let out = body.contact_dynamics(&s, &u, &Box2Contacts::ALL).unwrap();
+    assert!(out.accelerations.amax() < 1e-14, "{}", out.accelerations);
+    // Moment first (world axes, about the foot), then the force: the ground pushes back
+    // against the push and holds the weight, and its moment cancels the push's h·F.
+    let want = [0.0, -body.h * push, 0.0, -push, 0.0, body.m * body.g];
+    for (k, (&got, &want)) in out.forces.sole.iter().zip(&want).enumerate() {
+        close(got, want, 1e-12, &format!("sole[{k}]"));
+    }
+}
+
+#[test]
+fn contact_settings_are_checked() {
+    let rod = Rod::default();
+    let s = rod_state(&rod, 0.2, 0.0, [0.0, 0.0]);
+    let bad = [
+        ContactSettings {
+            velocity_gain: -1.0,
+            ..ContactSettings::default()
+        },
+        ContactSettings {
+            regularization: Some(0.0),
+            ..ContactSettings::default()
+        },
+        ContactSettings {
+            tolerance: f64::NAN,
+            ..ContactSettings::default()
+        },
+        ContactSettings {
+            max_iterations: 0,
+            ..ContactSettings::default()
+        },
+    ];
+    for settings in bad {
+        let err = rod
+            .contact_dynamics_with(&s, &NO_INPUTS, &RodContacts::ALL, &settings)
+            .unwrap_err();
+        assert!(matches!(err, DynamicsError::InvalidSetting(_)), "{err:?}");
+    }
+    for e in [-0.1, 1.5, f64::NAN] {
+        let err = rod.impulse_dynamics(&s, &RodContacts::ALL, e).unwrap_err();
+        assert!(matches!(err, DynamicsError::InvalidSetting(_)), "{err:?}");
+    }
+}
