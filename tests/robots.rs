@@ -7,5 +7,6 @@ mod common;
 #[path = "common/reference.rs"]
 pub mod reference;
 
+pub mod contact_robots;
 pub mod g1;
 pub mod urdf_robots;

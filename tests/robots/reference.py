@@ -6,6 +6,7 @@ Run from the repository root:
     /tmp/pinvenv/bin/python tests/robots/reference.py                # every file
     /tmp/pinvenv/bin/python tests/robots/reference.py --centroidal   # *_centroidal.json only
     /tmp/pinvenv/bin/python tests/robots/reference.py --derivatives  # *_derivatives.json only
+    /tmp/pinvenv/bin/python tests/robots/reference.py --contacts     # *_contacts.json only
 
 (/tmp/pinvenv is a virtualenv with `pip install pin example-robot-data`;
 see README.md.)  Writes tests/robots/<robot>.json next to this script.
@@ -172,6 +173,9 @@ CENTROIDAL_ONLY = "--centroidal" in sys.argv[1:]
 # same reason.
 DERIVATIVES_ONLY = "--derivatives" in sys.argv[1:]
 
+# `--contacts`: write the floating robots' *_contacts.json files only (same reason).
+CONTACTS_ONLY = "--contacts" in sys.argv[1:]
+
 
 def derivatives(model, data, label, q, v, a, tau):
     """The derivatives of the inverse dynamics at (q, v, a) (computeRNEADerivatives:
@@ -303,6 +307,10 @@ def write(robot, out):
 
 
 def main():
+    if CONTACTS_ONLY:
+        for robot, fname, contacts, kind, seed in CONTACTS:
+            contacts_robot(robot, fname, contacts, kind, seed)
+        return
     for robot, fname, frame, seed in ROBOTS:
         sha, model, data, fid = load(fname, frame)
         kinds = [joint_kind(model.joints[i]) for i in range(1, model.njoints)]
@@ -474,6 +482,115 @@ def floating_robot(robot, fname, frame, seed):
         return
     dst = write(robot, out)
     print(f"wrote {dst}: nq={model.nq} nv={model.nv} joints={out['joint_names']} frame={frame}")
+
+
+# ---------------------------------------------------------------------------
+# Contacts: constraintDynamics and impulseDynamics, in <robot>_contacts.json.
+#
+# Each contact is a RigidConstraintModel on a frame (its placement on its parent joint) in
+# LOCAL_WORLD_ALIGNED, CONTACT_3D for a point (the Solo-12's feet) or CONTACT_6D for a flat
+# sole (the G1's ankle roll links), solved exactly (ProximalSettings with mu = 0). Pinocchio's
+# convention, checked below: M a + nle = tau + Jᵀ λ, so λ is the force on the robot, in world
+# axes at the frame's origin; for 6D, linear first. lagrange's is the same force, a frame
+# contact's moment first: "forces" here are lagrange's order. A 6D contact holds the spatial
+# acceleration of the frame, which differs from the point's p̈ by ω × ṗ: the G1's states have
+# both soles at rest (v projected onto the null space of their Jacobians), where the two
+# agree. impulseDynamics: M (v⁺ − v) = Jᵀ Λ, J v⁺ = −e J v; "qd_after" is lagrange's q̇⁺.
+# ---------------------------------------------------------------------------
+
+# (robot, urdf, {contact name in the test model: frame}, kind, seed)
+CONTACTS = [
+    ("solo12", "solo12.urdf",
+     {"fl": "FL_FOOT", "fr": "FR_FOOT", "hl": "HL_FOOT", "hr": "HR_FOOT"}, "3d", 48),
+    ("g1", "g1.urdf",
+     {"left_sole": "left_ankle_roll_link", "right_sole": "right_ankle_roll_link"}, "6d", 49),
+]
+
+CONTACT_SETS = {
+    "solo12": [["fl"], ["fl", "fr"], ["fr", "hl"], ["fl", "fr", "hl"], ["fl", "fr", "hl", "hr"]],
+    "g1": [["left_sole"], ["left_sole", "right_sole"]],
+}
+
+
+def contact_models(model, frames, kind):
+    ctype = pin.ContactType.CONTACT_3D if kind == "3d" else pin.ContactType.CONTACT_6D
+    cms = pin.StdVec_RigidConstraintModel()
+    for frame in frames:
+        fr = model.frames[model.getFrameId(frame)]
+        cms.append(pin.RigidConstraintModel(ctype, model, fr.parentJoint, fr.placement,
+                                            pin.ReferenceFrame.LOCAL_WORLD_ALIGNED))
+    cds = pin.StdVec_RigidConstraintData()
+    for cm in cms:
+        cds.append(cm.createData())
+    return cms, cds
+
+
+def stacked_jacobian(model, data, q, frames, rows):
+    pin.computeJointJacobians(model, data, q)
+    pin.framesForwardKinematics(model, data, q)
+    return np.vstack([pin.getFrameJacobian(model, data, model.getFrameId(f),
+                                           pin.LOCAL_WORLD_ALIGNED)[:rows] for f in frames])
+
+
+def lagrange_forces(lam, names, kind):
+    """λ by contact, in lagrange's order (a 6D contact's moment first)."""
+    size = 3 if kind == "3d" else 6
+    out = {}
+    for k, name in enumerate(names):
+        f = np.asarray(lam[size * k:size * (k + 1)])
+        out[name] = vec(f if kind == "3d" else np.concatenate([f[3:], f[:3]]))
+    return out
+
+
+def contacts_robot(robot, fname, contacts, kind, seed):
+    sha, model, data, _ = load(fname, next(iter(contacts.values())), pin.JointModelFreeFlyer())
+    rng = np.random.default_rng(seed)
+    rows = 3 if kind == "3d" else 6
+    out = {
+        "robot": robot, "urdf": fname, "urdf_sha256": sha,
+        "pinocchio_version": pin.__version__, "numpy_version": np.__version__,
+        "python_version": sys.version.split()[0], "base": "free_flyer", "seed": seed,
+        "nq": int(model.nq), "nv": int(model.nv), "contact_kind": kind,
+        "contact_frames": contacts, "states": [],
+    }
+    every = list(contacts.values())
+    for label, q, v, _, tau in floating_states(model, rng):
+        if kind == "6d":
+            J = stacked_jacobian(model, data, q, every, rows)
+            null = np.eye(model.nv) - np.linalg.pinv(J) @ J
+            v = null @ v
+        ql, qd, _, _, L = floating_map(q, v, np.zeros(model.nv))
+        rec = {"label": label, "q": vec(q), "v": vec(v), "tau": vec(tau),
+               "lagrange": {"q": vec(ql), "qd": vec(qd)}, "sets": []}
+        for names in CONTACT_SETS[robot]:
+            frames = [contacts[n] for n in names]
+            cms, cds = contact_models(model, frames, kind)
+            pin.initConstraintDynamics(model, data, cms, cds)
+            prox = pin.ProximalSettings(1e-14, 0.0, 1)
+            a = pin.constraintDynamics(model, data, q, v, tau, cms, cds, prox).copy()
+            lam = data.lambda_c.copy()
+            M = pin.crba(model, data, q)
+            M = np.triu(M) + np.triu(M, 1).T
+            nle = pin.nonLinearEffects(model, data, q, v)
+            J = stacked_jacobian(model, data, q, frames, rows)
+            assert np.allclose(M @ a + nle, tau + J.T @ lam, rtol=0, atol=1e-9), "sign of λ"
+            _, _, qdd, _, _ = floating_map(q, v, a)
+            entry = {"active": names, "a": vec(a), "qdd": vec(qdd),
+                     "forces": lagrange_forces(lam, names, kind), "impacts": []}
+            for e in [0.0, 0.5]:
+                cms, cds = contact_models(model, frames, kind)
+                pin.initConstraintDynamics(model, data, cms, cds)
+                v_after = pin.impulseDynamics(model, data, q, v, cms, cds, e, prox).copy()
+                impulse = data.impulse_c.copy()
+                assert np.allclose(M @ (v_after - v), J.T @ impulse, rtol=0, atol=1e-9)
+                assert np.allclose(J @ v_after, -e * (J @ v), rtol=0, atol=1e-9)
+                entry["impacts"].append({"restitution": e, "v_after": vec(v_after),
+                                         "qd_after": vec(L @ v_after),
+                                         "impulses": lagrange_forces(impulse, names, kind)})
+            rec["sets"].append(entry)
+        out["states"].append(rec)
+    dst = write(robot + "_contacts", out)
+    print(f"wrote {dst}")
 
 
 if __name__ == "__main__":

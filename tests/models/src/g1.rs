@@ -15,6 +15,9 @@ lagrangian! {
             tau26, tau27, tau28, tau29;
         // The left foot's angular velocity, in the world frame, for its Jacobian.
         let left_ankle_roll_link_w = angular_velocity(left_ankle_roll_link_R);
+        // The soles, candidate flat contacts (`tests/contact_robots.rs`).
+        contact left_sole = frame(left_ankle_roll_link_R, left_ankle_roll_link_p);
+        contact right_sole = frame(right_ankle_roll_link_R, right_ankle_roll_link_p);
         kinetic = urdf_kinetic;
         potential = urdf_potential;
         force pelvis_R * [base_fx, base_fy, base_fz] on pelvis_p;

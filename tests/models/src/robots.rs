@@ -44,6 +44,11 @@ lagrangian! {
             tau1, tau2, tau3, tau4, tau5, tau6, tau7, tau8, tau9, tau10, tau11, tau12;
         // The front left foot's angular velocity, in the world frame, for its Jacobian.
         let FL_FOOT_w = angular_velocity(FL_FOOT_R);
+        // The feet, candidate point contacts (`tests/contact_robots.rs`).
+        contact fl = FL_FOOT_p;
+        contact fr = FR_FOOT_p;
+        contact hl = HL_FOOT_p;
+        contact hr = HR_FOOT_p;
         kinetic = urdf_kinetic;
         potential = urdf_potential;
         // The base wrench: a force at the base's origin and a moment, both in base axes.

@@ -1,0 +1,191 @@
+//! Contacts chosen at run time on the Solo-12 (four point feet) and the G1 (two flat soles)
+//! against Pinocchio 4.1's `constraintDynamics` and `impulseDynamics`
+//! (`tests/robots/<robot>_contacts.json`, written by `reference.py --contacts`: contact sets
+//! of one to four feet, impacts with restitution 0 and 0.5, the G1's soles at rest), to
+//! 1e-10 relative; and, with no reference, the centroidal momentum balance while the
+//! contacts act: ḣ_G = m g + Σ f, and its angular part the moments of the contact forces
+//! about the centre of mass.
+
+use crate::reference::reference;
+use lagrange_runtime::prelude::*;
+use lagrange_test_models::g1::{G1Contacts, G1};
+use lagrange_test_models::robots::{Solo12, Solo12Contacts};
+use serde_json::Value;
+
+fn vector<const N: usize>(v: &Value) -> SVector<f64, N> {
+    crate::reference::vector(v)
+}
+
+/// |got − want| ≤ 1e-10 · max(1, max|want|).
+fn agree<const R: usize>(got: &SVector<f64, R>, want: &SVector<f64, R>, what: &str) {
+    let scale = want.amax().max(1.0);
+    let err = (got - want).amax();
+    assert!(
+        err <= 1e-10 * scale,
+        "{what}: off by {err:e} (scale {scale:e})\n got {got}\nwant {want}"
+    );
+}
+
+fn names(set: &Value) -> Vec<&str> {
+    set["active"]
+        .as_array()
+        .expect("names")
+        .iter()
+        .map(|n| n.as_str().expect("a name"))
+        .collect()
+}
+
+/// The force of `name` in a recorded set (zero when it is not active).
+fn recorded<const R: usize>(forces: &Value, name: &str) -> SVector<f64, R> {
+    forces.get(name).map_or_else(SVector::zeros, vector)
+}
+
+/// Every state and contact set of `robot`'s file: `run(s, u, active names, set)`.
+fn each_set<const N: usize, const M: usize>(
+    robot: &str,
+    mut run: impl FnMut(&State<N>, &SVector<f64, M>, &[&str], &Value, &str),
+) {
+    let data = reference(&format!("{robot}_contacts"));
+    let states = data["states"].as_array().expect("states");
+    assert!(states.len() >= 7);
+    for state in states {
+        let s = State::new(
+            0.0,
+            vector(&state["lagrange"]["q"]),
+            vector(&state["lagrange"]["qd"]),
+        );
+        let u = vector::<M>(&state["tau"]);
+        for set in state["sets"].as_array().expect("sets") {
+            let active = names(set);
+            let label = format!("{robot} {} {active:?}", state["label"]);
+            run(&s, &u, &active, set, &label);
+        }
+    }
+}
+
+#[test]
+fn solo12_point_feet_match_pinocchio() {
+    let solo = Solo12::default();
+    let mut sets = 0;
+    each_set::<19, 18>("solo12", |s, u, active, set, label| {
+        let on = Solo12Contacts {
+            fl: active.contains(&"fl"),
+            fr: active.contains(&"fr"),
+            hl: active.contains(&"hl"),
+            hr: active.contains(&"hr"),
+        };
+        let out = solo.contact_dynamics(s, u, &on).unwrap();
+        agree(
+            &out.accelerations,
+            &vector(&set["qdd"]),
+            &format!("{label}: q̈"),
+        );
+        let f = &out.forces;
+        for (name, got) in [("fl", f.fl), ("fr", f.fr), ("hl", f.hl), ("hr", f.hr)] {
+            let want = recorded::<3>(&set["forces"], name);
+            agree(&got, &want, &format!("{label}: force of {name}"));
+        }
+        for impact in set["impacts"].as_array().expect("impacts") {
+            let e = impact["restitution"].as_f64().expect("e");
+            let (after, impulses) = solo.impulse_dynamics(s, &on, e).unwrap();
+            let what = format!("{label} e = {e}");
+            agree(
+                &after.qd,
+                &vector(&impact["qd_after"]),
+                &format!("{what}: q̇⁺"),
+            );
+            assert_eq!((after.t, after.q), (s.t, s.q));
+            let i = &impulses;
+            for (name, got) in [("fl", i.fl), ("fr", i.fr), ("hl", i.hl), ("hr", i.hr)] {
+                let want = recorded::<3>(&impact["impulses"], name);
+                agree(&got, &want, &format!("{what}: impulse of {name}"));
+            }
+        }
+        sets += 1;
+    });
+    assert_eq!(sets, 7 * 5);
+}
+
+#[test]
+fn g1_flat_soles_match_pinocchio() {
+    let g1 = G1::default();
+    let mut sets = 0;
+    each_set::<36, 35>("g1", |s, u, active, set, label| {
+        let on = G1Contacts {
+            left_sole: active.contains(&"left_sole"),
+            right_sole: active.contains(&"right_sole"),
+        };
+        let out = g1.contact_dynamics(s, u, &on).unwrap();
+        agree(
+            &out.accelerations,
+            &vector(&set["qdd"]),
+            &format!("{label}: q̈"),
+        );
+        let f = &out.forces;
+        for (name, got) in [("left_sole", f.left_sole), ("right_sole", f.right_sole)] {
+            let want = recorded::<6>(&set["forces"], name);
+            agree(&got, &want, &format!("{label}: wrench of {name}"));
+        }
+        for impact in set["impacts"].as_array().expect("impacts") {
+            let e = impact["restitution"].as_f64().expect("e");
+            let (after, impulses) = g1.impulse_dynamics(s, &on, e).unwrap();
+            let what = format!("{label} e = {e}");
+            agree(
+                &after.qd,
+                &vector(&impact["qd_after"]),
+                &format!("{what}: q̇⁺"),
+            );
+            let i = &impulses;
+            for (name, got) in [("left_sole", i.left_sole), ("right_sole", i.right_sole)] {
+                let want = recorded::<6>(&impact["impulses"], name);
+                agree(&got, &want, &format!("{what}: impulse of {name}"));
+            }
+        }
+        sets += 1;
+    });
+    assert_eq!(sets, 7 * 2);
+}
+
+/// While the feet hold, the centroidal momentum changes by gravity and the contact forces
+/// alone (the joint torques are internal): d/dt `urdf_momentum` = m g + Σ f and
+/// d/dt `urdf_angular_momentum` = Σ (p − c) × f, the rates from the `let`s' Jacobians
+/// and drifts (J q̈ + drift) at the accelerations `contact_dynamics` returns. At the
+/// Solo-12's recorded states, with its joint torques and no wrench on the base.
+#[test]
+fn the_centroidal_momentum_changes_by_gravity_and_the_contact_forces() {
+    let solo = Solo12::default();
+    each_set::<19, 18>("solo12", |s, tau, active, _, label| {
+        let mut u = *tau;
+        u.fixed_rows_mut::<6>(0).fill(0.0);
+        let on = Solo12Contacts {
+            fl: active.contains(&"fl"),
+            fr: active.contains(&"fr"),
+            hl: active.contains(&"hl"),
+            hr: active.contains(&"hr"),
+        };
+        let out = solo.contact_dynamics(s, &u, &on).unwrap();
+        let (lets, j) = (solo.lets(s, &u), solo.jacobians(s, &u));
+        let rate =
+            |jac: &lagrange_runtime::Jacobian<3, 19>| jac.matrix * out.accelerations + jac.drift;
+        let f = &out.forces;
+        let feet = [
+            (f.fl, lets.FL_FOOT_p),
+            (f.fr, lets.FR_FOOT_p),
+            (f.hl, lets.HL_FOOT_p),
+            (f.hr, lets.HR_FOOT_p),
+        ];
+        let weight = SVector::from([0.0, 0.0, -solo.g * lets.urdf_mass]);
+        let force: SVector<f64, 3> = feet.iter().map(|(f, _)| f).sum();
+        let moment: SVector<f64, 3> = feet.iter().map(|(f, p)| (p - lets.urdf_com).cross(f)).sum();
+        agree(
+            &rate(&j.urdf_momentum),
+            &(weight + force),
+            &format!("{label}: ṗ"),
+        );
+        agree(
+            &rate(&j.urdf_angular_momentum),
+            &moment,
+            &format!("{label}: k̇ about the centre of mass"),
+        );
+    });
+}
