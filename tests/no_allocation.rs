@@ -96,6 +96,46 @@ fn the_constrained_solver_does_not_allocate() {
     assert!(sink.is_finite());
 }
 
+/// The contacts' solve (`contact_dynamics`, `impulse_dynamics`) on the Solo-12 standing on
+/// its four feet, and on three with a regularization.
+#[test]
+fn contact_dynamics_does_not_allocate() {
+    use lagrange_runtime::contact::ContactSettings;
+    use lagrange_test_models::robots::{Solo12, Solo12Contacts};
+    let solo = Solo12::default();
+    let mut q = SVector::<f64, 19>::zeros();
+    q[3] = 1.0;
+    for leg in 0..4 {
+        q[8 + 3 * leg] = 0.8;
+        q[9 + 3 * leg] = -1.6;
+    }
+    let mut qd = SVector::<f64, 19>::zeros();
+    qd[7] = 0.3;
+    qd[2] = -0.2;
+    let s = State::new(0.0, q, qd);
+    let u = SVector::from_fn(|i, _| if i < 6 { 0.0 } else { 0.1 * i as f64 });
+    let three = Solo12Contacts {
+        hr: false,
+        ..Solo12Contacts::ALL
+    };
+    let settings = ContactSettings {
+        regularization: Some(1e-8),
+        velocity_gain: 10.0,
+        ..ContactSettings::default()
+    };
+    let mut sink = 0.0;
+    let n = allocations_during(|| {
+        let out = solo.contact_dynamics(&s, &u, &Solo12Contacts::ALL).unwrap();
+        sink += out.accelerations.sum() + out.forces.fl.sum();
+        let out = solo.contact_dynamics_with(&s, &u, &three, &settings).unwrap();
+        sink += out.accelerations.sum() + out.forces.hl.sum();
+        let (after, impulses) = solo.impulse_dynamics(&s, &Solo12Contacts::ALL, 0.0).unwrap();
+        sink += after.qd.sum() + impulses.hr.sum();
+    });
+    assert_eq!(n, 0, "allocations in the contacts' solve");
+    assert!(sink.is_finite());
+}
+
 #[test]
 fn integrator_steps_do_not_allocate() {
     use lagrange_runtime::simulate::{
