@@ -230,3 +230,109 @@ fn contact_settings_are_checked() {
         assert!(matches!(err, DynamicsError::InvalidSetting(_)), "{err:?}");
     }
 }
+
+/// ∂q̈/∂(q, q̇, u) of `contact_dynamics` by central differences (step 1e-6 of each entry's
+/// size), column by column, against the exact columns of `linearize_contacts`.
+pub fn agree_with_central_differences<const N: usize, const M: usize>(
+    lin: &lagrange_runtime::linearize::Linearization<N, M>,
+    accelerations: impl Fn(&State<N>, &SVector<f64, M>) -> SVector<f64, N>,
+    tol: f64,
+    what: &str,
+) {
+    let (s, u) = (lin.state, lin.inputs);
+    for k in 0..2 * N + M {
+        let step = |sign: f64| {
+            let (mut s, mut u) = (s, u);
+            let x = match k {
+                k if k < N => &mut s.q[k],
+                k if k < 2 * N => &mut s.qd[k - N],
+                k => &mut u[k - 2 * N],
+            };
+            let h = 1e-6 * x.abs().max(1.0);
+            *x += sign * h;
+            (accelerations(&s, &u), h)
+        };
+        let ((plus, h), (minus, _)) = (step(1.0), step(-1.0));
+        let fd = (plus - minus) / (2.0 * h);
+        let exact: SVector<f64, N> = match k {
+            k if k < N => lin.d_q.column(k).into(),
+            k if k < 2 * N => lin.d_qd.column(k - N).into(),
+            k => lin.d_u.column(k - 2 * N).into(),
+        };
+        let scale = fd.amax().max(1.0);
+        let err = (exact - fd).amax();
+        assert!(
+            err <= tol * scale,
+            "{what}: column {k} off by {err:e} (scale {scale:e})\n exact {exact}\n    fd {fd}"
+        );
+    }
+}
+
+#[test]
+fn a_rod_hanging_from_its_held_end_linearizes_to_its_pendulum() {
+    let rod = Rod::default();
+    let active = RodContacts {
+        end_a: true,
+        end_b: false,
+    };
+    let hanging = rod_state(&rod, -std::f64::consts::FRAC_PI_2, 0.0, [0.0, 0.0]);
+    let lin = rod
+        .linearize_contacts(&hanging, &NO_INPUTS, &active)
+        .unwrap();
+    // Held at A (two rows in the plane, at position and velocity level): one degree of
+    // freedom, the pendulum about A, ω² = m g (l/2) / I_A = 3 g / (2 l).
+    assert_eq!(lin.tangent.shape(), (6, 2));
+    let spectrum = lin.spectrum().unwrap();
+    let omega = (3.0 * rod.g / (2.0 * rod.l)).sqrt();
+    assert_eq!(spectrum.eigenvalues.len(), 2);
+    for lambda in &spectrum.eigenvalues {
+        close(lambda.re, 0.0, 1e-12, "Re λ");
+        close(lambda.im.abs(), omega, 1e-12, "|Im λ|");
+    }
+}
+
+#[test]
+fn linearize_contacts_matches_central_differences() {
+    let rod = Rod::default();
+    let body = Box2::default();
+    let one = RodContacts {
+        end_a: true,
+        end_b: false,
+    };
+    // Structured (at rest, horizontal, upright) and irregular states.
+    let states = [
+        rod_state(&rod, 0.0, 0.0, [0.0, 0.0]),
+        rod_state(&rod, std::f64::consts::FRAC_PI_2, 0.0, [0.0, 0.0]),
+        rod_state(&rod, 0.7, -1.3, [0.0, 0.0]),
+        rod_state(&rod, -2.1, 2.4, [0.3, -0.5]),
+    ];
+    for s in &states {
+        for active in [one, RodContacts::NONE] {
+            let lin = rod.linearize_contacts(s, &NO_INPUTS, &active).unwrap();
+            let f = |s: &State<3>, u: &SVector<f64, 0>| {
+                rod.contact_dynamics(s, u, &active).unwrap().accelerations
+            };
+            agree_with_central_differences(&lin, f, 1e-7, &format!("rod {active:?} at {s:?}"));
+        }
+    }
+    for s in [
+        State::new(0.0, SVector::from([0.0, body.h, 0.0]), SVector::zeros()),
+        State::new(
+            0.3,
+            SVector::from([0.2, 0.4, 0.5]),
+            SVector::from([0.1, -0.3, 0.8]),
+        ),
+    ] {
+        let u = SVector::from([2.5]);
+        let lin = body.linearize_contacts(&s, &u, &Box2Contacts::ALL).unwrap();
+        let f = |s: &State<3>, u: &SVector<f64, 1>| {
+            body.contact_dynamics(s, u, &Box2Contacts::ALL)
+                .unwrap()
+                .accelerations
+        };
+        agree_with_central_differences(&lin, f, 1e-7, &format!("box at {s:?}"));
+        // The sole held: no motion is left, ∂q̈/∂u = 0 and no independent coordinate.
+        assert_eq!(lin.tangent.ncols(), 0);
+        assert!(lin.d_u.amax() < 1e-14);
+    }
+}

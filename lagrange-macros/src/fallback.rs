@@ -116,6 +116,8 @@ fn contact_stubs(header: &Header, n: usize, m: usize, any: bool) -> TokenStream 
             pub fn contact_dynamics_with(&self, #s, _u: &#p::SVector<f64, #m>, _a: &#active, _c: &#p::contact::ContactSettings) -> #result #stub
             /// Not generated: the model has errors.
             pub fn impulse_dynamics(&self, #s, _a: &#active, _e: f64) -> #p::Result<(#p::State<#n>, #forces), #p::DynamicsError> #stub
+            /// Not generated: the model has errors.
+            pub fn linearize_contacts(&self, #s, _u: &#p::SVector<f64, #m>, _a: &#active) -> #p::Result<#p::linearize::Linearization<#n, #m>, #p::DynamicsError> #stub
         }
     }
 }

@@ -40,18 +40,31 @@
 //! reverse and the kinetic energy is kept), the model's own constraints kept at velocity
 //! level, and the impulses Λ.
 //!
-//! Nothing here allocates, except the errors that name contacts.
+//! # Linearization
+//!
+//! [`linearize`] gives A and B of the contact-constrained dynamics, exact: the whole solve
+//! above in dual numbers, one column of (q, q̇, u) per solve, with the tangent space of the
+//! contact manifold (every active contact held at position and velocity level, a frame's
+//! orientation too, with the model's own constraints) as the independent coordinates, as
+//! [`linearize`](crate::linearize::linearize) is for fixed constraints.
+//!
+//! Nothing here allocates, except the errors that name contacts (and the linearization's
+//! matrices).
 
-use crate::constrained::{dependent_rows, velocity_terms};
-use crate::dual_passes::gamma;
+use crate::constrained::{constraints_in_state, dependent_rows, velocity_terms};
+use crate::dual_passes::{gamma, velocity_terms_in};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
 use crate::jacobian::Rows;
+use crate::jacobian_seed::forward_jacobian;
 use crate::linalg::kkt::{self, Schur, Unsolvable};
-use crate::linalg::Lu;
-use crate::model::{Equations, Model, Point};
+use crate::linalg::{self, Lu};
+use crate::linearize::{not_finite, Linearization};
+use crate::model::{Equations, Model, Point, Scalar};
 use crate::State;
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
+use num_dual::{Dual, DualVec};
+use std::array::from_fn;
 
 /// What `contact_dynamics` returns: the accelerations with the active contacts held, and
 /// each contact's force on the model (zero for the inactive ones), in the model's
@@ -126,21 +139,25 @@ impl ContactSettings {
     }
 }
 
-/// A model's candidate contacts, for the generated code: the contact each of the C rows
-/// belongs to, and which rows are active.
-#[doc(hidden)]
-pub struct ContactRows<'a, const N: usize, const C: usize> {
-    /// The rows (Jacobian and drift) of every candidate contact.
-    pub rows: &'a Rows<N, C>,
+/// The candidate contacts of a model, C rows in all (3 per point, 6 per frame), which
+/// `lagrangian!` implements for a model that declares contacts: what the functions of this
+/// module read.
+pub trait Contacts<const N: usize, const M: usize, const C: usize>: Model<N, M> {
     /// The contact of each row, by name.
-    pub names: &'a [&'static str; C],
-    /// Whether each row's contact is active.
-    pub active: [bool; C],
+    const ROW_NAMES: [&'static str; C];
+
+    /// The velocity of every row at a point in any scalar, affine in q̇: a point's ṗ, a
+    /// frame's world ω then ṗ.
+    fn eval_contact_velocities<D: Scalar>(&self, x: &Point<D, N, M>) -> [D; C];
+
+    /// The rows' Jacobian ∂v/∂q̇ and drift (the acceleration at q̈ = 0) in `f64`.
+    #[doc(hidden)]
+    fn eval_contact_rows(&self, x: &Point<f64, N, M>) -> Rows<N, C>;
 }
 
 /// The accelerations and the contact forces (C rows, zero where inactive) of the model with
-/// its own K constraints and the active contacts: R = K + C. Called by the generated
-/// `contact_dynamics_with`.
+/// its own K constraints and the active contacts (`active`, one per row): R = K + C.
+/// Called by the generated `contact_dynamics_with`.
 ///
 /// # Errors
 /// As [`Dynamics::accelerations`](crate::Dynamics::accelerations),
@@ -150,7 +167,7 @@ pub struct ContactRows<'a, const N: usize, const C: usize> {
 /// [`ContactSettings::check`] refuses.
 #[doc(hidden)]
 pub fn dynamics<
-    T: Model<N, M>,
+    T: Contacts<N, M, C>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -160,7 +177,7 @@ pub fn dynamics<
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
-    contacts: &ContactRows<'_, N, C>,
+    active: &[bool; C],
     settings: &ContactSettings,
 ) -> Result<(SVector<f64, N>, SVector<f64, C>), DynamicsError> {
     settings.check()?;
@@ -180,17 +197,15 @@ pub fn dynamics<
     finite(&bias, "forces of the equations of motion")?;
     let (_, own) = velocity_terms::<T, N, M, K>(model, s, u);
     let own_gamma = gamma::<T, f64, N, M, K>(model, &Point::new(s, u));
-    let (j, mut target) = stacked::<N, K, C, R>(&own, &own_gamma, contacts);
-    for c in 0..C {
-        if contacts.active[c] {
-            let row = &contacts.rows.matrix[c];
-            let velocity: f64 = row.iter().zip(s.qd.iter()).map(|(a, b)| a * b).sum();
-            target[K + c] = -contacts.rows.drift[c] - settings.velocity_gain * velocity;
-        }
+    let rows = model.eval_contact_rows(&Point::new(s, u));
+    let (j, mut target) = stacked::<f64, N, K, C, R>(&own, &own_gamma, &rows.matrix, active);
+    for c in (0..C).filter(|&c| active[c]) {
+        let velocity = row_times(&rows.matrix[c], &s.qd);
+        target[K + c] = -rows.drift[c] - settings.velocity_gain * velocity;
     }
     finite(&j, "contact Jacobian")?;
     finite(&target, "contacts differentiated to acceleration level")?;
-    let (qdd, lambda) = solve::<T, N, M, K, C, R>(&mass, &bias, &j, &target, contacts, settings)?;
+    let (qdd, lambda) = solve::<T, N, M, K, C, R>(&mass, &bias, &j, &target, active, settings)?;
     finite(&qdd, "accelerations")?;
     let forces = SVector::from_fn(|c, _| -lambda[K + c]);
     finite(&forces, "contact forces")?;
@@ -206,7 +221,7 @@ pub fn dynamics<
 /// otherwise.
 #[doc(hidden)]
 pub fn impulse<
-    T: Model<N, M>,
+    T: Contacts<N, M, C>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -215,7 +230,7 @@ pub fn impulse<
 >(
     model: &T,
     s: &State<N>,
-    contacts: &ContactRows<'_, N, C>,
+    active: &[bool; C],
     restitution: f64,
     settings: &ContactSettings,
 ) -> Result<(State<N>, SVector<f64, C>), DynamicsError> {
@@ -233,54 +248,244 @@ pub fn impulse<
     // J q̇⁺ = J q̇⁻ − v.
     let (v, own) = velocity_terms::<T, N, M, K>(model, s, &u);
     let own_target = own * s.qd - v;
-    let (j, mut target) = stacked::<N, K, C, R>(&own, &own_target, contacts);
-    for c in 0..C {
-        if contacts.active[c] {
-            let row = &contacts.rows.matrix[c];
-            let velocity: f64 = row.iter().zip(s.qd.iter()).map(|(a, b)| a * b).sum();
-            target[K + c] = -restitution * velocity;
-        }
+    let rows = model.eval_contact_rows(&Point::new(s, &u));
+    let (j, mut target) = stacked::<f64, N, K, C, R>(&own, &own_target, &rows.matrix, active);
+    for c in (0..C).filter(|&c| active[c]) {
+        target[K + c] = -restitution * row_times(&rows.matrix[c], &s.qd);
     }
     finite(&j, "contact Jacobian")?;
     let momentum = mass * s.qd;
-    let (qd, lambda) =
-        solve::<T, N, M, K, C, R>(&mass, &momentum, &j, &target, contacts, settings)?;
+    let (qd, lambda) = solve::<T, N, M, K, C, R>(&mass, &momentum, &j, &target, active, settings)?;
     finite(&qd, "velocities after the impact")?;
     let impulses = SVector::from_fn(|c, _| -lambda[K + c]);
     finite(&impulses, "contact impulses")?;
     Ok((State::new(s.t, s.q, qd), impulses))
 }
 
+/// The linearization of the contact-constrained dynamics at `s`, `u` with the `active`
+/// contacts (one flag per row) held: ∂q̈/∂(q, q̇, u) exact, and the tangent space of the
+/// contact manifold as [`Linearization::tangent`]. Called by the generated
+/// `linearize_contacts`.
+///
+/// # Errors
+/// As [`dynamics`] at that state, and [`DynamicsError::NonFiniteResult`] when a
+/// derivative is not finite.
+#[doc(hidden)]
+pub fn linearize<
+    T: Contacts<N, M, C>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const C: usize,
+    const R: usize,
+>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    active: &[bool; C],
+) -> Result<Linearization<N, M>, DynamicsError> {
+    let settings = ContactSettings::default();
+    let (accelerations, _) = dynamics::<T, N, M, K, C, R>(model, s, u, active, &settings)?;
+    let base = Point::new(s, u);
+    let mut lin = Linearization {
+        state: *s,
+        inputs: *u,
+        accelerations,
+        d_q: SMatrix::zeros(),
+        d_qd: SMatrix::zeros(),
+        d_u: SMatrix::zeros(),
+        tangent: DMatrix::zeros(0, 0),
+    };
+    let columns = forward_jacobian(&base, |x| {
+        accelerations_in::<T, _, N, M, K, C, R>(model, x, active, 0.0)
+    });
+    for (k, column) in columns.enumerate() {
+        let column = column.ok_or_else(not_finite)?;
+        if k < N {
+            lin.d_q.set_column(k, &column);
+        } else if k < 2 * N {
+            lin.d_qd.set_column(k - N, &column);
+        } else {
+            lin.d_u.set_column(k - 2 * N, &column);
+        }
+    }
+    lin.tangent = linalg::null_space(&manifold::<T, N, M, C>(model, s, u, active));
+    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+    if finite(lin.d_q.as_slice()) && finite(lin.d_qd.as_slice()) && finite(lin.d_u.as_slice()) {
+        Ok(lin)
+    } else {
+        Err(not_finite())
+    }
+}
+
+/// The rows whose null space is the tangent of the contact manifold in the state (q, q̇):
+/// the model's own ([`constraints_in_state`]) and, for each active contact row with
+/// velocity v = J q̇ + b, `[J, 0]` (the point, or the frame's orientation, held) and
+/// `[∂v/∂q, J]` (its velocity held); rows that are exactly zero left out, for
+/// [`linalg::null_space`] needs rows of full rank.
+fn manifold<T: Contacts<N, M, C>, const N: usize, const M: usize, const C: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    active: &[bool; C],
+) -> DMatrix<f64> {
+    let own = constraints_in_state(model, s, u);
+    let x = Point::new(s, u);
+    let (_, j) = contact_velocity_terms::<T, f64, N, M, C>(model, &x);
+    // ∂v/∂q: one pass with q seeded.
+    type V<const N: usize> = DualVec<f64, Const<N>>;
+    let seeded = Point {
+        q: from_fn(|i| V::<N>::from_re(s.q[i]).derivative(i)),
+        ..x.map(V::<N>::from_re)
+    };
+    let v = model.eval_contact_velocities(&seeded);
+    let rows: Vec<usize> = (0..C).filter(|&c| active[c]).collect();
+    let held = rows.len();
+    let mut c = DMatrix::zeros(own.nrows() + 2 * held, 2 * N);
+    c.view_mut((0, 0), own.shape()).copy_from(&own);
+    for (k, &r) in rows.iter().enumerate() {
+        let at = own.nrows() + 2 * k;
+        let dq: SVector<f64, N> = v[r].eps.unwrap_generic(Const::<N>, U1);
+        for i in 0..N {
+            c[(at, i)] = j[(r, i)];
+            c[(at + 1, i)] = dq[i];
+            c[(at + 1, N + i)] = j[(r, i)];
+        }
+    }
+    // A row that no velocity moves (a planar model's out-of-plane direction) holds nothing.
+    let kept: Vec<usize> = (0..c.nrows())
+        .filter(|&r| c.row(r).iter().any(|&x| x != 0.0))
+        .collect();
+    c.select_rows(&kept)
+}
+
+/// The contact-constrained accelerations at a point in any scalar (`None` where the solve
+/// fails): [`dynamics`]'s solve without its diagnosis, whose dual numbers differentiate it.
+fn accelerations_in<
+    T: Contacts<N, M, C>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const C: usize,
+    const R: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+    active: &[bool; C],
+    gain: f64,
+) -> Option<SVector<S, N>> {
+    let e = model.eval_equations_in(x);
+    let (_, own) = velocity_terms_in::<T, S, N, M, K>(model, x);
+    let own_gamma = gamma::<T, S, N, M, K>(model, x);
+    let (_, jc) = contact_velocity_terms::<T, S, N, M, C>(model, x);
+    let drift = contact_drift::<T, S, N, M, C>(model, x);
+    let rows: [[S; N]; C] = from_fn(|c| from_fn(|i| jc[(c, i)]));
+    let (j, mut target) = stacked::<S, N, K, C, R>(&own, &own_gamma, &rows, active);
+    let qd = SVector::from(x.qd);
+    for c in (0..C).filter(|&c| active[c]) {
+        target[K + c] = -drift[c] - jc.row(c).dot(&qd.transpose()) * S::from(gain);
+    }
+    let mut system = kkt::schur_dense(&e.mass, &e.bias, &j, &target).ok()?;
+    for r in idle_rows(&j, &target, active) {
+        system.schur[(r, r)] = S::one();
+    }
+    let lambda = Lu::factor(system.schur)?.solve(&system.rhs);
+    Some(system.accelerations(&lambda))
+}
+
+/// The contacts' velocities and their Jacobian ∂v/∂q̇, from one pass over q̇.
+fn contact_velocity_terms<
+    T: Contacts<N, M, C>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const C: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> (SVector<S, C>, SMatrix<S, C, N>) {
+    type V<S, const N: usize> = DualVec<S, Const<N>>;
+    let seeded = Point {
+        qd: from_fn(|i| V::<S, N>::from_re(x.qd[i]).derivative(i)),
+        ..x.map(V::<S, N>::from_re)
+    };
+    let v = model.eval_contact_velocities(&seeded);
+    let mut j = SMatrix::<S, C, N>::zeros();
+    for (c, value) in v.iter().enumerate() {
+        j.set_row(c, &value.eps.unwrap_generic(Const::<N>, U1).transpose());
+    }
+    (SVector::from_fn(|c, _| v[c].re), j)
+}
+
+/// The contacts' drift, their acceleration at q̈ = 0: ∂v/∂q q̇ + ∂v/∂t, from one pass
+/// along the motion.
+fn contact_drift<
+    T: Contacts<N, M, C>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const C: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> SVector<S, C> {
+    let along = Point {
+        t: Dual::new(x.t, S::one()),
+        q: from_fn(|i| Dual::new(x.q[i], x.qd[i])),
+        ..x.map(Dual::from_re)
+    };
+    let v = model.eval_contact_velocities(&along);
+    SVector::from_fn(|c, _| v[c].eps)
+}
+
+fn row_times<const N: usize>(row: &[f64; N], qd: &SVector<f64, N>) -> f64 {
+    row.iter().zip(qd.iter()).map(|(a, b)| a * b).sum()
+}
+
 /// The model's rows (`own`, with their targets) over the contacts' rows, the inactive ones
 /// zero (target zero too).
-fn stacked<const N: usize, const K: usize, const C: usize, const R: usize>(
-    own: &SMatrix<f64, K, N>,
-    own_target: &SVector<f64, K>,
-    contacts: &ContactRows<'_, N, C>,
-) -> (SMatrix<f64, R, N>, SVector<f64, R>) {
+fn stacked<S: Scalar, const N: usize, const K: usize, const C: usize, const R: usize>(
+    own: &SMatrix<S, K, N>,
+    own_target: &SVector<S, K>,
+    contacts: &[[S; N]; C],
+    active: &[bool; C],
+) -> (SMatrix<S, R, N>, SVector<S, R>) {
     assert_eq!(
         R,
         K + C,
         "R is the model's constraints and the contacts' rows"
     );
-    let mut j = SMatrix::<f64, R, N>::zeros();
-    let mut target = SVector::<f64, R>::zeros();
+    let mut j = SMatrix::<S, R, N>::zeros();
+    let mut target = SVector::<S, R>::zeros();
     j.fixed_rows_mut::<K>(0).copy_from(own);
     target.fixed_rows_mut::<K>(0).copy_from(own_target);
-    for c in 0..C {
-        if contacts.active[c] {
-            for (i, &x) in contacts.rows.matrix[c].iter().enumerate() {
-                j[(K + c, i)] = x;
-            }
+    for c in (0..C).filter(|&c| active[c]) {
+        for (i, &x) in contacts[c].iter().enumerate() {
+            j[(K + c, i)] = x;
         }
     }
     (j, target)
 }
 
-/// q̈ (or q̇⁺) and λ of `M x + Jᵀ λ = f, J x = target`, the inactive contact rows of J zero
-/// and their λ zero: a 1 on their diagonal of the Schur complement.
+/// The rows that carry no force: an inactive contact's, and a row that no velocity moves
+/// and that asks for no acceleration (a planar model's out-of-plane direction). Read off
+/// the real parts.
+fn idle_rows<'a, S: Scalar, const N: usize, const C: usize, const R: usize>(
+    j: &'a SMatrix<S, R, N>,
+    target: &'a SVector<S, R>,
+    active: &'a [bool; C],
+) -> impl Iterator<Item = usize> + 'a {
+    let k = R - C;
+    (k..R).filter(move |&r| {
+        !active[r - k] || (j.row(r).iter().all(|x| x.re() == 0.0) && target[r].re() == 0.0)
+    })
+}
+
+/// q̈ (or q̇⁺) and λ of `M x + Jᵀ λ = f, J x = target`, the idle rows' λ zero (a 1 on
+/// their diagonal of the Schur complement).
 fn solve<
-    T: Model<N, M>,
+    T: Contacts<N, M, C>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -291,41 +496,35 @@ fn solve<
     f: &SVector<f64, N>,
     j: &SMatrix<f64, R, N>,
     target: &SVector<f64, R>,
-    contacts: &ContactRows<'_, N, C>,
+    active: &[bool; C],
     settings: &ContactSettings,
 ) -> Result<(SVector<f64, N>, SVector<f64, R>), DynamicsError> {
-    // An inactive contact's rows, and a row that no velocity moves and that asks for no
-    // acceleration (a planar model's out-of-plane direction), carry no force.
-    let idle = |r: usize| {
-        r >= K
-            && (!contacts.active[r - K] || (j.row(r).iter().all(|&x| x == 0.0) && target[r] == 0.0))
-    };
     let mut system: Schur<f64, N, R> = match kkt::schur_dense(mass, f, j, target) {
         Ok(system) => system,
-        Err(Unsolvable::Schur(schur)) => {
-            return Err(dependent::<T, N, M, K, C, R>(&schur, contacts))
-        }
+        Err(Unsolvable::Schur(schur)) => return Err(dependent::<T, N, M, K, C, R>(&schur, active)),
         Err(_) => {
             // Completing M with every active row did not make it definite: M is indefinite,
             // or some velocity is fixed by neither T nor the rows; or the rows are dependent.
             let mut gram = j * j.transpose();
-            (0..R).filter(|&r| idle(r)).for_each(|r| gram[(r, r)] = 1.0);
-            if Lu::factor(gram).is_none() {
-                return Err(dependent::<T, N, M, K, C, R>(&gram, contacts));
+            for r in idle_rows(j, target, active) {
+                gram[(r, r)] = 1.0;
             }
-            return Err(crate::linalg::factor_mass(mass, &T::COORDINATES)
+            if Lu::factor(gram).is_none() {
+                return Err(dependent::<T, N, M, K, C, R>(&gram, active));
+            }
+            return Err(linalg::factor_mass(mass, &T::COORDINATES)
                 .err()
                 .unwrap_or(DynamicsError::SingularMassMatrix));
         }
     };
-    for r in (0..R).filter(|&r| idle(r)) {
+    for r in idle_rows(j, target, active) {
         system.schur[(r, r)] = 1.0;
     }
     finite(&system.schur, "contact Schur complement J M⁻¹ Jᵀ")?;
     let lambda = match settings.regularization {
         None => match Lu::factor(system.schur) {
             Some(lu) => lu.solve(&system.rhs),
-            None => return Err(dependent::<T, N, M, K, C, R>(&system.schur, contacts)),
+            None => return Err(dependent::<T, N, M, K, C, R>(&system.schur, active)),
         },
         Some(rho) => proximal(&system, rho, settings)?,
     };
@@ -363,7 +562,7 @@ fn proximal<const N: usize, const R: usize>(
 /// The error naming the contacts (and the model's constraints) whose rows are dependent in
 /// `matrix` (a Schur complement or Gram matrix over the R rows).
 fn dependent<
-    T: Model<N, M>,
+    T: Contacts<N, M, C>,
     const N: usize,
     const M: usize,
     const K: usize,
@@ -371,21 +570,21 @@ fn dependent<
     const R: usize,
 >(
     matrix: &SMatrix<f64, R, R>,
-    contacts: &ContactRows<'_, N, C>,
+    active: &[bool; C],
 ) -> DynamicsError {
     let mut matrix = *matrix;
-    for c in (0..C).filter(|&c| !contacts.active[c]) {
+    for c in (0..C).filter(|&c| !active[c]) {
         matrix.row_mut(K + c).fill(0.0);
         matrix.column_mut(K + c).fill(0.0);
         matrix[(K + c, K + c)] = 1.0;
     }
     let mut names: Vec<&'static str> = Vec::new();
-    let candidates = (0..R).filter(|&r| r < K || contacts.active[r - K]);
+    let candidates = (0..R).filter(|&r| r < K || active[r - K]);
     for r in dependent_rows(&matrix, candidates) {
         let name = if r < K {
             T::CONSTRAINT_NAMES.get(r).copied().unwrap_or("?")
         } else {
-            contacts.names[r - K]
+            T::ROW_NAMES[r - K]
         };
         if !names.contains(&name) {
             names.push(name);

@@ -129,6 +129,7 @@ pub mod __private {
     pub use crate::functions;
     pub use crate::jacobian;
     pub use crate::jet;
+    pub use crate::linearize;
     pub use crate::model::{
         Count, Energies, Equations, Gradient, Level, MassTree, Model, Parametric, Point, Scalar,
         NO_PARENT,

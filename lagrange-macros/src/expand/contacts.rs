@@ -99,7 +99,7 @@ pub fn contact_types(header: &Header, contacts: &[ContactFace]) -> TokenStream {
     }
 }
 
-/// The contacts' methods; nothing for a model without contacts.
+/// The contacts' methods and `impl Contacts`; nothing for a model without contacts.
 pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     if l.contacts.is_empty() {
         return TokenStream::new();
@@ -107,23 +107,19 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     let name = &l.header.name;
     let (n, m, k) = (l.coordinates.len(), l.inputs.len(), l.constraints.len());
     let p = private();
-    let [s, u, x, f, rows_var, settings, active, restitution] = [
-        "s",
-        "u",
-        "x",
-        "f",
-        "rows",
-        "settings",
-        "active",
-        "restitution",
-    ]
-    .map(internal);
+    let [s, u, x, f, settings, active, restitution] =
+        ["s", "u", "x", "f", "settings", "active", "restitution"].map(internal);
     let ids: Vec<usize> = l.contacts.iter().flat_map(|c| c.elems.clone()).collect();
     let velocity: Vec<bool> = l.contacts.iter().flat_map(|c| c.velocity.clone()).collect();
+    let velocities: Vec<usize> = l
+        .contacts
+        .iter()
+        .flat_map(|c| c.velocities.clone())
+        .collect();
     let c = ids.len();
     let r = k + c;
     let rows_fn = internal("__contact_rows");
-    let (evaluate, code) = match crate::fast::jacobian_rows_fn(
+    let (evaluate, rows_code) = match crate::fast::jacobian_rows_fn(
         l,
         unrolled,
         &ids,
@@ -131,12 +127,12 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         MAX_CONTACT_STATEMENTS,
         &rows_fn,
     ) {
-        Some(code) => (quote!(self.#rows_fn(&#x)), code),
+        Some(code) => (quote!(self.#rows_fn(#x)), code),
         None => {
             let eval = internal("__eval_contacts");
             let evaluate = quote! {
                 #p::jacobian::rows::<#n, #m, #c>(
-                    &#x,
+                    #x,
                     &[#(#velocity),*],
                     |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
                     |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
@@ -145,14 +141,20 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
             (evaluate, values_fn(l, &eval, &ids))
         }
     };
+    let velocities_fn = internal("__contact_velocities");
+    let velocities_code = values_fn(l, &velocities_fn, &velocities);
     let row_names = l.contacts.iter().flat_map(|contact| {
         let text = contact.name.to_string();
         std::iter::repeat_n(text, contact.elems.len())
     });
-    let row_active = l.contacts.iter().flat_map(|contact| {
-        let field = &contact.name;
-        std::iter::repeat_n(quote!(#active.#field), contact.elems.len())
-    });
+    let row_active: Vec<TokenStream> = l
+        .contacts
+        .iter()
+        .flat_map(|contact| {
+            let field = &contact.name;
+            std::iter::repeat_n(quote!(#active.#field), contact.elems.len())
+        })
+        .collect();
     let mut offset = 0;
     let force_fields: Vec<TokenStream> = l
         .contacts
@@ -165,14 +167,23 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         })
         .collect();
     let (active_ty, forces_ty) = (contacts_type(&l.header), contact_forces_type(&l.header));
-    let table = quote! {
-        #p::contact::ContactRows {
-            rows: &#rows_var,
-            names: &[#(#row_names),*],
-            active: [#(#row_active),*],
-        }
-    };
+    let rows_of = quote!([#(#row_active),*]);
+    let d = internal("__D");
     quote! {
+        impl #p::contact::Contacts<#n, #m, #c> for #name {
+            const ROW_NAMES: [&'static str; #c] = [#(#row_names),*];
+
+            #[inline]
+            fn eval_contact_velocities<#d: #p::Scalar>(&self, #x: &#p::Point<#d, #n, #m>) -> [#d; #c] {
+                self.#velocities_fn(#x)
+            }
+
+            #[inline]
+            fn eval_contact_rows(&self, #x: &#p::Point<f64, #n, #m>) -> #p::jacobian::Rows<#n, #c> {
+                #evaluate
+            }
+        }
+
         impl #name {
             /// The accelerations with the `active` contacts held (their acceleration zero)
             /// and each contact's force on the model, at the state `s` with inputs `u`:
@@ -205,10 +216,8 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
                 #active: &#active_ty,
                 #settings: &#p::contact::ContactSettings,
             ) -> #p::Result<#p::contact::ContactDynamics<#n, #forces_ty>, #p::DynamicsError> {
-                let #x = #p::Point::new(#s, #u);
-                let #rows_var = #evaluate;
                 let (accelerations, #f) = #p::contact::dynamics::<Self, #n, #m, #k, #c, #r>(
-                    self, #s, #u, &#table, #settings,
+                    self, #s, #u, &#rows_of, #settings,
                 )?;
                 #p::Result::Ok(#p::contact::ContactDynamics {
                     accelerations,
@@ -231,16 +240,30 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
                 #active: &#active_ty,
                 #restitution: f64,
             ) -> #p::Result<(#p::State<#n>, #forces_ty), #p::DynamicsError> {
-                let #u = #p::SVector::<f64, #m>::zeros();
-                let #x = #p::Point::new(#s, &#u);
-                let #rows_var = #evaluate;
                 let (after, #f) = #p::contact::impulse::<Self, #n, #m, #k, #c, #r>(
-                    self, #s, &#table, #restitution, &#p::Default::default(),
+                    self, #s, &#rows_of, #restitution, &#p::Default::default(),
                 )?;
                 #p::Result::Ok((after, #forces_ty { #(#force_fields),* }))
             }
 
-            #code
+            /// A and B of the dynamics with the `active` contacts held, exact, with the
+            /// tangent space of the contact manifold as the independent coordinates
+            /// (`Linearization::tangent`): see `lagrange_runtime::contact`.
+            ///
+            /// # Errors
+            /// As `contact_dynamics`, and `DynamicsError::NonFiniteResult` when a
+            /// derivative is not finite.
+            pub fn linearize_contacts(
+                &self,
+                #s: &#p::State<#n>,
+                #u: &#p::SVector<f64, #m>,
+                #active: &#active_ty,
+            ) -> #p::Result<#p::linearize::Linearization<#n, #m>, #p::DynamicsError> {
+                #p::contact::linearize::<Self, #n, #m, #k, #c, #r>(self, #s, #u, &#rows_of)
+            }
+
+            #rows_code
+            #velocities_code
         }
     }
 }

@@ -86,6 +86,8 @@ pub struct Contact {
     pub elems: Vec<Id>,
     /// For each element, whether it is at velocity level.
     pub velocity: Vec<bool>,
+    /// Each row's velocity, affine in q̇: ω's elements as they are, ṗ for the point's.
+    pub velocities: Vec<Id>,
 }
 
 /// A `let`, by name: its value, or `None` when it has an error.

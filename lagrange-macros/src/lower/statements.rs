@@ -86,10 +86,23 @@ impl<'a> Lowerer<'_, 'a, '_> {
         }
         elems.extend(&p.elems);
         velocity.extend([false; 3]);
+        let at = point.extent();
+        let velocities = elems
+            .iter()
+            .zip(&velocity)
+            .map(|(&e, &at_velocity)| {
+                if at_velocity {
+                    e
+                } else {
+                    self.node(Op::Dot(e), at)
+                }
+            })
+            .collect();
         out.push(Contact {
             name: name.clone(),
             elems,
             velocity,
+            velocities,
         });
     }
 
