@@ -127,9 +127,13 @@ fn contact_dynamics_does_not_allocate() {
     let n = allocations_during(|| {
         let out = solo.contact_dynamics(&s, &u, &Solo12Contacts::ALL).unwrap();
         sink += out.accelerations.sum() + out.forces.fl.sum();
-        let out = solo.contact_dynamics_with(&s, &u, &three, &settings).unwrap();
+        let out = solo
+            .contact_dynamics_with(&s, &u, &three, &settings)
+            .unwrap();
         sink += out.accelerations.sum() + out.forces.hl.sum();
-        let (after, impulses) = solo.impulse_dynamics(&s, &Solo12Contacts::ALL, 0.0).unwrap();
+        let (after, impulses) = solo
+            .impulse_dynamics(&s, &Solo12Contacts::ALL, 0.0)
+            .unwrap();
         sink += after.qd.sum() + impulses.hr.sum();
     });
     assert_eq!(n, 0, "allocations in the contacts' solve");
