@@ -7,7 +7,10 @@
 //! machine: `accelerations` (for the Panda the constrained solve of its mimic joint, for
 //! the Solo-12 that of its unit quaternion), `inverse_dynamics`, `mass_matrix`, the end
 //! effector's (a foot's) Jacobians, `linearize` (`computeABADerivatives`) and
-//! `inverse_dynamics_derivatives` (`computeRNEADerivatives`).
+//! `inverse_dynamics_derivatives` (`computeRNEADerivatives`); for the Solo-12 on its four
+//! point feet and the G1 on its two flat soles, `contact_dynamics` (`constraintDynamics`),
+//! `impulse_dynamics` (`impulseDynamics`) and `linearize_contacts`
+//! (`computeConstraintDynamicsDerivatives`).
 //!
 //! Run with `cargo bench --bench robots`; `benches/pinocchio/compare.sh` runs it against
 //! Pinocchio. With `LAGRANGE_PINOCCHIO_STATES=<file>` set, the bench also writes to that
@@ -189,6 +192,45 @@ fn calls<T: lagrange_runtime::model::Model<N, M>, J, const N: usize, const M: us
     g.finish();
 }
 
+/// The Criterion group `robot`, its contact calls with every contact active:
+/// `contact_dynamics`, `impulse_dynamics` (restitution 0) and `linearize_contacts`.
+fn contact_calls<T, A, const N: usize, const M: usize, const C: usize>(
+    c: &mut Criterion,
+    robot: &str,
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    all: &A,
+    calls: [&dyn Fn(&T, &State<N>, &SVector<f64, M>, &A) -> f64; 3],
+) {
+    let mut g = c.benchmark_group(robot);
+    g.warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for (name, call) in ["contact_dynamics", "impulse_dynamics", "linearize_contacts"]
+        .into_iter()
+        .zip(calls)
+    {
+        g.bench_function(name, |b| {
+            b.iter(|| call(black_box(model), black_box(s), black_box(u), all))
+        });
+    }
+    g.finish();
+}
+
+/// The contacts of a robot for the C++ side: their kind and frames, and lagrange's
+/// `contact_dynamics` accelerations with all of them active, in Pinocchio's terms.
+fn describe_contacts(out: &mut String, robot: &str, kind: &str, frames: &[&str], a: &[f64]) {
+    let _ = write!(out, "contacts {robot} {kind}");
+    for f in frames {
+        let _ = write!(out, " {f}");
+    }
+    let _ = write!(out, "\ncontact_a {robot}");
+    for x in a {
+        let _ = write!(out, " {x:?}");
+    }
+    out.push('\n');
+}
+
 fn bench(c: &mut Criterion) {
     let states = std::env::var_os("LAGRANGE_PINOCCHIO_STATES");
     let mut described = String::new();
@@ -287,6 +329,40 @@ fn bench(c: &mut Criterion) {
         );
     }
     calls(c, "solo12", &solo, &s, &a, &u, |m, s, u| m.jacobians(s, u));
+    // Standing on its four feet.
+    let all = Solo12Contacts::ALL;
+    if states.is_some() {
+        let qdd = solo
+            .contact_dynamics(&s, &u, &all)
+            .expect("four feet")
+            .accelerations;
+        let frames = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"];
+        describe_contacts(
+            &mut described,
+            "solo12",
+            "3d",
+            &frames,
+            FreeFlyer::<19, 18>::at_lagrange(&s.q)
+                .a(&s, &qdd)
+                .as_slice(),
+        );
+    }
+    contact_calls::<_, _, 19, 18, 12>(
+        c,
+        "solo12",
+        &solo,
+        &s,
+        &u,
+        &all,
+        [
+            &|m, s, u, a| {
+                m.contact_dynamics(s, u, a)
+                    .map_or(0.0, |d| d.accelerations[0])
+            },
+            &|m, s, _, a| m.impulse_dynamics(s, a, 0.0).map_or(0.0, |(s, _)| s.qd[0]),
+            &|m, s, u, a| m.linearize_contacts(s, u, a).map_or(0.0, |l| l.d_q[(0, 0)]),
+        ],
+    );
 
     // The G1 humanoid on its floating base, the same way: joints in [−0.5, 0.5].
     let g1 = G1::default();
@@ -327,6 +403,41 @@ fn bench(c: &mut Criterion) {
         );
     }
     calls(c, "g1", &g1, &s, &a, &u, |m, s, u| m.jacobians(s, u));
+    // Standing on its two soles (Pinocchio's 6D contacts agree with lagrange's frame
+    // contacts when the soles are at rest: the timing does not need them to be).
+    let all = G1Contacts::ALL;
+    if states.is_some() {
+        let qdd = g1
+            .contact_dynamics(&s, &u, &all)
+            .expect("two soles")
+            .accelerations;
+        let frames = ["left_ankle_roll_link", "right_ankle_roll_link"];
+        describe_contacts(
+            &mut described,
+            "g1",
+            "6d",
+            &frames,
+            FreeFlyer::<36, 35>::at_lagrange(&s.q)
+                .a(&s, &qdd)
+                .as_slice(),
+        );
+    }
+    contact_calls::<_, _, 36, 35, 12>(
+        c,
+        "g1",
+        &g1,
+        &s,
+        &u,
+        &all,
+        [
+            &|m, s, u, a| {
+                m.contact_dynamics(s, u, a)
+                    .map_or(0.0, |d| d.accelerations[0])
+            },
+            &|m, s, _, a| m.impulse_dynamics(s, a, 0.0).map_or(0.0, |(s, _)| s.qd[0]),
+            &|m, s, u, a| m.linearize_contacts(s, u, a).map_or(0.0, |l| l.d_q[(0, 0)]),
+        ],
+    );
 
     if let Some(path) = &states {
         std::fs::write(path, &described).expect("LAGRANGE_PINOCCHIO_STATES: a writable file");

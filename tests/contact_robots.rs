@@ -189,3 +189,44 @@ fn the_centroidal_momentum_changes_by_gravity_and_the_contact_forces() {
         );
     });
 }
+
+/// `linearize_contacts` of the Solo-12 against central differences of `contact_dynamics`
+/// at a stored random state and at the neutral state at rest, on four feet and on three;
+/// and the tangent of the contact manifold: each held foot fixes three positions and three
+/// velocities, the quaternion's norm one more of each.
+#[test]
+fn solo12_linearize_contacts_matches_central_differences() {
+    let solo = Solo12::default();
+    let data = reference("solo12_contacts");
+    let states = data["states"].as_array().expect("states");
+    for state in [&states[0], &states[4]] {
+        let s = State::new(
+            0.0,
+            vector(&state["lagrange"]["q"]),
+            vector(&state["lagrange"]["qd"]),
+        );
+        let u = vector::<18>(&state["tau"]);
+        for (on, held) in [
+            (Solo12Contacts::ALL, 4),
+            (
+                Solo12Contacts {
+                    hr: false,
+                    ..Solo12Contacts::ALL
+                },
+                3,
+            ),
+        ] {
+            let lin = solo.linearize_contacts(&s, &u, &on).unwrap();
+            assert_eq!(lin.tangent.ncols(), 2 * (19 - 1 - 3 * held));
+            let f = |s: &State<19>, u: &SVector<f64, 18>| {
+                solo.contact_dynamics(s, u, &on).unwrap().accelerations
+            };
+            crate::common::derivatives::agree_with_central_differences(
+                &lin,
+                f,
+                1e-6,
+                &format!("solo12 {} {held} feet", state["label"]),
+            );
+        }
+    }
+}

@@ -231,43 +231,6 @@ fn contact_settings_are_checked() {
     }
 }
 
-/// ∂q̈/∂(q, q̇, u) of `contact_dynamics` by central differences (step 1e-6 of each entry's
-/// size), column by column, against the exact columns of `linearize_contacts`.
-pub fn agree_with_central_differences<const N: usize, const M: usize>(
-    lin: &lagrange_runtime::linearize::Linearization<N, M>,
-    accelerations: impl Fn(&State<N>, &SVector<f64, M>) -> SVector<f64, N>,
-    tol: f64,
-    what: &str,
-) {
-    let (s, u) = (lin.state, lin.inputs);
-    for k in 0..2 * N + M {
-        let step = |sign: f64| {
-            let (mut s, mut u) = (s, u);
-            let x = match k {
-                k if k < N => &mut s.q[k],
-                k if k < 2 * N => &mut s.qd[k - N],
-                k => &mut u[k - 2 * N],
-            };
-            let h = 1e-6 * x.abs().max(1.0);
-            *x += sign * h;
-            (accelerations(&s, &u), h)
-        };
-        let ((plus, h), (minus, _)) = (step(1.0), step(-1.0));
-        let fd = (plus - minus) / (2.0 * h);
-        let exact: SVector<f64, N> = match k {
-            k if k < N => lin.d_q.column(k).into(),
-            k if k < 2 * N => lin.d_qd.column(k - N).into(),
-            k => lin.d_u.column(k - 2 * N).into(),
-        };
-        let scale = fd.amax().max(1.0);
-        let err = (exact - fd).amax();
-        assert!(
-            err <= tol * scale,
-            "{what}: column {k} off by {err:e} (scale {scale:e})\n exact {exact}\n    fd {fd}"
-        );
-    }
-}
-
 #[test]
 fn a_rod_hanging_from_its_held_end_linearizes_to_its_pendulum() {
     let rod = Rod::default();
@@ -312,7 +275,12 @@ fn linearize_contacts_matches_central_differences() {
             let f = |s: &State<3>, u: &SVector<f64, 0>| {
                 rod.contact_dynamics(s, u, &active).unwrap().accelerations
             };
-            agree_with_central_differences(&lin, f, 1e-7, &format!("rod {active:?} at {s:?}"));
+            crate::common::derivatives::agree_with_central_differences(
+                &lin,
+                f,
+                1e-7,
+                &format!("rod {active:?} at {s:?}"),
+            );
         }
     }
     for s in [
@@ -330,7 +298,12 @@ fn linearize_contacts_matches_central_differences() {
                 .unwrap()
                 .accelerations
         };
-        agree_with_central_differences(&lin, f, 1e-7, &format!("box at {s:?}"));
+        crate::common::derivatives::agree_with_central_differences(
+            &lin,
+            f,
+            1e-7,
+            &format!("box at {s:?}"),
+        );
         // The sole held: no motion is left, ∂q̈/∂u = 0 and no independent coordinate.
         assert_eq!(lin.tangent.ncols(), 0);
         assert!(lin.d_u.amax() < 1e-14);

@@ -68,7 +68,9 @@
 //! largest |exact − difference| / allowed it met at the first step.
 
 use super::Rng;
-use lagrange_runtime::linearize::{inverse_dynamics_derivatives, linearize, sensitivities};
+use lagrange_runtime::linearize::{
+    inverse_dynamics_derivatives, linearize, sensitivities, Linearization,
+};
 use lagrange_runtime::model::{Equations, Gradient, Model, Parametric, Point};
 use lagrange_runtime::nalgebra::SVector;
 use lagrange_runtime::num_dual::Dual64;
@@ -1299,5 +1301,46 @@ fn gradient_entry<const N: usize>(k: usize) -> String {
         format!("forces[{}]", k - 2 * N)
     } else {
         "L".to_string()
+    }
+}
+
+/// The columns of a linearization (`linearize_contacts`'s) against central differences of
+/// the accelerations it linearizes (`accelerations`, for example `contact_dynamics`'s),
+/// column by column, with a step of 1e-4 of each entry's size.
+pub fn agree_with_central_differences<const N: usize, const M: usize>(
+    lin: &Linearization<N, M>,
+    accelerations: impl Fn(&State<N>, &SVector<f64, M>) -> SVector<f64, N>,
+    tol: f64,
+    what: &str,
+) {
+    let (s, u) = (lin.state, lin.inputs);
+    for k in 0..2 * N + M {
+        let step = |sign: f64| {
+            let (mut s, mut u) = (s, u);
+            let x = match k {
+                k if k < N => &mut s.q[k],
+                k if k < 2 * N => &mut s.qd[k - N],
+                k => &mut u[k - 2 * N],
+            };
+            // Larger than the square root of ε: the accelerations of a robot at a
+            // singular stance (legs straight) are large, and their rounding over a step
+            // of 1e-6 is 1e-6 of a derivative of size one.
+            let h = 1e-4 * x.abs().max(1.0);
+            *x += sign * h;
+            (accelerations(&s, &u), h)
+        };
+        let ((plus, h), (minus, _)) = (step(1.0), step(-1.0));
+        let fd = (plus - minus) / (2.0 * h);
+        let exact: SVector<f64, N> = match k {
+            k if k < N => lin.d_q.column(k).into(),
+            k if k < 2 * N => lin.d_qd.column(k - N).into(),
+            k => lin.d_u.column(k - 2 * N).into(),
+        };
+        let scale = fd.amax().max(1.0);
+        let err = (exact - fd).amax();
+        assert!(
+            err <= tol * scale,
+            "{what}: column {k} off by {err:e} (scale {scale:e})\n exact {exact}\n    fd {fd}"
+        );
     }
 }
