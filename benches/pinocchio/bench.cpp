@@ -33,6 +33,9 @@
 
 #include "pinocchio/algorithm/aba.hpp"
 #include "pinocchio/algorithm/aba-derivatives.hpp"
+#include "pinocchio/algorithm/constrained-dynamics.hpp"
+#include "pinocchio/algorithm/constrained-dynamics-derivatives.hpp"
+#include "pinocchio/algorithm/impulse-dynamics.hpp"
 #include "pinocchio/algorithm/crba.hpp"
 #include "pinocchio/algorithm/frames.hpp"
 #include "pinocchio/algorithm/jacobian.hpp"
@@ -46,6 +49,8 @@ namespace {
 struct Robot {
   std::string name;
   std::map<std::string, std::vector<std::string>> records;  // key -> values
+
+  bool has(const std::string &key) const { return records.count(key) > 0; }
 
   const std::vector<std::string> &get(const std::string &key) const {
     auto it = records.find(key);
@@ -235,6 +240,29 @@ int main(int argc, char **argv) {
     check("aba", aba, r.vector("aba"));
     check("jacobian", jacobian, r.matrix("jacobian", 6, n));
 
+    // Contacts (the Solo-12's feet, the G1's soles), when the robot declares them: every one
+    // active, in LOCAL_WORLD_ALIGNED, solved exactly (mu = 0), as lagrange's
+    // `contact_dynamics` with all of its contacts on.
+    typedef pinocchio::RigidConstraintModelTpl<double, 0> ContactModel;
+    typedef pinocchio::RigidConstraintDataTpl<double, 0> ContactData;
+    PINOCCHIO_STD_VECTOR_WITH_EIGEN_ALLOCATOR(ContactModel) contact_models;
+    PINOCCHIO_STD_VECTOR_WITH_EIGEN_ALLOCATOR(ContactData) contact_datas;
+    if (r.has("contacts")) {
+      const auto &c = r.get("contacts");  // kind, frames...
+      const auto type = c.at(0) == "6d" ? pinocchio::CONTACT_6D : pinocchio::CONTACT_3D;
+      for (std::size_t k = 1; k < c.size(); ++k) {
+        const auto &frame = model.frames[model.getFrameId(c[k])];
+        contact_models.emplace_back(type, model, frame.parentJoint, frame.placement,
+                                    pinocchio::LOCAL_WORLD_ALIGNED);
+        contact_datas.emplace_back(contact_models.back());
+      }
+      pinocchio::initConstraintDynamics(model, data, contact_models, contact_datas);
+      pinocchio::ProximalSettings exact(1e-14, 0.0, 1);
+      const Eigen::VectorXd contact_a = pinocchio::constraintDynamics(
+          model, data, q, v, tau, contact_models, contact_datas, exact);
+      check("constraintDynamics", contact_a, r.vector("contact_a"));
+    }
+
     if (budget_ms <= 0) continue;
     // The timings. Inputs pass through an opaque copy so that nothing is known of them.
     Eigen::VectorXd qx = q, vx = v, ax = a, taux = tau;
@@ -256,6 +284,29 @@ int main(int argc, char **argv) {
                              pinocchio::getFrameJacobian(model, data, frame, pinocchio::LOCAL_WORLD_ALIGNED, jacobian);
                            },
                            budget_ms));
+    if (!contact_models.empty()) {
+      pinocchio::ProximalSettings exact(1e-14, 0.0, 1);
+      report("constraintDynamics", time_it(
+                                       [&] {
+                                         pinocchio::constraintDynamics(model, data, qx, vx, taux, contact_models,
+                                                                       contact_datas, exact);
+                                       },
+                                       budget_ms));
+      report("impulseDynamics", time_it(
+                                    [&] {
+                                      pinocchio::impulseDynamics(model, data, qx, vx, contact_models, contact_datas,
+                                                                 0.0, exact);
+                                    },
+                                    budget_ms));
+      report("computeConstraintDynamicsDerivatives",
+             time_it(
+                 [&] {
+                   pinocchio::constraintDynamics(model, data, qx, vx, taux, contact_models, contact_datas, exact);
+                   pinocchio::computeConstraintDynamicsDerivatives(model, data, contact_models, contact_datas,
+                                                                   exact);
+                 },
+                 budget_ms));
+    }
   }
   std::fflush(stdout);
   return ok ? 0 : 1;

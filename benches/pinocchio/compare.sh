@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # lagrange against Pinocchio's C++ on this machine: `accelerations` / `aba`,
 # `inverse_dynamics` / `rnea`, `mass_matrix` / `crba`, `jacobians` / a frame Jacobian,
-# `linearize` / `computeABADerivatives` and `inverse_dynamics_derivatives` /
-# `computeRNEADerivatives`, for every robot of benches/robots.rs, at that bench's states. See README.md beside this
+# `linearize` / `computeABADerivatives`, `inverse_dynamics_derivatives` /
+# `computeRNEADerivatives` and, for the robots with contacts, `contact_dynamics` /
+# `constraintDynamics`, `impulse_dynamics` / `impulseDynamics` and `linearize_contacts` /
+# `computeConstraintDynamicsDerivatives`, for every robot of benches/robots.rs, at that bench's states. See README.md beside this
 # file. Run by hand from anywhere in the repository (not in CI):
 #
 #     benches/pinocchio/compare.sh            # ROUNDS=3 by default
@@ -128,7 +130,10 @@ for line in open(states):
 pairs = [("accelerations", "aba"), ("inverse_dynamics", "rnea"),
          ("mass_matrix", "crba"), ("jacobians", "jacobian"),
          ("linearize", "computeABADerivatives"),
-         ("inverse_dynamics_derivatives", "computeRNEADerivatives")]
+         ("inverse_dynamics_derivatives", "computeRNEADerivatives"),
+         ("contact_dynamics", "constraintDynamics"),
+         ("impulse_dynamics", "impulseDynamics"),
+         ("linearize_contacts", "computeConstraintDynamicsDerivatives")]
 
 pin_t = {}
 for r in range(1, rounds + 1):
@@ -163,6 +168,8 @@ print("|---|---|---|---|---|---|")
 for robot in robots:
     for fn, call in pairs:
         lt, pt = lagrange_times(robot, fn), pin_t.get((robot, call), [])
+        if not lt and not pt:
+            continue  # a pair the robot has no part in (contacts of an arm)
         if not lt or not pt:
             print(f"| {robot} | `{fn}` / `{call}` | {'missing' if not lt else fmt(statistics.median(lt))} "
                   f"| {'missing' if not pt else fmt(statistics.median(pt))} | | |")

@@ -61,7 +61,7 @@ use crate::linalg::kkt::{self, Schur, Unsolvable};
 use crate::linalg::{self, Lu};
 use crate::linearize::{not_finite, Linearization};
 use crate::model::{Equations, Model, Point, Scalar};
-use crate::State;
+use crate::{Dynamics, State};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
 use num_dual::{Dual, DualVec};
 use std::array::from_fn;
@@ -153,6 +153,92 @@ pub trait Contacts<const N: usize, const M: usize, const C: usize>: Model<N, M> 
     /// The rows' Jacobian ∂v/∂q̇ and drift (the acceleration at q̈ = 0) in `f64`.
     #[doc(hidden)]
     fn eval_contact_rows(&self, x: &Point<f64, N, M>) -> Rows<N, C>;
+
+    /// [`dynamics`] with the model's own number of constraints: the accelerations and the
+    /// contact forces (C rows) with the `active` rows held.
+    ///
+    /// # Errors
+    /// As [`dynamics`].
+    fn eval_contact_dynamics(
+        &self,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+        active: &[bool; C],
+        settings: &ContactSettings,
+    ) -> Result<(SVector<f64, N>, SVector<f64, C>), DynamicsError>;
+}
+
+/// A model with a set of its contacts held: a [`Dynamics`] whose accelerations are those of
+/// `contact_dynamics` with that set (the energies, forces and inverse dynamics are the
+/// model's own), so that a [`Simulation`](crate::simulate::Simulation) runs a robot standing
+/// on those feet with any integrator and controller. `Name::holding(&active, gain)` makes
+/// one; switch contact sets by running one simulation per phase, each from the last state
+/// of the one before (through `impulse_dynamics` where a contact lands).
+#[derive(Debug, Clone, Copy)]
+pub struct Holding<'a, T, const C: usize> {
+    /// The model.
+    pub model: &'a T,
+    /// Whether each contact row is held.
+    pub active: [bool; C],
+    /// The settings of the solve (a velocity gain keeps held contacts from drifting).
+    pub settings: ContactSettings,
+}
+
+impl<T: Contacts<N, M, C>, const N: usize, const M: usize, const C: usize> Dynamics<N, M>
+    for Holding<'_, T, C>
+{
+    const COORDINATES: [&'static str; N] = <T as Model<N, M>>::COORDINATES;
+    const INPUTS: [&'static str; M] = <T as Model<N, M>>::INPUTS;
+    const UNITS: Option<crate::Units<N, M>> = <T as Model<N, M>>::UNITS;
+
+    fn lagrangian(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.model.lagrangian(s, u)
+    }
+    fn kinetic_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.model.kinetic_energy(s, u)
+    }
+    fn potential_energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.model.potential_energy(s, u)
+    }
+    fn dissipation(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.model.dissipation(s, u)
+    }
+    fn energy(&self, s: &State<N>, u: &SVector<f64, M>) -> f64 {
+        self.model.energy(s, u)
+    }
+    fn momenta(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N> {
+        self.model.momenta(s, u)
+    }
+    fn mass_matrix(&self, s: &State<N>, u: &SVector<f64, M>) -> SMatrix<f64, N, N> {
+        self.model.mass_matrix(s, u)
+    }
+    fn generalized_forces(&self, s: &State<N>, u: &SVector<f64, M>) -> SVector<f64, N> {
+        self.model.generalized_forces(s, u)
+    }
+    fn accelerations(
+        &self,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+    ) -> Result<SVector<f64, N>, DynamicsError> {
+        let (qdd, _) = self
+            .model
+            .eval_contact_dynamics(s, u, &self.active, &self.settings)?;
+        Ok(qdd)
+    }
+    /// The settings must be valid; the state need not be on the model's own constraints
+    /// exactly (the model's check applies).
+    fn check_start(&self, s: &State<N>, u: &SVector<f64, M>) -> Result<(), DynamicsError> {
+        self.settings.check()?;
+        self.model.check_start(s, u)
+    }
+    fn inverse_dynamics(
+        &self,
+        s: &State<N>,
+        qdd: &SVector<f64, N>,
+        u: &SVector<f64, M>,
+    ) -> SVector<f64, N> {
+        self.model.inverse_dynamics(s, qdd, u)
+    }
 }
 
 /// The accelerations and the contact forces (C rows, zero where inactive) of the model with

@@ -182,6 +182,17 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
             fn eval_contact_rows(&self, #x: &#p::Point<f64, #n, #m>) -> #p::jacobian::Rows<#n, #c> {
                 #evaluate
             }
+
+            #[inline]
+            fn eval_contact_dynamics(
+                &self,
+                #s: &#p::State<#n>,
+                #u: &#p::SVector<f64, #m>,
+                #active: &[bool; #c],
+                #settings: &#p::contact::ContactSettings,
+            ) -> #p::Result<(#p::SVector<f64, #n>, #p::SVector<f64, #c>), #p::DynamicsError> {
+                #p::contact::dynamics::<Self, #n, #m, #k, #c, #r>(self, #s, #u, #active, #settings)
+            }
         }
 
         impl #name {
@@ -244,6 +255,21 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
                     self, #s, &#rows_of, #restitution, &#p::Default::default(),
                 )?;
                 #p::Result::Ok((after, #forces_ty { #(#force_fields),* }))
+            }
+
+            /// The model with the `active` contacts held: a `Dynamics` to simulate (see
+            /// `lagrange_runtime::contact::Holding`), with a velocity gain of `gain` (1/s)
+            /// that keeps the held contacts from drifting.
+            #[must_use]
+            pub fn holding(&self, #active: &#active_ty, gain: f64) -> #p::contact::Holding<'_, Self, #c> {
+                #p::contact::Holding {
+                    model: self,
+                    active: #rows_of,
+                    settings: #p::contact::ContactSettings {
+                        velocity_gain: gain,
+                        ..#p::Default::default()
+                    },
+                }
             }
 
             /// A and B of the dynamics with the `active` contacts held, exact, with the
