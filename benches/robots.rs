@@ -192,6 +192,10 @@ fn calls<T: lagrange_runtime::model::Model<N, M>, J, const N: usize, const M: us
     g.finish();
 }
 
+/// A contact call of a robot at a state with inputs and a contact set, reduced to a number.
+type ContactCall<'a, T, A, const N: usize, const M: usize> =
+    &'a dyn Fn(&T, &State<N>, &SVector<f64, M>, &A) -> f64;
+
 /// The Criterion group `robot`, its contact calls with every contact active:
 /// `contact_dynamics`, `impulse_dynamics` (restitution 0) and `linearize_contacts`.
 fn contact_calls<T, A, const N: usize, const M: usize, const C: usize>(
@@ -201,7 +205,7 @@ fn contact_calls<T, A, const N: usize, const M: usize, const C: usize>(
     s: &State<N>,
     u: &SVector<f64, M>,
     all: &A,
-    calls: [&dyn Fn(&T, &State<N>, &SVector<f64, M>, &A) -> f64; 3],
+    calls: [ContactCall<'_, T, A, N, M>; 3],
 ) {
     let mut g = c.benchmark_group(robot);
     g.warm_up_time(Duration::from_millis(500))

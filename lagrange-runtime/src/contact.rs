@@ -118,12 +118,12 @@ impl ContactSettings {
                 "the contacts' velocity gain must be finite and non-negative",
             ));
         }
-        if let Some(rho) = self.regularization {
-            if !(rho.is_finite() && rho > 0.0) {
-                return Err(DynamicsError::InvalidSetting(
-                    "the contacts' regularization ρ must be positive and finite",
-                ));
-            }
+        if let Some(rho) = self.regularization
+            && !(rho.is_finite() && rho > 0.0)
+        {
+            return Err(DynamicsError::InvalidSetting(
+                "the contacts' regularization ρ must be positive and finite",
+            ));
         }
         if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
             return Err(DynamicsError::InvalidSetting(

@@ -217,6 +217,10 @@ fn statement_kind(s: &Statement) -> String {
         Statement::Force { .. } => "force".into(),
         Statement::Torque { .. } => "torque".into(),
         Statement::Constraint { name, .. } => format!("constraint {name}"),
+        Statement::Contact { name, rotation, .. } => match rotation {
+            Some(_) => format!("contact {name} frame"),
+            None => format!("contact {name}"),
+        },
         Statement::Urdf { path, .. } => format!("urdf {}", path.value()),
     }
 }

@@ -225,6 +225,52 @@ fn force_and_constraint_statements() {
 }
 
 #[test]
+fn contact_statements() {
+    let model = parse_ok(quote! {
+        struct M {
+            contact toe = [x, 0, y];
+            contact sole = frame(rot_z(th), [x, y, 0]);
+            contact frame = frame;
+        }
+    });
+    let kinds: Vec<String> = model.statements.iter().map(statement_kind).collect();
+    assert_eq!(
+        kinds,
+        ["contact toe", "contact sole frame", "contact frame"]
+    );
+    match &model.statements[1] {
+        Statement::Contact {
+            rotation: Some(r),
+            point,
+            ..
+        } => {
+            assert_eq!(sexpr(r), "(rot_z th)");
+            assert_eq!(sexpr(point), "(list x y 0)");
+        }
+        _ => panic!("expected a frame contact"),
+    }
+    // A point that is a name `frame` is a point; `frame(…)` takes a rotation and a point.
+    for (source, message) in [
+        (
+            quote!(struct M { contact c = frame(R); }),
+            "a frame contact is `contact name = frame(R, p);`",
+        ),
+        (
+            quote!(struct M { contact c = frame(R, p, q); }),
+            "a frame contact is `contact name = frame(R, p);`",
+        ),
+        (
+            quote!(struct M { contact c [m] = p; }),
+            "a contact is a point or a frame",
+        ),
+    ] {
+        let errors = parse_errors(source);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains(message), "{errors:?}");
+    }
+}
+
+#[test]
 fn a_semicolon_inside_parentheses_does_not_split() {
     let errors = parse_errors(quote!(struct M { kinetic = (a; b); }));
     assert_eq!(errors.len(), 1, "{errors:?}");
