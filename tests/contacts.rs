@@ -26,7 +26,8 @@ lagrangian! {
 
 lagrangian! {
     /// A box (mass m, inertia ic about its centre, centre at height h above its foot) in
-    /// the x–z plane, pushed sideways at its centre by F; its foot a flat contact.
+    /// the x–z plane, pushed sideways at its centre by F; its foot a flat contact, and a
+    /// second flat contact at its top (`lid`, for a dependent pair).
     pub struct Box2 {
         parameters: m = 2.0, ic = 0.3, h = 0.25, g = 9.81;
         coordinates: x, z, theta;
@@ -34,11 +35,18 @@ lagrangian! {
         let rotation = rot_y(theta);
         let foot = [x, 0, z] + rotation * [0, 0, -h];
         contact sole = frame(rotation, foot);
+        contact lid = frame(rotation, [x, 0, z] + rotation * [0, 0, h]);
         kinetic = m/2 * (dot(x)^2 + dot(z)^2) + ic/2 * dot(theta)^2;
         potential = m * g * z;
         force [push, 0, 0] on [x, 0, z];
     }
 }
+
+/// The box on its foot alone.
+const ON_SOLE: Box2Contacts = Box2Contacts {
+    sole: true,
+    lid: false,
+};
 
 const NO_INPUTS: SVector<f64, 0> =
     SVector::from_array_storage(lagrange_runtime::nalgebra::ArrayStorage([[]]));
@@ -187,7 +195,7 @@ fn a_box_on_a_flat_foot_is_held_by_a_force_and_a_moment() {
     let push = 3.0;
     let s = State::new(0.0, SVector::from([0.0, body.h, 0.0]), SVector::zeros());
     let u = SVector::from([push]);
-    let out = body.contact_dynamics(&s, &u, &Box2Contacts::ALL).unwrap();
+    let out = body.contact_dynamics(&s, &u, &ON_SOLE).unwrap();
     assert!(out.accelerations.amax() < 1e-14, "{}", out.accelerations);
     // Moment first (world axes, about the foot), then the force: the ground pushes back
     // against the push and holds the weight, and its moment cancels the push's h·F.
@@ -292,11 +300,9 @@ fn linearize_contacts_matches_central_differences() {
         ),
     ] {
         let u = SVector::from([2.5]);
-        let lin = body.linearize_contacts(&s, &u, &Box2Contacts::ALL).unwrap();
+        let lin = body.linearize_contacts(&s, &u, &ON_SOLE).unwrap();
         let f = |s: &State<3>, u: &SVector<f64, 1>| {
-            body.contact_dynamics(s, u, &Box2Contacts::ALL)
-                .unwrap()
-                .accelerations
+            body.contact_dynamics(s, u, &ON_SOLE).unwrap().accelerations
         };
         crate::common::derivatives::agree_with_central_differences(
             &lin,
@@ -308,4 +314,79 @@ fn linearize_contacts_matches_central_differences() {
         assert_eq!(lin.tangent.ncols(), 0);
         assert!(lin.d_u.amax() < 1e-14);
     }
+}
+
+/// Two flat contacts on one rigid body (its foot and its top) fix the same six velocities:
+/// the set is dependent and named, as four coplanar flat feet would be; regularized, the
+/// wrench that holds the body is shared between them, each carrying half the weight.
+#[test]
+fn two_flat_contacts_on_one_body_are_dependent() {
+    let body = Box2::default();
+    let s = State::new(0.0, SVector::from([0.0, body.h, 0.0]), SVector::zeros());
+    let u = SVector::from([0.0]);
+    let err = body
+        .contact_dynamics(&s, &u, &Box2Contacts::ALL)
+        .unwrap_err();
+    match &err {
+        DynamicsError::DependentContacts { contacts } => assert_eq!(contacts, &["sole", "lid"]),
+        other => panic!("expected DependentContacts, got {other:?}"),
+    }
+    let settings = ContactSettings {
+        regularization: Some(1e-6),
+        ..ContactSettings::default()
+    };
+    let out = body
+        .contact_dynamics_with(&s, &u, &Box2Contacts::ALL, &settings)
+        .unwrap();
+    assert!(out.accelerations.amax() < 1e-10);
+    let weight = body.m * body.g;
+    close(
+        out.forces.sole[5] + out.forces.lid[5],
+        weight,
+        1e-10,
+        "the weight held",
+    );
+    close(
+        out.forces.sole[5],
+        weight / 2.0,
+        1e-8,
+        "shared equally (least norm)",
+    );
+}
+
+/// `holding` runs a simulation with a set of contacts held: the rod held at one end,
+/// released horizontal, swings as the pendulum about that end (I_A θ̈ = −m g (l/2) cos θ),
+/// its energy kept and the end at rest where it was held.
+#[test]
+fn a_simulation_holding_one_end_swings_about_it() {
+    use lagrange_runtime::simulate::{Rk4, Simulation};
+    let rod = Rod::default();
+    let active = RodContacts {
+        end_a: true,
+        end_b: false,
+    };
+    let start = rod_state(&rod, 0.0, 0.0, [0.0, 0.0]);
+    let run = Simulation::new(&rod.holding(&active, 0.0), start)
+        .run(&Rk4::new(1e-3), 2.0)
+        .unwrap();
+    // The pendulum about A, θ̈ = −(3 g / 2 l) cos θ, by the same integrator.
+    let w2 = 3.0 * rod.g / (2.0 * rod.l);
+    let (mut theta, mut omega) = (0.0_f64, 0.0_f64);
+    let f = |th: f64| -w2 * th.cos();
+    for _ in 0..2000 {
+        let h = 1e-3;
+        let (k1, l1) = (omega, f(theta));
+        let (k2, l2) = (omega + h / 2.0 * l1, f(theta + h / 2.0 * k1));
+        let (k3, l3) = (omega + h / 2.0 * l2, f(theta + h / 2.0 * k2));
+        let (k4, l4) = (omega + h * l3, f(theta + h * k3));
+        theta += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+        omega += h / 6.0 * (l1 + 2.0 * l2 + 2.0 * l3 + l4);
+    }
+    let end = run.last();
+    close(end.q[2], theta, 1e-9, "θ(2 s)");
+    close(end.qd[2], omega, 1e-9, "θ̇(2 s)");
+    let held = rod.lets(end, &NO_INPUTS).a;
+    assert!(held.norm() < 1e-9, "end A moved to {held}");
+    let energy = |s: &State<3>| rod.energy(s, &NO_INPUTS);
+    close(energy(end), energy(&start), 1e-9, "energy");
 }
