@@ -19,6 +19,9 @@
 //! `aba` (`compare.sh` runs it so with a filter that matches no benchmark).
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use lagrange_runtime::contact::Contacts;
+use lagrange_runtime::model::Point;
+use lagrange_runtime::nalgebra::{DMatrix, DVector};
 use lagrange_runtime::prelude::*;
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -221,18 +224,53 @@ fn contact_calls<T, A, const N: usize, const M: usize, const C: usize>(
     g.finish();
 }
 
-/// The contacts of a robot for the C++ side: their kind and frames, and lagrange's
-/// `contact_dynamics` accelerations with all of them active, in Pinocchio's terms.
-fn describe_contacts(out: &mut String, robot: &str, kind: &str, frames: &[&str], a: &[f64]) {
-    let _ = write!(out, "contacts {robot} {kind}");
-    for f in frames {
-        let _ = write!(out, " {f}");
-    }
-    let _ = write!(out, "\ncontact_a {robot}");
-    for x in a {
-        let _ = write!(out, " {x:?}");
-    }
-    out.push('\n');
+/// The contacts of a robot for the C++ side: their kind and frames, a velocity v at which
+/// every contact is at rest (the state's own projected onto J v = 0: Pinocchio's 6D
+/// contacts hold the frame's spatial acceleration, lagrange's its point's, and the two
+/// agree only there), and lagrange's `contact_dynamics` accelerations there with all of
+/// them active, in Pinocchio's terms.
+#[allow(clippy::too_many_arguments)]
+fn describe_contacts<T, const N: usize, const M: usize, const C: usize, const V: usize>(
+    out: &mut String,
+    robot: &str,
+    kind: &str,
+    frames: &[&str],
+    model: &T,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, V>,
+    u: &SVector<f64, M>,
+) where
+    T: Contacts<N, M, C>,
+{
+    let flyer = FreeFlyer::<N, V>::at_lagrange(q);
+    let s = flyer.state(v);
+    let rows = model.eval_contact_rows(&Point::new(&s, u)).matrix;
+    let j = DMatrix::from_fn(C, V, |r, c| {
+        (0..N).map(|i| rows[r][i] * flyer.l()[(i, c)]).sum()
+    });
+    let v = DVector::from_column_slice(v.as_slice());
+    let at_rest = &v - j.clone().pseudo_inverse(1e-12).expect("an SVD") * (&j * &v);
+    let at_rest = SVector::<f64, V>::from_column_slice(at_rest.as_slice());
+    let s = flyer.state(&at_rest);
+    let (qdd, _) = model
+        .eval_contact_dynamics(&s, u, &[true; C], &Default::default())
+        .expect("the contacts held");
+    let mut line = |key: &str, values: &mut dyn Iterator<Item = String>| {
+        let _ = write!(out, "{key} {robot}");
+        for x in values {
+            let _ = write!(out, " {x}");
+        }
+        out.push('\n');
+    };
+    line(
+        "contacts",
+        &mut [kind].iter().chain(frames).map(|x| x.to_string()),
+    );
+    line("contact_v", &mut at_rest.iter().map(|x| format!("{x:?}")));
+    line(
+        "contact_a",
+        &mut flyer.a(&s, &qdd).iter().map(|x| format!("{x:?}")),
+    );
 }
 
 fn bench(c: &mut Criterion) {
@@ -336,20 +374,8 @@ fn bench(c: &mut Criterion) {
     // Standing on its four feet.
     let all = Solo12Contacts::ALL;
     if states.is_some() {
-        let qdd = solo
-            .contact_dynamics(&s, &u, &all)
-            .expect("four feet")
-            .accelerations;
         let frames = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"];
-        describe_contacts(
-            &mut described,
-            "solo12",
-            "3d",
-            &frames,
-            FreeFlyer::<19, 18>::at_lagrange(&s.q)
-                .a(&s, &qdd)
-                .as_slice(),
-        );
+        describe_contacts(&mut described, "solo12", "3d", &frames, &solo, &s.q, &v, &u);
     }
     contact_calls::<_, _, 19, 18, 12>(
         c,
@@ -407,24 +433,13 @@ fn bench(c: &mut Criterion) {
         );
     }
     calls(c, "g1", &g1, &s, &a, &u, |m, s, u| m.jacobians(s, u));
-    // Standing on its two soles (Pinocchio's 6D contacts agree with lagrange's frame
-    // contacts when the soles are at rest: the timing does not need them to be).
+    // Standing on its two soles (the values are checked with the soles at rest, where
+    // Pinocchio's 6D contacts agree with lagrange's frame contacts; the timing does not
+    // need them to be).
     let all = G1Contacts::ALL;
     if states.is_some() {
-        let qdd = g1
-            .contact_dynamics(&s, &u, &all)
-            .expect("two soles")
-            .accelerations;
         let frames = ["left_ankle_roll_link", "right_ankle_roll_link"];
-        describe_contacts(
-            &mut described,
-            "g1",
-            "6d",
-            &frames,
-            FreeFlyer::<36, 35>::at_lagrange(&s.q)
-                .a(&s, &qdd)
-                .as_slice(),
-        );
+        describe_contacts(&mut described, "g1", "6d", &frames, &g1, &s.q, &v, &u);
     }
     contact_calls::<_, _, 36, 35, 12>(
         c,
