@@ -291,7 +291,9 @@ pub fn dynamics<
     }
     finite(&j, "contact Jacobian")?;
     finite(&target, "contacts differentiated to acceleration level")?;
-    let (qdd, lambda) = solve::<T, N, M, K, C, R>(&mass, &bias, &j, &target, active, settings)?;
+    let own = (&own, &own_gamma);
+    let (qdd, lambda) =
+        solve::<T, N, M, K, C, R>(&mass, &bias, own, &j, &target, active, settings)?;
     finite(&qdd, "accelerations")?;
     let forces = SVector::from_fn(|c, _| -lambda[K + c]);
     finite(&forces, "contact forces")?;
@@ -341,7 +343,9 @@ pub fn impulse<
     }
     finite(&j, "contact Jacobian")?;
     let momentum = mass * s.qd;
-    let (qd, lambda) = solve::<T, N, M, K, C, R>(&mass, &momentum, &j, &target, active, settings)?;
+    let own = (&own, &own_target);
+    let (qd, lambda) =
+        solve::<T, N, M, K, C, R>(&mass, &momentum, own, &j, &target, active, settings)?;
     finite(&qd, "velocities after the impact")?;
     let impulses = SVector::from_fn(|c, _| -lambda[K + c]);
     finite(&impulses, "contact impulses")?;
@@ -472,7 +476,10 @@ fn accelerations_in<
     for c in (0..C).filter(|&c| active[c]) {
         target[K + c] = -drift[c] - jc.row(c).dot(&qd.transpose()) * S::from(gain);
     }
-    let mut system = kkt::schur_dense(&e.mass, &e.bias, &j, &target).ok()?;
+    let own = (&own, &own_gamma);
+    let tree = T::MASS_TREE;
+    let mut system = kkt::schur_over_own(&e.mass, &e.bias, own, &j, &target, tree.as_ref())
+        .or_else(|| kkt::schur_dense(&e.mass, &e.bias, &j, &target).ok())?;
     for r in idle_rows(&j, &target, active) {
         system.schur[(r, r)] = S::one();
     }
@@ -580,12 +587,17 @@ fn solve<
 >(
     mass: &SMatrix<f64, N, N>,
     f: &SVector<f64, N>,
+    own: (&SMatrix<f64, K, N>, &SVector<f64, K>),
     j: &SMatrix<f64, R, N>,
     target: &SVector<f64, R>,
     active: &[bool; C],
     settings: &ContactSettings,
 ) -> Result<(SVector<f64, N>, SVector<f64, R>), DynamicsError> {
-    let mut system: Schur<f64, N, R> = match kkt::schur_dense(mass, f, j, target) {
+    // M along the model's tree, completed by its own constraints; else densely, completed
+    // by every row (a velocity that only a contact determines).
+    let fast = kkt::schur_over_own(mass, f, own, j, target, T::MASS_TREE.as_ref());
+    let system = fast.map_or_else(|| kkt::schur_dense(mass, f, j, target), Ok);
+    let mut system: Schur<f64, N, R> = match system {
         Ok(system) => system,
         Err(Unsolvable::Schur(schur)) => return Err(dependent::<T, N, M, K, C, R>(&schur, active)),
         Err(_) => {

@@ -205,6 +205,49 @@ fn schur_form<S: Scalar, const N: usize, const K: usize>(
     }
 }
 
+/// [`Schur`] of `M q̈ + Jᵀ λ = f, J q̈ = γ` for J = the model's own rows `own` (with their
+/// γ, `own_gamma`) over others that the model's tree knows nothing of (contacts): M
+/// factored along `tree` when it has a valid one, else densely, completed when only
+/// semidefinite by `own` alone (the model's tree promises their structure, not the
+/// others'), which adds ρ ownᵀ own_gamma to f. `None` when that fails: the caller then
+/// tries [`schur_dense`], which completes with every row.
+pub(crate) fn schur_over_own<S: Scalar, const N: usize, const K: usize, const R: usize>(
+    mass: &SMatrix<S, N, N>,
+    f: &SVector<S, N>,
+    (own, own_gamma): (&SMatrix<S, K, N>, &SVector<S, K>),
+    j: &SMatrix<S, R, N>,
+    gamma: &SVector<S, R>,
+    tree: Option<&MassTree<N>>,
+) -> Option<Schur<S, N, R>> {
+    let completed = |rho: Option<f64>| match rho {
+        None => *f,
+        Some(rho) => f + own.transpose() * S::from(rho) * own_gamma,
+    };
+    if let Some(tree) = tree.filter(|t| t.is_valid()) {
+        debug_assert!(tree.holds(mass, own), "{BROKEN_TREE}");
+        let mut factor = TreeLdlt::new(mass, tree);
+        let weight = || gram::mass_weight(mass, own);
+        let rho = factor
+            .factor_completing(mass, own, tree.constrained, plain::<K>(), weight)
+            .ok()?;
+        return Some(schur_form(
+            |x| factor.solve(x),
+            None,
+            &completed(rho),
+            j,
+            gamma,
+        ));
+    }
+    let (factor, rho) = factor_completed(mass, own).ok()?;
+    Some(schur_form(
+        |x| factor.solve(x),
+        None,
+        &completed(rho),
+        j,
+        gamma,
+    ))
+}
+
 /// [`Schur`] of `M q̈ + Jᵀ λ = f, J q̈ = γ` with M factored densely (completed by ρ JᵀJ
 /// when only semidefinite), for a caller that solves for λ its own way: the contacts,
 /// whose inactive rows are zero and whose dependent sets may be regularized.
