@@ -57,7 +57,7 @@ use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
 use crate::jacobian::Rows;
 use crate::jacobian_seed::forward_jacobian;
-use crate::linalg::kkt::{self, Schur, Unsolvable};
+use crate::linalg::kkt::{self, Reduced, Unsolvable};
 use crate::linalg::{self, Lu};
 use crate::linearize::{not_finite, Linearization};
 use crate::model::{Equations, Model, Point, Scalar};
@@ -478,13 +478,12 @@ fn accelerations_in<
     }
     let own = (&own, &own_gamma);
     let tree = T::MASS_TREE;
-    let mut system = kkt::schur_over_own(&e.mass, &e.bias, own, &j, &target, tree.as_ref())
-        .or_else(|| kkt::schur_dense(&e.mass, &e.bias, &j, &target).ok())?;
+    let mut system = kkt::reduce(&e.mass, &e.bias, own, &j, &target, tree.as_ref()).ok()?;
     for r in idle_rows(&j, &target, active) {
         system.schur[(r, r)] = S::one();
     }
     let lambda = Lu::factor(system.schur)?.solve(&system.rhs);
-    Some(system.accelerations(&lambda))
+    Some(system.accelerations(&j, &lambda))
 }
 
 /// The contacts' velocities and their Jacobian ∂v/∂q̇, from one pass over q̇.
@@ -595,9 +594,8 @@ fn solve<
 ) -> Result<(SVector<f64, N>, SVector<f64, R>), DynamicsError> {
     // M along the model's tree, completed by its own constraints; else densely, completed
     // by every row (a velocity that only a contact determines).
-    let fast = kkt::schur_over_own(mass, f, own, j, target, T::MASS_TREE.as_ref());
-    let system = fast.map_or_else(|| kkt::schur_dense(mass, f, j, target), Ok);
-    let mut system: Schur<f64, N, R> = match system {
+    let system = kkt::reduce(mass, f, own, j, target, T::MASS_TREE.as_ref());
+    let mut system: Reduced<f64, N, R> = match system {
         Ok(system) => system,
         Err(Unsolvable::Schur(schur)) => return Err(dependent::<T, N, M, K, C, R>(&schur, active)),
         Err(_) => {
@@ -626,12 +624,12 @@ fn solve<
         },
         Some(rho) => proximal(&system, rho, settings)?,
     };
-    Ok((system.accelerations(&lambda), lambda))
+    Ok((system.accelerations(j, &lambda), lambda))
 }
 
 /// The proximal iteration (S + ρ I) λₖ₊₁ = rhs + ρ λₖ from λ₀ = 0, S factored once.
 fn proximal<const N: usize, const R: usize>(
-    system: &Schur<f64, N, R>,
+    system: &Reduced<f64, N, R>,
     rho: f64,
     settings: &ContactSettings,
 ) -> Result<SVector<f64, R>, DynamicsError> {

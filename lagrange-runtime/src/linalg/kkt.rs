@@ -16,7 +16,7 @@
 //! by LU, in `linearize.rs`.)
 
 use super::tree::{MassTree, TreeLdlt};
-use super::{gram, lu, Ldlt};
+use super::{gram, lu, Factor, Ldlt};
 use crate::scalar::Scalar;
 use crate::tolerances;
 use nalgebra::{SMatrix, SVector};
@@ -205,58 +205,108 @@ fn schur_form<S: Scalar, const N: usize, const K: usize>(
     }
 }
 
-/// [`Schur`] of `M q̈ + Jᵀ λ = f, J q̈ = γ` for J = the model's own rows `own` (with their
-/// γ, `own_gamma`) over others that the model's tree knows nothing of (contacts): M
-/// factored along `tree` when it has a valid one, else densely, completed when only
-/// semidefinite by `own` alone (the model's tree promises their structure, not the
-/// others'), which adds ρ ownᵀ own_gamma to f. `None` when that fails: the caller then
-/// tries [`schur_dense`], which completes with every row.
-pub(crate) fn schur_over_own<S: Scalar, const N: usize, const K: usize, const R: usize>(
+/// `M x + Jᵀ λ = f, J x = γ` reduced to the multipliers, for the contacts: `schur` λ =
+/// `rhs` (J M⁻¹ Jᵀ and J M⁻¹ f − γ, f completed where M was), and x from λ
+/// ([`accelerations`](Reduced::accelerations)) by one more solve.
+pub(crate) struct Reduced<S, const N: usize, const R: usize> {
+    pub(crate) schur: SMatrix<S, R, R>,
+    pub(crate) rhs: SVector<S, R>,
+    f: SVector<S, N>,
+    factor: AnyFactor<S, N>,
+}
+
+enum AnyFactor<S, const N: usize> {
+    Tree(TreeLdlt<S, N>),
+    Dense(Ldlt<S, N>),
+}
+
+impl<S: Scalar, const N: usize, const R: usize> Reduced<S, N, R> {
+    /// x = M⁻¹ (f − Jᵀ λ) for the multipliers `lambda` (J the rows it was reduced with).
+    pub(crate) fn accelerations(
+        &self,
+        j: &SMatrix<S, R, N>,
+        lambda: &SVector<S, R>,
+    ) -> SVector<S, N> {
+        let rhs = self.f - j.transpose() * lambda;
+        match &self.factor {
+            AnyFactor::Tree(f) => f.solve(&rhs),
+            AnyFactor::Dense(f) => f.solve(&rhs),
+        }
+    }
+
+    /// The reduced system with `factor` of M (or of its completion, `f` completed with it).
+    fn new<F: Factor<S, N>>(
+        factor: &F,
+        f: SVector<S, N>,
+        j: &SMatrix<S, R, N>,
+        gamma: &SVector<S, R>,
+    ) -> (SMatrix<S, R, R>, SVector<S, R>) {
+        let free = factor.solve(&f);
+        let mut z = SMatrix::<S, N, R>::zeros();
+        for r in 0..R {
+            z.set_column(r, &factor.half(&j.row(r).transpose()));
+        }
+        let inv = factor.inverse_pivots();
+        let mut schur = SMatrix::<S, R, R>::zeros();
+        for a in 0..R {
+            for b in 0..=a {
+                let mut sum = S::zero();
+                for (i, &d) in inv.iter().enumerate() {
+                    sum += z[(i, a)] * d * z[(i, b)];
+                }
+                schur[(a, b)] = sum;
+                schur[(b, a)] = sum;
+            }
+        }
+        (schur, j * free - gamma)
+    }
+}
+
+/// [`Reduced`] for J = the model's own rows `own` (with their γ, `own_gamma`) over others
+/// that the model's tree knows nothing of (contacts): M factored along `tree` when it has
+/// a valid one, else densely, completed when only semidefinite by `own` alone (the tree
+/// promises their structure, not the others'; a contact's rows enter only through solves
+/// with the factor), which adds ρ ownᵀ own_gamma to f; where that fails, densely completed
+/// by every row (a velocity that only a contact determines), or why not.
+pub(crate) fn reduce<S: Scalar, const N: usize, const K: usize, const R: usize>(
     mass: &SMatrix<S, N, N>,
     f: &SVector<S, N>,
     (own, own_gamma): (&SMatrix<S, K, N>, &SVector<S, K>),
     j: &SMatrix<S, R, N>,
     gamma: &SVector<S, R>,
     tree: Option<&MassTree<N>>,
-) -> Option<Schur<S, N, R>> {
+) -> Result<Reduced<S, N, R>, Unsolvable<S, R>> {
     let completed = |rho: Option<f64>| match rho {
         None => *f,
         Some(rho) => f + own.transpose() * S::from(rho) * own_gamma,
+    };
+    let build = |factor: AnyFactor<S, N>, f: SVector<S, N>| {
+        let (schur, rhs) = match &factor {
+            AnyFactor::Tree(x) => Reduced::new(x, f, j, gamma),
+            AnyFactor::Dense(x) => Reduced::new(x, f, j, gamma),
+        };
+        Reduced {
+            schur,
+            rhs,
+            f,
+            factor,
+        }
     };
     if let Some(tree) = tree.filter(|t| t.is_valid()) {
         debug_assert!(tree.holds(mass, own), "{BROKEN_TREE}");
         let mut factor = TreeLdlt::new(mass, tree);
         let weight = || gram::mass_weight(mass, own);
-        let rho = factor
-            .factor_completing(mass, own, tree.constrained, plain::<K>(), weight)
-            .ok()?;
-        return Some(schur_form(
-            |x| factor.solve(x),
-            None,
-            &completed(rho),
-            j,
-            gamma,
-        ));
+        if let Ok(rho) = factor.factor_completing(mass, own, tree.constrained, plain::<K>(), weight)
+        {
+            return Ok(build(AnyFactor::Tree(factor), completed(rho)));
+        }
+    } else if let Ok((factor, rho)) = factor_completed(mass, own) {
+        return Ok(build(AnyFactor::Dense(factor), completed(rho)));
     }
-    let (factor, rho) = factor_completed(mass, own).ok()?;
-    Some(schur_form(
-        |x| factor.solve(x),
-        None,
-        &completed(rho),
-        j,
-        gamma,
-    ))
-}
-
-/// [`Schur`] of `M q̈ + Jᵀ λ = f, J q̈ = γ` with M factored densely (completed by ρ JᵀJ
-/// when only semidefinite), for a caller that solves for λ its own way: the contacts,
-/// whose inactive rows are zero and whose dependent sets may be regularized.
-pub(crate) fn schur_dense<S: Scalar, const N: usize, const K: usize>(
-    mass: &SMatrix<S, N, N>,
-    f: &SVector<S, N>,
-    j: &SMatrix<S, K, N>,
-    gamma: &SVector<S, K>,
-) -> Result<Schur<S, N, K>, Unsolvable<S, K>> {
     let (factor, rho) = factor_completed(mass, j)?;
-    Ok(schur_form(|x| factor.solve(x), rho, f, j, gamma))
+    let f = match rho {
+        None => *f,
+        Some(rho) => f + j.transpose() * S::from(rho) * gamma,
+    };
+    Ok(build(AnyFactor::Dense(factor), f))
 }

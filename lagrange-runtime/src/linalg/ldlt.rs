@@ -155,10 +155,7 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
     #[inline]
     pub(crate) fn solve(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
         let (l, inv) = (&self.l, &self.inv);
-        let mut y: [S; N] = (*rhs).into();
-        for i in 0..N {
-            y[i] = reduce(y[i], &l[i][..i], &y[..i]);
-        }
+        let mut y: [S; N] = super::Factor::half(self, rhs).into();
         for i in (0..N).rev() {
             let mut x = y[i] * inv[i];
             for k in i + 1..N {
@@ -167,6 +164,26 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
             y[i] = x;
         }
         SVector::from(y)
+    }
+}
+
+impl<S: Scalar, const N: usize> super::Factor<S, N> for Ldlt<S, N> {
+    fn solve(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
+        Ldlt::solve(self, rhs)
+    }
+
+    /// y of L y = rhs: M = L D Lᵀ, so that a Jᵀ's J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y.
+    fn half(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
+        let l = &self.l;
+        let mut y: [S; N] = (*rhs).into();
+        for i in 0..N {
+            y[i] = reduce(y[i], &l[i][..i], &y[..i]);
+        }
+        SVector::from(y)
+    }
+
+    fn inverse_pivots(&self) -> &[S; N] {
+        &self.inv
     }
 }
 

@@ -45,6 +45,19 @@ mod scaling;
 mod sign;
 pub(crate) mod tree;
 
+/// A factorization M = L D Lᵀ (dense, [`Ldlt`]) or Lᵀ D L (along a tree,
+/// [`tree::TreeLdlt`]) that solves with M and gives the half of a solve whose products
+/// make a Schur complement: J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y for the columns Y = `half`(Jᵀ), at half
+/// the cost of solving for M⁻¹ Jᵀ (and on a tree, a column of one branch stays on it).
+pub(crate) trait Factor<S, const N: usize> {
+    /// x of M x = rhs.
+    fn solve(&self, rhs: &nalgebra::SVector<S, N>) -> nalgebra::SVector<S, N>;
+    /// The first triangular solve of [`solve`](Factor::solve).
+    fn half(&self, rhs: &nalgebra::SVector<S, N>) -> nalgebra::SVector<S, N>;
+    /// D⁻¹'s diagonal.
+    fn inverse_pivots(&self) -> &[S; N];
+}
+
 pub(crate) use eigenvalues::eigenvalues;
 pub(crate) use gram::{gram_with_idle_rows, weight};
 pub(crate) use ldlt::{cholesky_solve, Ldlt};

@@ -252,15 +252,7 @@ impl<S: Scalar, const N: usize> TreeLdlt<S, N> {
     /// from the roots down.
     pub(crate) fn solve(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
         let (h, parents, start) = (&self.h, &self.parents, &self.start);
-        let mut x: [S; N] = (*rhs).into();
-        for i in (0..N).rev() {
-            let xi = x[i];
-            for run in runs(parents, start, parents[i]) {
-                for (x, &l) in x[run.clone()].iter_mut().zip(&h[i][run]) {
-                    *x -= l * xi;
-                }
-            }
-        }
+        let mut x: [S; N] = super::Factor::half(self, rhs).into();
         for (x, &inv) in x.iter_mut().zip(&self.inv) {
             *x *= inv;
         }
@@ -274,6 +266,32 @@ impl<S: Scalar, const N: usize> TreeLdlt<S, N> {
             x[i] = xi;
         }
         SVector::from(x)
+    }
+}
+
+impl<S: Scalar, const N: usize> super::Factor<S, N> for TreeLdlt<S, N> {
+    fn solve(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
+        TreeLdlt::solve(self, rhs)
+    }
+
+    /// z of Lᵀ z = rhs, from the leaves up: M = Lᵀ D L, so that a Jᵀ's J M⁻¹ Jᵀ =
+    /// Zᵀ D⁻¹ Z. A column of Jᵀ that involves one branch (a foot's) stays on it.
+    fn half(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
+        let (h, parents, start) = (&self.h, &self.parents, &self.start);
+        let mut x: [S; N] = (*rhs).into();
+        for i in (0..N).rev() {
+            let xi = x[i];
+            for run in runs(parents, start, parents[i]) {
+                for (x, &l) in x[run.clone()].iter_mut().zip(&h[i][run]) {
+                    *x -= l * xi;
+                }
+            }
+        }
+        SVector::from(x)
+    }
+
+    fn inverse_pivots(&self) -> &[S; N] {
+        &self.inv
     }
 }
 
