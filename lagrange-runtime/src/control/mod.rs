@@ -155,10 +155,18 @@
 //! ```
 
 mod estimation;
+mod frequency;
 mod integral;
+mod linear_system;
+mod place;
+mod response;
 
 pub use estimation::{dlqe, lqe};
+pub use frequency::{FrequencyResponse, Margins};
 pub use integral::{dlqi, lqi};
+pub use linear_system::{ctrb, obsv, LinearSystem, RankTest};
+pub use place::{place, place_with, PlaceMethod, Placement};
+pub use response::Response;
 
 use crate::linalg::discrete_riccati;
 use crate::linalg::riccati::{self, RiccatiError, Solution};
@@ -304,6 +312,63 @@ pub enum ControlError {
     /// seen by no measurement ((A, C) is not detectable), or one on the boundary is not
     /// excited by the process noise W.
     NotDetectable,
+    /// A design or an analysis meant for one kind of [`LinearSystem`] was asked of the
+    /// other: a continuous design ([`LinearSystem::lqr`], [`LinearSystem::lqi`],
+    /// [`LinearSystem::lqe`], [`LinearSystem::c2d`]) of a sampled system, or a sampled one
+    /// ([`LinearSystem::dlqr`], ...) of a continuous system. Sample a continuous system
+    /// first with [`LinearSystem::c2d`].
+    DomainMismatch {
+        /// The operation asked for: `"lqr"`, `"dlqi"`, `"c2d"`, ...
+        operation: &'static str,
+        /// What it needs: `"continuous"` or `"sampled"`.
+        expected: &'static str,
+        /// What the system is.
+        found: &'static str,
+    },
+    /// The response was asked at a pole of the system, where the gain is infinite: the DC
+    /// gain ([`LinearSystem::dc_gain`]) of a system with a pole at s = 0 (an integrator)
+    /// or, sampled, at z = 1; a frequency response at s = jω (z = e^{jωTs}) on a pole.
+    PoleAtFrequency {
+        /// The frequency ω in rad/s (0 for the DC gain).
+        frequency: f64,
+    },
+    /// An analysis defined for one input and one output (the gain and phase margins) was
+    /// asked of a system with several: choose a pair with [`LinearSystem::channel`].
+    NotSiso {
+        /// The system's number of outputs.
+        outputs: usize,
+        /// Its number of inputs.
+        inputs: usize,
+    },
+    /// An input or output index beyond the system's.
+    NoSuchChannel {
+        /// `"input"` or `"output"`.
+        kind: &'static str,
+        /// The index asked for.
+        index: usize,
+        /// How many the system has.
+        count: usize,
+    },
+    /// Pole placement ([`place`]) on a system that is not controllable: the controllability
+    /// matrix has rank below the number of states (see [`LinearSystem::controllability`]),
+    /// so some mode cannot be moved.
+    Uncontrollable {
+        /// The rank of the controllability matrix.
+        rank: usize,
+        /// The number of states.
+        states: usize,
+    },
+    /// Pole placement ([`place`]) asked for a pole more times than B has independent
+    /// columns: a state feedback can give an eigenvalue at most rank(B) independent
+    /// eigenvectors, and the robust methods need a diagonalizable closed loop.
+    RepeatedPole {
+        /// The pole.
+        pole: Complex<f64>,
+        /// How many times it was asked for.
+        multiplicity: usize,
+        /// The rank of B.
+        rank: usize,
+    },
 }
 
 impl fmt::Display for ControlError {
@@ -371,6 +436,41 @@ impl fmt::Display for ControlError {
                  see a mode on the unit circle ((Q, A) is not detectable), or an estimator's \
                  (A, C) is not detectable (an unstable mode that no measurement sees), or a \
                  mode on the stability boundary is unseen by C or unexcited by W"
+            ),
+            Self::DomainMismatch {
+                operation,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{operation} needs a {expected} system, but this one is {found}"
+            ),
+            Self::PoleAtFrequency { frequency } => write!(
+                f,
+                "the system has a pole at the frequency {frequency} rad/s, where its gain is infinite"
+            ),
+            Self::NotSiso { outputs, inputs } => write!(
+                f,
+                "this needs one input and one output, but the system has {inputs} inputs and \
+                 {outputs} outputs: choose a pair with LinearSystem::channel"
+            ),
+            Self::NoSuchChannel { kind, index, count } => write!(
+                f,
+                "there is no {kind} {index}: the system has {count}"
+            ),
+            Self::Uncontrollable { rank, states } => write!(
+                f,
+                "the system is not controllable (the controllability matrix has rank {rank} \
+                 for {states} states), so its poles cannot all be placed"
+            ),
+            Self::RepeatedPole {
+                pole,
+                multiplicity,
+                rank,
+            } => write!(
+                f,
+                "the pole {} {:+}i is asked for {multiplicity} times, more than rank(B) = {rank}",
+                pole.re, pole.im
             ),
         }
     }
@@ -1167,5 +1267,10 @@ fn indefinite(q: &DMatrix<f64>) -> Option<f64> {
     (smallest < -SEMIDEFINITE * n as f64 * f64::EPSILON * norm).then(|| times_pow2(smallest, eq))
 }
 
+#[cfg(test)]
+mod lti_tests;
+#[cfg(test)]
+#[path = "reference/linear_systems.rs"]
+mod reference;
 #[cfg(test)]
 mod tests;
