@@ -524,3 +524,32 @@ fn placement_refuses_what_cannot_be_placed() {
         Err(ControlError::InvalidSetting(why)) if why.contains("independent")
     ));
 }
+
+/// The Bode diagrams of the reference loops are drawn (the file is written), and refused
+/// for frequencies that are not positive and increasing.
+#[cfg(feature = "plot")]
+#[test]
+fn bode_plots_are_drawn_with_their_margins() {
+    let omegas: Vec<f64> = (0..=300)
+        .map(|k| 10f64.powf(-2.0 + 0.01 * f64::from(k)))
+        .collect();
+    let dir = std::env::temp_dir().join("lagrange-bode-test");
+    for case in &LOOPS {
+        let system = build(case.a, case.b, case.c, case.d, case.period);
+        let omegas: Vec<f64> = match system.period() {
+            Some(ts) => omegas
+                .iter()
+                .copied()
+                .filter(|&w| w < 0.999 * std::f64::consts::PI / ts)
+                .collect(),
+            None => omegas.clone(),
+        };
+        let path = dir.join(format!("{}.png", case.name));
+        system.bode_plot(&omegas, 0, 0, &path).unwrap();
+        assert!(path.exists());
+    }
+    let system = build(LOOPS[0].a, LOOPS[0].b, LOOPS[0].c, LOOPS[0].d, 0.0);
+    for bad in [&[][..], &[0.0, 1.0][..], &[2.0, 1.0][..]] {
+        assert!(system.bode_plot(bad, 0, 0, dir.join("never.png")).is_err());
+    }
+}

@@ -30,6 +30,17 @@
 //! measured outputs and the covariances of the process and measurement noise, by the dual
 //! Riccati equations.
 //!
+//! A linear system to look at: [`LinearSystem`] holds A, B, C, D and knows whether it is
+//! continuous or sampled (built from matrices, or from a [`Linearization`] with
+//! [`LinearSystem::from_linearization`]; sampled by [`LinearSystem::c2d`]), so that its
+//! designs ([`LinearSystem::lqr`], [`LinearSystem::dlqi`], ...) refuse the other kind
+//! ([`ControlError::DomainMismatch`]). It gives its poles, DC gain, controllability and
+//! observability ([`ctrb`], [`obsv`]), step, impulse, initial-condition and
+//! arbitrary-input responses ([`Response`]), the frequency response
+//! ([`FrequencyResponse`]), the gain and phase margins ([`Margins`]) and, with the `plot`
+//! feature, a Bode diagram. [`place`] ([`place_with`]) places the poles of a state
+//! feedback robustly (Kautsky–Nichols–Van Dooren, Tits–Yang: SciPy's `place_poles`).
+//!
 //! # Method
 //!
 //! [`care`] uses the matrix sign function of the 2n × 2n Hamiltonian matrix
@@ -154,6 +165,8 @@
 //! assert!(closed.complex_eigenvalues().iter().all(|z| z.norm() < 1.0));
 //! ```
 
+#[cfg(feature = "plot")]
+mod bode;
 mod estimation;
 mod frequency;
 mod integral;

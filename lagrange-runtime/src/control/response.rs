@@ -83,6 +83,23 @@ impl LinearSystem {
     ///
     /// # Errors
     /// As [`step`](Self::step).
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::control::LinearSystem;
+    /// use lagrange_runtime::nalgebra::DMatrix;
+    ///
+    /// // An undamped oscillator ẍ = −4x + u struck at t = 0: x = sin(2t)/2.
+    /// let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, 0.0]);
+    /// let b = DMatrix::from_row_slice(2, 1, &[0.0, 1.0]);
+    /// let c = DMatrix::from_row_slice(1, 2, &[1.0, 0.0]);
+    /// let oscillator = LinearSystem::continuous(a, b, c, DMatrix::zeros(1, 1)).unwrap();
+    /// let times: Vec<f64> = (0..=20).map(|k| 0.1 * f64::from(k)).collect();
+    /// let struck = oscillator.impulse(&times, 0).unwrap();
+    /// for (t, x) in struck.output(0) {
+    ///     assert!((x - (2.0 * t).sin() / 2.0).abs() < 1e-14);
+    /// }
+    /// ```
     pub fn impulse(&self, times: &[f64], input: usize) -> Result<Response, ControlError> {
         self.check_input(input)?;
         let mut u = DMatrix::zeros(self.inputs(), times.len());
@@ -102,6 +119,19 @@ impl LinearSystem {
     ///
     /// # Errors
     /// As [`lsim`](Self::lsim).
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::control::LinearSystem;
+    /// use lagrange_runtime::nalgebra::{DMatrix, DVector};
+    ///
+    /// // A sampled decay x_{k+1} = x_k / 2 from x₀ = 1: y_k = 2⁻ᵏ.
+    /// let half = |v: f64| DMatrix::from_element(1, 1, v);
+    /// let decay = LinearSystem::sampled(half(0.5), half(0.0), half(1.0), half(0.0), 0.1).unwrap();
+    /// let times: Vec<f64> = (0..5).map(|k| 0.1 * f64::from(k)).collect();
+    /// let run = decay.initial(&times, &DVector::from_element(1, 1.0)).unwrap();
+    /// assert_eq!(run.outputs.as_slice(), &[1.0, 0.5, 0.25, 0.125, 0.0625]);
+    /// ```
     pub fn initial(&self, times: &[f64], x0: &DVector<f64>) -> Result<Response, ControlError> {
         self.lsim(times, &DMatrix::zeros(self.inputs(), times.len()), x0)
     }

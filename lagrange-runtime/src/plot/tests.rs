@@ -23,7 +23,7 @@ fn a_fitted_logarithmic_axis_has_positive_ends_of_finite_ratio() {
 
 #[test]
 fn lines_are_cut_at_the_edges_of_the_region() {
-    let region = (0.0..10.0, 0.0..1.0, false);
+    let region = (0.0..10.0, 0.0..1.0, false, false);
     // A dip to −1e10 between two points inside: two pieces, each ending on y = 0.
     let pieces = clip(&[(0.0, 0.5), (1.0, -1e10), (2.0, 0.5)], &region);
     assert_eq!(pieces.len(), 2);
@@ -45,7 +45,7 @@ fn lines_are_cut_at_the_edges_of_the_region() {
     assert_eq!(across, vec![vec![(0.0, 0.5), (10.0, 0.5)]]);
     // On a logarithmic axis the cut is in log y: from 10 to 1e-10 (log y from 1 to −10)
     // across y = 1 at 1/11 of the way.
-    let log = (0.0..10.0, 1.0..100.0, true);
+    let log = (0.0..10.0, 1.0..100.0, false, true);
     let pieces = clip(&[(0.0, 10.0), (10.0, 1e-10)], &log);
     let cut = pieces[0][1];
     assert!(
