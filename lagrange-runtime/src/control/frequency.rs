@@ -137,10 +137,11 @@ impl LinearSystem {
         }
     }
 
-    /// The frequency response at the frequencies `omegas` (rad/s): G(jω) = C (jωI − A)⁻¹ B
-    /// + D for a continuous system, G(e^{jωTs}) for a sampled one (periodic in ω with
-    /// period 2π/Ts, as MATLAB's `freqresp` and python-control's `frequency_response`).
-    /// Each point solves (sI − A) X = B by nalgebra's complex LU factorization.
+    /// The frequency response at the frequencies `omegas` (rad/s):
+    /// G(jω) = C (jωI − A)⁻¹ B + D for a continuous system, G(e^{jωTs}) for a sampled one
+    /// (periodic in ω with period 2π/Ts), as MATLAB's `freqresp` and python-control's
+    /// `frequency_response`. Each point solves (sI − A) X = B by nalgebra's complex LU
+    /// factorization.
     ///
     /// # Errors
     /// [`ControlError::InvalidSetting`] for a frequency that is not finite;

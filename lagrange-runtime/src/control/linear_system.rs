@@ -24,10 +24,10 @@ use nalgebra::{Complex, DMatrix, DVector};
 /// Analyses: [`poles`](Self::poles), [`dc_gain`](Self::dc_gain),
 /// [`controllability`](Self::controllability) and [`observability`](Self::observability);
 /// time responses ([`step`](Self::step), [`impulse`](Self::impulse),
-/// [`initial`](Self::initial), [`lsim`](Self::lsim), in [`Response`]s); the frequency
+/// [`initial`](Self::initial), [`lsim`](Self::lsim), in [`Response`](super::Response)s); the frequency
 /// response ([`frequency_response`](Self::frequency_response)) and the gain and phase
 /// margins ([`margins`](Self::margins)); pole placement ([`place`](Self::place)). With
-/// the `plot` feature, [`bode_plot`](Self::bode_plot) draws the Bode diagram.
+/// the `plot` feature, `bode_plot` draws the Bode diagram.
 ///
 /// Built from a model's [`Linearization`] with
 /// [`from_linearization`](Self::from_linearization), the system is in the deviations

@@ -199,10 +199,9 @@ impl LinearSystem {
         }
         let mut states = DMatrix::zeros(n, count);
         states.set_column(0, x0);
-        let mut step: Option<(f64, DMatrix<f64>, DMatrix<f64>)> = match self.period {
-            Some(period) => Some((period, self.a.clone(), self.b.clone())),
-            None => None,
-        };
+        let mut step: Option<(f64, DMatrix<f64>, DMatrix<f64>)> = self
+            .period
+            .map(|period| (period, self.a.clone(), self.b.clone()));
         for k in 0..count - 1 {
             let h = times[k + 1] - times[k];
             let stale = match &step {
