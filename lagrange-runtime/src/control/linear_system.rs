@@ -279,6 +279,36 @@ impl LinearSystem {
     /// or `"tangent"` (a `lin.tangent` that is not 2N × d, d ≤ 2N);
     /// [`ControlError::NonFinite`] for a NaN or an infinity in the linearization or the
     /// outputs.
+    ///
+    /// # Example
+    /// A pendulum in Cartesian coordinates, its rod a constraint, seen by the horizontal
+    /// position of its bob: two states (one degree of freedom), not four.
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// use lagrange_runtime::control::LinearSystem;
+    /// use lagrange_runtime::linearize::linearize;
+    /// use lagrange_runtime::nalgebra::DMatrix;
+    ///
+    /// lagrangian! {
+    ///     struct Bob {
+    ///         parameters: m = 1.0, l = 2.0, g = 9.81;
+    ///         coordinates: x, y;
+    ///         inputs: f;
+    ///         kinetic = m/2 * (dot(x)^2 + dot(y)^2);
+    ///         potential = m * g * y;
+    ///         constraint rod = x^2 + y^2 - l^2;
+    ///         force f on x;
+    ///     }
+    /// }
+    ///
+    /// let bottom = State::at_rest(SVector::from([0.0, -2.0]));
+    /// let lin = linearize(&Bob::default(), &bottom, &SVector::zeros()).unwrap();
+    /// let x = DMatrix::from_row_slice(1, 4, &[1.0, 0.0, 0.0, 0.0]);
+    /// let system = LinearSystem::from_linearization_outputs(&lin, &x, &DMatrix::zeros(1, 1)).unwrap();
+    /// assert_eq!((system.states(), system.inputs(), system.outputs()), (2, 1, 2 - 1));
+    /// // A push f on the bob: x'' = −(g/l) x + f/m, so the DC gain is l/(m g).
+    /// assert!((system.dc_gain().unwrap()[(0, 0)] - 2.0 / 9.81).abs() < 1e-12);
+    /// ```
     pub fn from_linearization_outputs<const N: usize, const M: usize>(
         lin: &Linearization<N, M>,
         c: &DMatrix<f64>,

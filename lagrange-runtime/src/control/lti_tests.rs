@@ -3,11 +3,16 @@
 //! `reference/linear_systems.rs`).
 //!
 //! Tolerances, each relative to the size of what is compared: poles 10⁻¹¹ (of 1 + ‖A‖),
-//! DC gains and frequency responses 10⁻¹², time responses 10⁻¹¹ (of 1 + the largest
-//! value of the series), margins and crossover frequencies 10⁻⁹ (python-control finds
-//! them as polynomial roots, lagrange polishes them on the state-space response; the two
-//! agree to 10⁻¹⁴ on the exact 4/(s + 1)³ margin where python-control is off by 2.5·10⁻¹⁴),
-//! placed poles 10⁻⁹ and a single-input gain 10⁻⁹ (of max |K|).
+//! DC gains 10⁻¹², frequency responses 10⁻¹³ (measured: 8·10⁻¹⁵), time responses 10⁻¹³
+//! of 1 + the largest value of the series (measured: 2.4·10⁻¹⁵), margins and crossover
+//! frequencies 10⁻⁹ (python-control takes them as roots of polynomials, lagrange polishes
+//! those roots on the state-space response: the largest difference, 1.8·10⁻¹⁰, is the
+//! gain crossover of the sampled loop, where python-control's |L| − 1 is −1.1·10⁻¹⁰ and
+//! lagrange's 0), placed poles 10⁻⁹, and gains 10⁻⁹ of max |K| where they are SciPy's:
+//! with one input (the gain is unique; measured 5·10⁻¹⁵) and, since the Tits–Yang
+//! iteration is a port of SciPy's, with several inputs and real poles (measured 5·10⁻¹⁵);
+//! with a complex pair the iterates differ (10⁻³, within the convergence tolerance of
+//! |det X|) and only the poles and the conditioning are compared.
 
 use super::reference::{Case, CASES, LOOPS, PLACEMENTS};
 use super::*;
@@ -136,14 +141,14 @@ fn time_responses_match_python_control_and_scipy() {
         let x0 = DVector::from_column_slice(case.x0);
         let got = system.initial(case.times, &x0).unwrap();
         let error = series_error(outputs(&got).into_iter(), case.initial);
-        assert!(error < 1e-11, "{}: initial: {error:e}", case.name);
+        assert!(error < 1e-13, "{}: initial: {error:e}", case.name);
         let u = rows(case.u, m, t);
         let got = system.lsim(case.times, &u, &x0).unwrap();
         let error = series_error(outputs(&got).into_iter(), case.lsim);
-        assert!(error < 1e-11, "{}: lsim: {error:e}", case.name);
+        assert!(error < 1e-13, "{}: lsim: {error:e}", case.name);
         let states: Vec<f64> = got.states.transpose().iter().copied().collect();
         let error = series_error(states.into_iter(), case.lsim_states);
-        assert!(error < 1e-11, "{}: lsim states: {error:e}", case.name);
+        assert!(error < 1e-13, "{}: lsim states: {error:e}", case.name);
         assert_eq!(got.states.shape(), (n, t));
         assert_eq!(got.times, case.times);
     }
@@ -162,7 +167,7 @@ fn frequency_responses_match_python_control() {
                     let want = Complex::new(case.fresp[at], case.fresp[at + 1]);
                     let got = g[(i, j)];
                     assert!(
-                        (got - want).norm() <= 1e-12 * want.norm() + 1e-300,
+                        (got - want).norm() <= 1e-13 * want.norm() + 1e-300,
                         "{} at ω = {}: G[{i}][{j}] = {got}, want {want}",
                         case.name,
                         case.omega[k]
@@ -229,7 +234,7 @@ fn placed_poles_are_the_requested_ones_and_a_single_input_gain_is_scipys() {
         }
         assert!(placement.converged, "{}", case.name);
         let scipy = rows(case.gain, m, n);
-        if m == 1 {
+        if m == 1 || poles.iter().all(|p| p.im == 0.0) {
             assert!(
                 (&placement.gain - &scipy).amax() <= 1e-9 * scipy.amax(),
                 "{}: K = {}, SciPy's {scipy}",
@@ -258,23 +263,31 @@ fn placed_poles_are_the_requested_ones_and_a_single_input_gain_is_scipys() {
     }
 }
 
-/// The robust choice makes the eigenvectors of a two-input placement well conditioned:
-/// |det X| of unit eigenvectors after the sweeps at least that of the start (the sum of
-/// each pole's admissible basis), and the gain no larger than SciPy's by much.
+/// With two inputs the gain is not unique; the robust choice (unit eigenvectors X with
+/// the largest |det X|) gives a gain as large as SciPy's to 10⁻⁴ also where the iterates
+/// differ (a complex pair), after at least one sweep, with well-conditioned eigenvectors
+/// (|det X| of unit columns above 0.1; measured 0.11 to 0.27).
 #[test]
 fn multi_input_placement_is_as_robust_as_scipys() {
     for case in PLACEMENTS.iter().filter(|c| c.b.len() / 4 == 2) {
         let (a, b) = (rows(case.a, 4, 4), rows(case.b, 4, 2));
-        let placement = place_with(&a, &b, &complex(case.poles), PlaceMethod::Yt).unwrap();
+        let poles = complex(case.poles);
+        let placement = place_with(&a, &b, &poles, PlaceMethod::Yt).unwrap();
         let scipy = rows(case.gain, 2, 4);
         assert!(
-            placement.gain.norm() <= 1.5 * scipy.norm(),
+            (placement.gain.norm() - scipy.norm()).abs() <= 1e-4 * scipy.norm(),
             "{}: ‖K‖ = {}, SciPy's {}",
             case.name,
             placement.gain.norm(),
             scipy.norm()
         );
         assert!(placement.iterations >= 1);
+        assert!(
+            placement.eigenvectors.determinant().abs() > 0.1,
+            "{}: |det X| = {}",
+            case.name,
+            placement.eigenvectors.determinant().abs()
+        );
     }
 }
 
