@@ -53,3 +53,25 @@ fn lines_are_cut_at_the_edges_of_the_region() {
         "{cut:?}"
     );
 }
+
+#[test]
+fn lines_on_a_logarithmic_x_axis_are_cut_in_log_x() {
+    // From x = 0.1 to x = 1000 (log x from −1 to 3) across the right edge x = 100 at 3/4 of
+    // the way, y linear.
+    let region = (1.0..100.0, 0.0..10.0, true, false);
+    let pieces = clip(&[(0.1, 2.0), (1000.0, 6.0)], &region);
+    assert_eq!(pieces.len(), 1);
+    let (start, end) = (pieces[0][0], pieces[0][1]);
+    // Entering at x = 1 (a quarter of the way, y = 3), leaving at x = 100 (y = 5).
+    assert!(
+        (start.0 - 1.0).abs() < 1e-12 && (start.1 - 3.0).abs() < 1e-12,
+        "{start:?}"
+    );
+    assert!(
+        (end.0 - 100.0).abs() < 1e-10 && (end.1 - 5.0).abs() < 1e-12,
+        "{end:?}"
+    );
+    // Inside: the points come back as they were, to rounding.
+    let inside = clip(&[(2.0, 1.0), (50.0, 9.0)], &region);
+    assert!((inside[0][0].0 - 2.0).abs() < 1e-14 && (inside[0][1].0 - 50.0).abs() < 1e-12);
+}
