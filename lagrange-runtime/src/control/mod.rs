@@ -1,5 +1,6 @@
-//! Linear-quadratic regulators: the continuous algebraic Riccati equation and the optimal
-//! state-feedback gain.
+//! Linear-quadratic regulators (the continuous algebraic Riccati equation and the optimal
+//! state-feedback gain), their sampled, integral and estimator forms, and linear systems to
+//! analyze ([`LinearSystem`]: responses, frequency response, margins, pole placement).
 //!
 //! For ẋ = A x + B u, the input u = −K x minimising ∫ (xᵀQ x + uᵀR u) dt is given by
 //! K = R⁻¹BᵀP, where P is the stabilizing solution of the continuous algebraic Riccati
