@@ -1,6 +1,7 @@
 //! The frequency response of a [`LinearSystem`] and the gain and phase margins of a loop.
 
 use super::{ControlError, LinearSystem};
+use crate::tolerances::{CROSSOVER, CROSSOVER_POLISH_STEPS, CROSSOVER_REAL_ROOT};
 use nalgebra::{Complex, DMatrix};
 use std::f64::consts::PI;
 
@@ -95,21 +96,6 @@ impl Margins {
         20.0 * self.gain.log10()
     }
 }
-
-/// Newton steps allowed to polish a crossover frequency found as a polynomial root.
-const POLISH_STEPS: usize = 30;
-
-/// A polynomial root counts as real (a crossover candidate, continuous systems) when its
-/// imaginary part is at most this fraction of its magnitude (plus an absolute 10⁻¹²): a
-/// double root of a loop that only touches |L| = 1 splits into a pair about √ε apart. The
-/// candidates are then polished on the state-space response and kept only if the
-/// condition holds there (see [`CROSSING`]), so a loose filter admits no false crossover.
-const REAL_ROOT: f64 = 1e-6;
-
-/// A candidate crossover is kept when, after polishing, |L| is 1 (or Im L is 0) to this
-/// fraction of |L| (of 1 + |L|); and it must not move by more than [`REAL_ROOT`]
-/// relative while polished (otherwise it was not a root of the loop but of rounding).
-const CROSSING: f64 = 1e-9;
 
 impl LinearSystem {
     /// G at the complex point `s` (s for a continuous system, z for a sampled one):
@@ -244,7 +230,7 @@ impl LinearSystem {
             };
             let Some(omega) = polished else { continue };
             let Some(g) = value(omega) else { continue };
-            if g.im.abs() <= CROSSING * (1.0 + g.norm()) && g.re <= 0.0 {
+            if g.im.abs() <= CROSSOVER * (1.0 + g.norm()) && g.re <= 0.0 {
                 phase_crossovers.push((omega, g));
             }
         }
@@ -255,13 +241,13 @@ impl LinearSystem {
                 continue;
             };
             let Some(g) = value(omega) else { continue };
-            if (g.norm() - 1.0).abs() <= CROSSING {
+            if (g.norm() - 1.0).abs() <= CROSSOVER {
                 gain_crossovers.push((omega, g));
             }
         }
         for list in [&mut phase_crossovers, &mut gain_crossovers] {
             list.sort_by(|a, b| a.0.total_cmp(&b.0));
-            list.dedup_by(|a, b| (a.0 - b.0).abs() <= REAL_ROOT * b.0.abs().max(1e-300));
+            list.dedup_by(|a, b| (a.0 - b.0).abs() <= CROSSOVER_REAL_ROOT * b.0.abs().max(1e-300));
         }
 
         let gains: Vec<f64> = phase_crossovers
@@ -437,7 +423,7 @@ fn continuous_candidates(num: &[f64], den: &[f64]) -> Result<(Vec<f64>, Vec<f64>
     let real_roots = |p: &[f64], zero: bool| -> Result<Vec<f64>, ControlError> {
         Ok(roots(p)?
             .into_iter()
-            .filter(|r| r.im.abs() <= REAL_ROOT * r.norm() + 1e-12)
+            .filter(|r| r.im.abs() <= CROSSOVER_REAL_ROOT * r.norm() + 1e-12)
             .map(|r| r.re)
             .filter(|&w| if zero { w >= -1e-12 } else { w > 0.0 })
             .map(|w| if w.abs() <= 1e-12 { 0.0 } else { w })
@@ -474,7 +460,7 @@ fn sampled_candidates(
     let on_circle = |p: &[f64], zero: bool| -> Result<Vec<f64>, ControlError> {
         Ok(roots(p)?
             .into_iter()
-            .filter(|z| (z.norm() - 1.0).abs() <= REAL_ROOT.sqrt())
+            .filter(|z| (z.norm() - 1.0).abs() <= CROSSOVER_REAL_ROOT.sqrt())
             .map(|z| z.arg())
             .filter(|&theta| theta < PI && if zero { theta >= -1e-12 } else { theta > 0.0 })
             .map(|theta| theta.max(0.0) / period)
@@ -485,11 +471,11 @@ fn sampled_candidates(
 
 /// A root of `f` near `omega` by Newton steps with a central-difference derivative, or
 /// `None` if `f` cannot be evaluated or the root wanders off by more than
-/// [`REAL_ROOT`] · 100 relative.
+/// [`CROSSOVER_REAL_ROOT`] · 100 relative.
 fn polish(omega: f64, f: impl Fn(f64) -> Option<f64>) -> Option<f64> {
     let start = omega;
     let mut w = omega;
-    for _ in 0..POLISH_STEPS {
+    for _ in 0..CROSSOVER_POLISH_STEPS {
         let value = f(w)?;
         if value == 0.0 {
             break;
@@ -505,5 +491,5 @@ fn polish(omega: f64, f: impl Fn(f64) -> Option<f64>) -> Option<f64> {
             break;
         }
     }
-    ((w - start).abs() <= 100.0 * REAL_ROOT * start.abs() && w > 0.0).then_some(w)
+    ((w - start).abs() <= 100.0 * CROSSOVER_REAL_ROOT * start.abs() && w > 0.0).then_some(w)
 }

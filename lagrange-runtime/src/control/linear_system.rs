@@ -34,8 +34,8 @@ use nalgebra::{Complex, DMatrix, DVector};
 /// δx = x − x*, δu = u − u* from the operating point.
 ///
 /// # Example
-/// A mass on a spring and a damper, pushed by a force; the force of the double
-/// integrator's LQR cannot be asked of it once sampled.
+/// A mass on a spring and a damper, pushed by a force: its DC gain, and once sampled its
+/// discrete LQR, while the continuous LQR of the sampled system is refused.
 /// ```
 /// use lagrange_runtime::control::{ControlError, LinearSystem};
 /// use lagrange_runtime::nalgebra::DMatrix;

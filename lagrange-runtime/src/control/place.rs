@@ -3,6 +3,7 @@
 
 use super::linear_system::{ctrb, numerical_rank};
 use super::{check_system, ControlError};
+use crate::tolerances::{PLACE_CONVERGED, PLACE_SWEEPS};
 use nalgebra::{Complex, DMatrix, DVector};
 
 /// The method of [`place_with`]: how the eigenvectors of the closed loop are chosen among
@@ -38,11 +39,6 @@ pub struct Placement {
     /// `rtol`) within 30 sweeps; `true` when there was nothing to iterate.
     pub converged: bool,
 }
-
-/// The relative change of |det X| per sweep below which the iteration has converged, and
-/// the sweeps allowed: SciPy's defaults (`rtol = 1e-3`, `maxiter = 30`).
-const RTOL: f64 = 1e-3;
-const MAX_SWEEPS: usize = 30;
 
 /// The state feedback gain K of u = −K x that gives A − B K the eigenvalues `poles`
 /// (MATLAB's `place`, SciPy's `place_poles`), with the robust method of Tits and Yang
@@ -326,7 +322,7 @@ fn iterative(
             PlaceMethod::Knv0 => (0..n).map(|j| (j, j)).collect(),
         };
         converged = false;
-        while sweeps < MAX_SWEEPS && !converged {
+        while sweeps < PLACE_SWEEPS && !converged {
             let before = x.determinant().abs();
             for &(i, j) in &order {
                 if i == j {
@@ -350,7 +346,7 @@ fn iterative(
             let floor = f64::EPSILON.sqrt();
             let after = x.determinant().abs().max(floor);
             let change = ((after - before) / after).abs();
-            converged = change < RTOL && after > floor;
+            converged = change < PLACE_CONVERGED && after > floor;
             sweeps += 1;
         }
     }

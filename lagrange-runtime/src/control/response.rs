@@ -2,6 +2,7 @@
 //! inputs, exact for inputs held between the sample times.
 
 use super::{c2d, ControlError, LinearSystem};
+use crate::tolerances::{SAME_RESPONSE_STEP, SAMPLE_GRID};
 use nalgebra::{DMatrix, DVector};
 
 /// A time response of a [`LinearSystem`]: the outputs and states at the given times.
@@ -28,16 +29,6 @@ impl Response {
             .collect()
     }
 }
-
-/// Two steps of a continuous response whose lengths differ by at most this fraction share
-/// one discretization: the steps of an evenly spaced grid computed in floating point
-/// (t₀ + k h) differ in their last bits, and an error of 10⁻¹⁰ of a step in its length is
-/// far below what a response is read to.
-const SAME_STEP: f64 = 1e-10;
-
-/// The times of a sampled system's response must be t₀ + k Ts to within this fraction of
-/// Ts (times k + 1): the rounding of a grid computed as t₀ + k Ts, not another rate.
-const ON_THE_GRID: f64 = 1e-9;
 
 impl LinearSystem {
     /// The response to a unit step on input `input` from rest: u = 1 on that input (0 on
@@ -206,7 +197,7 @@ impl LinearSystem {
             let h = times[k + 1] - times[k];
             let stale = match &step {
                 Some((length, _, _)) => {
-                    self.period.is_none() && (h - length).abs() > SAME_STEP * length
+                    self.period.is_none() && (h - length).abs() > SAME_RESPONSE_STEP * length
                 }
                 None => true,
             };
@@ -251,7 +242,7 @@ fn check_times(times: &[f64], period: Option<f64>) -> Result<(), ControlError> {
         let t0 = times[0];
         let off = times.iter().enumerate().any(|(k, &t)| {
             let k = k as f64;
-            (t - t0 - k * period).abs() > ON_THE_GRID * period * (k + 1.0)
+            (t - t0 - k * period).abs() > SAMPLE_GRID * period * (k + 1.0)
         });
         if off {
             return Err(ControlError::InvalidSetting(
