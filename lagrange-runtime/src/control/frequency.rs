@@ -104,6 +104,9 @@ impl LinearSystem {
     pub(super) fn transfer_at(&self, s: Complex<f64>) -> Option<DMatrix<Complex<f64>>> {
         let n = self.states();
         let complex = |m: &DMatrix<f64>| m.map(|v| Complex::new(v, 0.0));
+        if n == 0 {
+            return Some(complex(&self.d));
+        }
         let mut resolvent = -complex(&self.a);
         for i in 0..n {
             resolvent[(i, i)] += s;

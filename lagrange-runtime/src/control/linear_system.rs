@@ -591,15 +591,16 @@ impl LinearSystem {
     /// ```
     pub fn dc_gain(&self) -> Result<DMatrix<f64>, ControlError> {
         let n = self.states();
+        if n == 0 {
+            return Ok(self.d.clone());
+        }
         let m = match self.period {
             None => -&self.a,
             Some(_) => DMatrix::identity(n, n) - &self.a,
         };
-        if n > 0 {
-            let singular = m.clone().svd(false, false).singular_values;
-            if numerical_rank(&singular, n) < n {
-                return Err(ControlError::PoleAtFrequency { frequency: 0.0 });
-            }
+        let singular = m.clone().svd(false, false).singular_values;
+        if numerical_rank(&singular, n) < n {
+            return Err(ControlError::PoleAtFrequency { frequency: 0.0 });
         }
         let x = m
             .lu()

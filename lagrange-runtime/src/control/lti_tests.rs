@@ -566,3 +566,48 @@ fn bode_plots_are_drawn_with_their_margins() {
         assert!(system.bode_plot(bad, 0, 0, dir.join("never.png")).is_err());
     }
 }
+
+/// A pure gain y = D u has no states: every analysis still answers.
+#[test]
+fn a_system_without_states_is_its_feedthrough() {
+    let d = DMatrix::from_element(1, 1, 0.5);
+    for system in [
+        LinearSystem::continuous(
+            DMatrix::zeros(0, 0),
+            DMatrix::zeros(0, 1),
+            DMatrix::zeros(1, 0),
+            d.clone(),
+        )
+        .unwrap(),
+        LinearSystem::sampled(
+            DMatrix::zeros(0, 0),
+            DMatrix::zeros(0, 1),
+            DMatrix::zeros(1, 0),
+            d.clone(),
+            0.1,
+        )
+        .unwrap(),
+    ] {
+        assert!(system.poles().unwrap().is_empty());
+        assert_eq!(system.dc_gain().unwrap(), d);
+        let step = system.step(&[0.0, 0.1, 0.2], 0).unwrap();
+        assert_eq!(step.outputs.as_slice(), &[0.5, 0.5, 0.5]);
+        let g = system.frequency_response(&[1.0]).unwrap();
+        assert_eq!(g.magnitude(0, 0), vec![0.5]);
+        let margins = system.margins().unwrap();
+        assert!(margins.gain.is_infinite() && margins.phase.is_infinite());
+        assert!(system.controllability().unwrap().full());
+        assert_eq!(system.place(&[]).unwrap().shape(), (1, 0));
+    }
+}
+
+/// Without inputs nothing can be placed: the cause named is controllability.
+#[test]
+fn a_system_without_inputs_is_uncontrollable() {
+    let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -1.0, 0.0]);
+    let poles = [Complex::new(-1.0, 0.0), Complex::new(-2.0, 0.0)];
+    assert_eq!(
+        place(&a, &DMatrix::zeros(2, 0), &poles),
+        Err(ControlError::Uncontrollable { rank: 0, states: 2 })
+    );
+}

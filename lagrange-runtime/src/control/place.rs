@@ -93,9 +93,10 @@ pub fn place(
 /// `"poles"`); [`ControlError::InvalidSetting`] for complex poles without their conjugates
 /// (compared exactly, as SciPy does), for a B whose columns are dependent (fewer than n
 /// independent ones: drop the redundant inputs) or complex poles with
-/// [`PlaceMethod::Knv0`]; [`ControlError::RepeatedPole`] for a pole asked for more times
-/// than rank(B); [`ControlError::Uncontrollable`] when the controllability matrix is rank
-/// deficient ([`ctrb`]'s test); [`ControlError::InvalidSetting`] when the chosen
+/// [`PlaceMethod::Knv0`]; [`ControlError::Uncontrollable`] when the controllability
+/// matrix is rank deficient ([`ctrb`]'s test, made first: it is also the cause when B has
+/// no columns); [`ControlError::RepeatedPole`] for a pole asked for more times than
+/// rank(B); [`ControlError::InvalidSetting`] when the chosen
 /// eigenvectors are dependent (the poles cannot be placed with a diagonalizable closed
 /// loop).
 ///
@@ -144,6 +145,13 @@ pub fn place_with(
             "the KNV0 method places real poles only: use PlaceMethod::Yt for complex ones",
         ));
     }
+    let controllability = ctrb(a, b)?;
+    if !controllability.full() {
+        return Err(ControlError::Uncontrollable {
+            rank: controllability.rank,
+            states: n,
+        });
+    }
     let rank = if b.is_empty() {
         0
     } else {
@@ -158,13 +166,6 @@ pub fn place_with(
                 rank,
             });
         }
-    }
-    let controllability = ctrb(a, b)?;
-    if !controllability.full() {
-        return Err(ControlError::Uncontrollable {
-            rank: controllability.rank,
-            states: n,
-        });
     }
     if n == 0 {
         return Ok(Placement {
