@@ -932,3 +932,103 @@ fn a_digital_lqi_with_an_observer_tracks_a_reference_against_a_push() {
     println!("LQR: x = {}", run.last().q[0]);
     assert!((run.last().q[0] - 0.3).abs() > 0.05);
 }
+
+lagrangian! {
+    /// The plant of [`Plant`] with two inputs: a disturbance w (first) and the motor force f.
+    struct TwoInputs {
+        parameters: m = 1.0, k = 4.0, c = 0.3;
+        coordinates: x;
+        inputs: w, f;
+        kinetic = m/2 * dot(x)^2;
+        potential = k/2 * x^2;
+        dissipation = c/2 * dot(x)^2;
+        force f + w on x;
+    }
+}
+
+/// A design that names the input it drives (the motor f, not the disturbance w) gives the
+/// gain of the one-input design on that input and zero on the other; a run adds the
+/// disturbance beside the controller, and moves as the one-input plant pushed by the same
+/// force inside its model. Unknown and repeated names, and an R of the wrong size, are
+/// refused, naming the cause.
+#[test]
+fn a_design_on_named_inputs_leaves_the_others_to_the_run() {
+    use lagrange_runtime::control::{
+        dlqr_gain_driving, lqr_gain_driving, DrivenInputs, LinearSystem,
+    };
+    let model = TwoInputs::default();
+    let lin = linearize(&model, &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+    match DrivenInputs::named(&model, &["force"]) {
+        Err(ControlError::UnknownInput { name, inputs }) => {
+            assert_eq!((name.as_str(), inputs), ("force", vec!["w", "f"]));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        DrivenInputs::named(&model, &["f", "f"]),
+        Err(ControlError::InvalidSetting(_))
+    ));
+    let motor = DrivenInputs::named(&model, &["f"]).unwrap();
+    assert_eq!((motor.indices(), motor.undriven()), (&[1][..], vec![0]));
+    let (q, r) = (DMatrix::identity(2, 2), DMatrix::from_element(1, 1, 0.1));
+    let (gain, _) = dlqr_gain_driving(&lin, &motor, PERIOD, &q, &r).unwrap();
+    let (_, _, _, k) = design();
+    let full = gain.matrix();
+    assert_eq!(full.row(0).amax(), 0.0);
+    assert!((full.row(1) - k.row(0)).amax() < 1e-12 * k.amax(), "{full}");
+    // The same design through a linear system restricted to the motor.
+    let sampled = LinearSystem::from_linearization(&lin)
+        .unwrap()
+        .select_inputs(motor.indices())
+        .unwrap()
+        .c2d(PERIOD)
+        .unwrap();
+    let (k_system, _) = sampled.dlqr(&q, &r).unwrap();
+    assert!((k_system - &k).amax() < 1e-12 * k.amax());
+    assert!(matches!(
+        dlqr_gain_driving(&lin, &motor, PERIOD, &q, &DMatrix::identity(2, 2)),
+        Err(ControlError::DimensionMismatch { matrix: "R", .. })
+    ));
+    let (continuous, _) = lqr_gain_driving(&lin, &motor, &q, &r).unwrap();
+    assert_eq!(continuous.velocities[(0, 0)], 0.0);
+    assert_eq!(
+        continuous.closed_loop_spectrum(&lin).unwrap().stability(),
+        Stability::AsymptoticallyStable
+    );
+
+    // The disturbance beside the controller, against the push inside the one-input model.
+    let start = State::at_rest(SVector::from([0.2]));
+    let run = Simulation::new(&model, start)
+        .controller(Sampled::new(PERIOD, gain.law()))
+        .disturbances(|_t, _s| SVector::from([0.5, 0.0]))
+        .run(&Rk4::new(PERIOD / 10.0), 5.0)
+        .unwrap();
+    let plant_lin = design().0;
+    let one = Gain::from_matrix(&k, &plant_lin).unwrap();
+    let reference = Simulation::new(&pushed(), start)
+        .controller(Sampled::new(PERIOD, one.law()))
+        .run(&Rk4::new(PERIOD / 10.0), 5.0)
+        .unwrap();
+    assert_eq!(run.len(), reference.len());
+    for ((a, b), (ua, ub)) in run
+        .states()
+        .iter()
+        .zip(reference.states())
+        .zip(run.inputs().iter().zip(reference.inputs()))
+    {
+        assert!(
+            (a.q - b.q).amax() < 1e-12 && (a.qd - b.qd).amax() < 1e-12,
+            "{a:?} {b:?}"
+        );
+        assert_eq!(ua[0], 0.5); // the disturbance, recorded
+        assert!((ua[1] - ub[0]).abs() < 1e-12);
+    }
+    // Beside a continuous law too.
+    let run = Simulation::new(&model, start)
+        .inputs(continuous.law())
+        .disturbances(|t, _s| SVector::from([if t < 1.0 { 0.0 } else { 0.5 }, 0.0]))
+        .run(&Rk4::new(1e-3), 20.0)
+        .unwrap();
+    let (end, u) = (run.last(), run.inputs().last().unwrap());
+    assert!(end.qd[0].abs() < 1e-8 && (u[1] + u[0] - 4.0 * end.q[0]).abs() < 1e-8);
+}

@@ -327,6 +327,40 @@ impl LinearSystem {
         Self::continuous(lin.reduced_a(), lin.reduced_b(), c * v, d.clone())
     }
 
+    /// The same system with only the inputs of the given indices, in that order (the
+    /// columns of B and D): a design on some inputs, the others (disturbances) left out,
+    /// as with [`DrivenInputs::indices`](super::DrivenInputs::indices); or the response to
+    /// a disturbance input alone.
+    ///
+    /// # Errors
+    /// [`ControlError::NoSuchChannel`] for an index not below the number of inputs.
+    ///
+    /// # Example
+    /// ```
+    /// use lagrange_runtime::control::LinearSystem;
+    /// use lagrange_runtime::nalgebra::DMatrix;
+    ///
+    /// // ẍ = f + w: a motor force f and a disturbance w.
+    /// let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+    /// let b = DMatrix::from_row_slice(2, 2, &[0.0, 0.0, 1.0, 1.0]);
+    /// let plant = LinearSystem::continuous(a, b, DMatrix::identity(2, 2), DMatrix::zeros(2, 2)).unwrap();
+    /// let motor = plant.select_inputs(&[0]).unwrap();
+    /// assert_eq!(motor.inputs(), 1);
+    /// assert!(motor.lqr(&DMatrix::identity(2, 2), &DMatrix::identity(1, 1)).is_ok());
+    /// ```
+    pub fn select_inputs(&self, indices: &[usize]) -> Result<Self, ControlError> {
+        for &index in indices {
+            self.check_input(index)?;
+        }
+        Ok(LinearSystem {
+            a: self.a.clone(),
+            b: self.b.select_columns(indices),
+            c: self.c.clone(),
+            d: self.d.select_columns(indices),
+            period: self.period,
+        })
+    }
+
     /// A: n × n.
     pub fn a(&self) -> &DMatrix<f64> {
         &self.a

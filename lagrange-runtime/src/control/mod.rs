@@ -25,6 +25,11 @@
 //! [`Gain::sampled_closed_loop_spectrum`] gives the multipliers of the sampled closed loop
 //! (a [`DiscreteSpectrum`]: stable when every |z| < 1).
 //!
+//! A design may drive some of a model's inputs only, named by [`DrivenInputs`]
+//! ([`lqr_gain_driving`], [`dlqr_gain_driving`], [`LinearSystem::select_inputs`]): its gain
+//! is zero on the others (disturbances), which a run adds beside the controller
+//! ([`Simulation::disturbances`](crate::simulate::Simulation::disturbances)).
+//!
 //! Integral action: [`lqi`] and [`dlqi`] design on the state augmented with the integral
 //! of the error of chosen outputs y = C x, so that a constant reference is held without
 //! steady error. Observers: [`lqe`] and [`dlqe`] give the steady-state Kalman gain from
@@ -168,6 +173,7 @@
 
 #[cfg(feature = "plot")]
 mod bode;
+mod driven;
 mod estimation;
 mod frequency;
 mod integral;
@@ -175,6 +181,7 @@ mod linear_system;
 mod place;
 mod response;
 
+pub use driven::{dlqr_gain_driving, lqr_gain_driving, DrivenInputs};
 pub use estimation::{dlqe, lqe};
 pub use frequency::{FrequencyResponse, Margins};
 pub use integral::{dlqi, lqi};
@@ -383,6 +390,13 @@ pub enum ControlError {
         /// The rank of B.
         rank: usize,
     },
+    /// An input named for a design ([`DrivenInputs::named`]) that the model does not have.
+    UnknownInput {
+        /// The name given.
+        name: String,
+        /// The model's inputs.
+        inputs: Vec<&'static str>,
+    },
 }
 
 impl fmt::Display for ControlError {
@@ -485,6 +499,10 @@ impl fmt::Display for ControlError {
                 f,
                 "the pole {} {:+}i is asked for {multiplicity} times, more than rank(B) = {rank}",
                 pole.re, pole.im
+            ),
+            Self::UnknownInput { name, inputs } => write!(
+                f,
+                "the model has no input `{name}`; its inputs are {inputs:?}"
             ),
         }
     }
@@ -990,6 +1008,15 @@ fn reduced_weights<const N: usize, const M: usize>(
     q: &DMatrix<f64>,
     r: &SMatrix<f64, M, M>,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
+    Ok((reduced_q(lin, q)?, DMatrix::from_fn(M, M, |i, j| r[(i, j)])))
+}
+
+/// The state weight of a design around `lin` in its independent coordinates, Vᵀ Q V (V
+/// the tangent basis, checked); Q must be 2N × 2N.
+fn reduced_q<const N: usize, const M: usize>(
+    lin: &Linearization<N, M>,
+    q: &DMatrix<f64>,
+) -> Result<DMatrix<f64>, ControlError> {
     if q.shape() != (2 * N, 2 * N) {
         return Err(ControlError::DimensionMismatch {
             matrix: "Q",
@@ -999,10 +1026,7 @@ fn reduced_weights<const N: usize, const M: usize>(
     }
     check_tangent(lin)?;
     let v = &lin.tangent;
-    Ok((
-        v.transpose() * q * v,
-        DMatrix::from_fn(M, M, |i, j| r[(i, j)]),
-    ))
+    Ok(v.transpose() * q * v)
 }
 
 /// `Ok` if the tangent basis of `lin` (a public field) has a shape that fits.
