@@ -361,6 +361,25 @@ impl LinearSystem {
         })
     }
 
+    /// The same system with only the outputs of the given indices, in that order (the rows
+    /// of C and D): the outputs an integral action holds ([`dlqi`](Self::dlqi) holds every
+    /// output of the system it is given).
+    ///
+    /// # Errors
+    /// [`ControlError::NoSuchChannel`] for an index not below the number of outputs.
+    pub fn select_outputs(&self, indices: &[usize]) -> Result<Self, ControlError> {
+        for &index in indices {
+            self.check_output(index)?;
+        }
+        Ok(LinearSystem {
+            a: self.a.clone(),
+            b: self.b.clone(),
+            c: self.c.select_rows(indices),
+            d: self.d.select_rows(indices),
+            period: self.period,
+        })
+    }
+
     /// A: n × n.
     pub fn a(&self) -> &DMatrix<f64> {
         &self.a

@@ -36,6 +36,13 @@
 //! measured outputs and the covariances of the process and measurement noise, by the dual
 //! Riccati equations.
 //!
+//! An observer-based controller: [`ObserverController`] (MATLAB's `lqgtrack`, `reg`) runs
+//! a [`dlqe`] estimator from measured outputs and a [`dlqi`] (or [`dlqr`]) state feedback
+//! as a [`SampledController`](crate::simulate::SampledController), with a reference
+//! input, actuator limits with anti-windup, and its closed loop and multipliers. The glue
+//! between designs and hand-written controllers: [`fixed`] (a design's [`DMatrix`] as an
+//! [`SMatrix`]) and [`split_columns`] (a gain split by blocks of states, K_x and K_ξ).
+//!
 //! A linear system to look at: [`LinearSystem`] holds A, B, C, D and knows whether it is
 //! continuous or sampled (built from matrices, or from a [`Linearization`] with
 //! [`LinearSystem::from_linearization`]; sampled by [`LinearSystem::c2d`]), so that its
@@ -171,6 +178,7 @@
 //! assert!(closed.complex_eigenvalues().iter().all(|z| z.norm() < 1.0));
 //! ```
 
+mod blocks;
 #[cfg(feature = "plot")]
 mod bode;
 mod driven;
@@ -178,14 +186,17 @@ mod estimation;
 mod frequency;
 mod integral;
 mod linear_system;
+mod observer;
 mod place;
 mod response;
 
+pub use blocks::{fixed, split_columns};
 pub use driven::{dlqr_gain_driving, lqr_gain_driving, DrivenInputs};
 pub use estimation::{dlqe, lqe};
 pub use frequency::{FrequencyResponse, Margins};
 pub use integral::{dlqi, lqi};
 pub use linear_system::{ctrb, obsv, LinearSystem, RankTest};
+pub use observer::ObserverController;
 pub use place::{place, place_with, PlaceMethod, Placement};
 pub use response::Response;
 

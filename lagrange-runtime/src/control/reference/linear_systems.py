@@ -24,7 +24,10 @@ never by lagrange:
   * margins: control.stability_margins(sys, method='poly') -> (gm, pm, wpc, wgc), the
     'poly' method (exact crossings) forced so that a sampled loop is not evaluated on a grid;
   * place: scipy.signal.place_poles(A, B, poles) (method 'YT'): gain and computed poles;
-  * c2d: control.c2d(sys, Ts, 'zoh').
+  * c2d: control.c2d(sys, Ts, 'zoh');
+  * the observer-based controller's closed loop (OBSERVER_*): the gains of dlqi and dlqe by
+    scipy.linalg.solve_discrete_are, the loop by control.interconnect of the sampled plant
+    and the controller written as a state-space system (see observer_loop).
 """
 
 import math
@@ -241,6 +244,77 @@ placement("PLACE_REPEATED", A_mimo, B_mimo, [-2.0, -2.0, -3.0, -4.0],
           "the MIMO system, a pole twice (= rank B)")
 placement("PLACE_SAMPLED", np.asarray(msd_d.A), np.asarray(msd_d.B), [0.5, 0.6],
           "the sampled mass-spring-damper, poles z = 0.5, 0.6")
+
+# ----- An observer-based controller (ObserverController) ----------------------------------
+
+def observer_loop(name, d_q, d_qd, d_u, driven, C, tracked, Ts, Q, R, W, V, describe):
+    """The closed loop of an LQG tracker (dlqe's measurement update, dlqi's integral of the
+    measured tracked outputs), built by python-control's interconnect of the plant and the
+    controller as two state-space systems; the gains by SciPy's solve_discrete_are."""
+    d_q, d_qd, d_u, C = (np.asarray(M, dtype=float) for M in (d_q, d_qd, d_u, C))
+    N, Mi = d_u.shape
+    A = np.block([[np.zeros((N, N)), np.eye(N)], [d_q, d_qd]])
+    Ball = np.vstack([np.zeros((N, Mi)), d_u])
+    undriven = [j for j in range(Mi) if j not in driven]
+    sysd = ct.c2d(ct.ss(A, Ball, C, np.zeros((C.shape[0], Mi))), Ts, "zoh")
+    Ad, Bd_all = np.asarray(sysd.A), np.asarray(sysd.B)
+    Bd, Bw = Bd_all[:, driven], Bd_all[:, undriven]
+    n, m, p, t, w = A.shape[0], len(driven), C.shape[0], len(tracked), len(undriven)
+    Ct = C[tracked, :]
+    # dlqi: the augmented plant (x, xi), xi' = xi + Ts (r - Ct x).
+    Aa = np.block([[Ad, np.zeros((n, t))], [-Ts * Ct, np.eye(t)]])
+    Ba = np.vstack([Bd, np.zeros((t, m))])
+    P = scipy.linalg.solve_discrete_are(Aa, Ba, Q, R)
+    K = np.linalg.solve(R + Ba.T @ P @ Ba, Ba.T @ P @ Aa)
+    Kx, Kxi = K[:, :n], K[:, n:]
+    # dlqe: the prior covariance and the measurement-update gain M = P C' (C P C' + V)^-1.
+    Pe = scipy.linalg.solve_discrete_are(Ad.T, C.T, W, V)
+    Mg = Pe @ C.T @ np.linalg.inv(C @ Pe @ C.T + V)
+    F = np.eye(n) - Mg @ C
+    S = np.eye(p)[tracked, :]
+    # The controller: states (xi, x_hat_prior), inputs (y, r), output u.
+    Ac = np.block([[np.eye(t), np.zeros((t, n))], [-Bd @ Kxi, (Ad - Bd @ Kx) @ F]])
+    Bc = np.block([[-Ts * S, Ts * np.eye(t)], [(Ad - Bd @ Kx) @ Mg, np.zeros((n, t))]])
+    Cc = np.hstack([-Kxi, -Kx @ F])
+    Dc = np.hstack([-Kx @ Mg, np.zeros((m, t))])
+    ynames = [f"y{i}" for i in range(p)]
+    unames = [f"u{i}" for i in range(m)]
+    wnames = [f"w{i}" for i in range(w)]
+    rnames = [f"r{i}" for i in range(t)]
+    plant = ct.ss(Ad, np.hstack([Bd, Bw]), C, np.zeros((p, m + w)), Ts,
+                  inputs=unames + wnames, outputs=ynames, name="plant")
+    ctrl = ct.ss(Ac, Bc, Cc, Dc, Ts, inputs=ynames + rnames, outputs=unames, name="ctrl")
+    loop = ct.interconnect([plant, ctrl], inplist=rnames + wnames, outlist=ynames + unames)
+    lines.append(f"\n// ----- {name}: {describe} -----")
+    emit(f"{name}_DQ", d_q, "The linearization's d_q, N x N.")
+    emit(f"{name}_DQD", d_qd, "d_qd, N x N.")
+    emit(f"{name}_DU", d_u, "d_u, N x M.")
+    emit(f"{name}_C", C, "The measured outputs C, p x 2N.")
+    emit(f"{name}_TS", [Ts], "The sample period.")
+    emit(f"{name}_Q", Q, "The weight of dlqi on (x, xi).")
+    emit(f"{name}_R", R, "The weight of dlqi on the driven inputs.")
+    emit(f"{name}_W", W, "The process noise covariance of dlqe.")
+    emit(f"{name}_V", V, "The measurement noise covariance of dlqe.")
+    emit(f"{name}_K", K, "dlqi's K = [Kx Kxi] by scipy.linalg.solve_discrete_are.")
+    emit(f"{name}_M", Mg, "dlqe's measurement-update gain, by scipy.linalg.solve_discrete_are.")
+    emit(f"{name}_CLOSED_A", loop.A, "The closed loop of control.interconnect: A, state (x, xi, x_hat_prior).")
+    emit(f"{name}_CLOSED_B", loop.B, "Its B: inputs (r, the undriven inputs).")
+    emit(f"{name}_CLOSED_C", loop.C, "Its C: outputs (y, u).")
+    emit(f"{name}_CLOSED_D", loop.D, "Its D.")
+    poles = sorted_poles(np.linalg.eigvals(loop.A))
+    emit(f"{name}_CLOSED_POLES", [[z.real, z.imag] for z in poles],
+         "numpy.linalg.eigvals of the closed loop, sorted.")
+
+
+# A cart (q0) with a pendulum (q1), a force on the cart (driven) and a push on the pendulum
+# (not driven); both positions measured, the cart's tracked; 100 Hz.
+observer_loop("OBSERVER",
+              [[0.0, -0.98], [0.0, 21.56]], [[-0.1, 0.0], [0.1, -0.05]],
+              [[1.0, -0.5], [-1.0, 2.0]], [0],
+              [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]], [0], 0.01,
+              np.diag([10.0, 100.0, 1.0, 1.0, 50.0]), np.array([[0.5]]),
+              np.diag([1e-6, 1e-6, 1e-3, 1e-3]), np.diag([1e-4, 1e-5]),
+              "a cart-pendulum, force driven, push not; cart tracked")
 
 header = f'''//! Reference values for the tests of [`LinearSystem`](super::LinearSystem), generated by
 //! `linear_systems.py` beside this file with python-control {ct.__version__}, SciPy
