@@ -1032,3 +1032,99 @@ fn a_design_on_named_inputs_leaves_the_others_to_the_run() {
     let (end, u) = (run.last(), run.inputs().last().unwrap());
     assert!(end.qd[0].abs() < 1e-8 && (u[1] + u[0] - 4.0 * end.q[0]).abs() < 1e-8);
 }
+
+lagrangian! {
+    /// A pendulum balanced upside down (θ = 0 upright) by a torque τ at its pivot, and
+    /// pushed at its bob by a horizontal force w (a disturbance).
+    struct Balanced {
+        parameters: m = 1.0, l = 1.0, g = 9.81;
+        coordinates: theta;
+        inputs: tau, w;
+        kinetic = m/2 * l^2 * dot(theta)^2;
+        potential = m * g * l * cos(theta);
+        force tau + l * w * cos(theta) on theta;
+    }
+}
+
+/// An observer-based controller of the inverted pendulum at 100 Hz, measuring θ, with the
+/// torque limited to ±`limit`.
+fn balancer(limit: f64) -> lagrange_runtime::control::ObserverController<1, 2> {
+    use lagrange_runtime::control::{DrivenInputs, ObserverController};
+    let model = Balanced::default();
+    let lin = linearize(&model, &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+    let motor = DrivenInputs::named(&model, &["tau"]).unwrap();
+    let angle = DMatrix::from_row_slice(1, 2, &[1.0, 0.0]);
+    let plant = ObserverController::plant(&lin, &motor, 0.01, &angle).unwrap();
+    let (k, _) = plant
+        .dlqr(&DMatrix::identity(2, 2), &DMatrix::from_element(1, 1, 0.1))
+        .unwrap();
+    let (m, _) = plant
+        .dlqe(
+            &(DMatrix::identity(2, 2) * 1e-4),
+            &DMatrix::from_element(1, 1, 1e-6),
+        )
+        .unwrap();
+    ObserverController::new(&lin, &motor, 0.01, &angle, &[], &k, &m)
+        .unwrap()
+        .with_limits(SVector::from([-limit, 0.0]), SVector::from([limit, 0.0]))
+        .unwrap()
+}
+
+/// A run that falls over: the torque is limited below what holding a tilt of 0.3 rad needs
+/// (m g l sin 0.3 = 2.9 N·m against 2 N·m), so the pendulum falls. Without a check the run
+/// returns `Ok` with the pendulum hanging; with `Event::require` on |θ| < π/2 it fails
+/// where |θ| reaches π/2, naming the check, with the trajectory up to there (and the
+/// crossings recorded before it). A generous limit passes the check; a start outside it
+/// fails at once.
+#[test]
+fn a_run_that_falls_over_fails_its_check() {
+    use std::f64::consts::FRAC_PI_2;
+    let model = Balanced::default();
+    let tilted = State::at_rest(SVector::from([0.3]));
+    let upright = || Event::require("upright", |_t, s: &State<1>| FRAC_PI_2 - s.q[0].abs());
+    let silent = Simulation::new(&model, tilted)
+        .controller(balancer(2.0))
+        .run(&Rk4::new(1e-3), 10.0)
+        .unwrap();
+    assert!(silent.states().iter().any(|s| s.q[0].abs() > FRAC_PI_2));
+
+    let error = Simulation::new(&model, tilted)
+        .controller(balancer(2.0))
+        .event(Event::record("half way", |_t, s: &State<1>| {
+            0.75 - s.q[0].abs()
+        }))
+        .event(upright())
+        .run(&Rk4::new(1e-3), 10.0)
+        .unwrap_err();
+    let StepError::CheckFailed { check, t } = error.reason else {
+        panic!("{:?}", error.reason);
+    };
+    assert_eq!(check, "upright");
+    let last = error.trajectory.last();
+    assert_eq!((last.t, error.time), (t, t));
+    assert!((last.q[0].abs() - FRAC_PI_2).abs() < 1e-9, "{last:?}");
+    assert!(t < 10.0);
+    assert_eq!(error.trajectory.stopped_by().unwrap().event, "upright");
+    assert_eq!(error.trajectory.crossings().len(), 1);
+    assert!(error.to_string().contains("`upright`"), "{error}");
+
+    let held = Simulation::new(&model, tilted)
+        .controller(balancer(20.0))
+        .event(upright())
+        .run(&Rk4::new(1e-3), 10.0)
+        .unwrap();
+    assert!(held.stopped_by().is_none() && held.last().q[0].abs() < 1e-3);
+
+    let fallen = Simulation::new(&model, State::at_rest(SVector::from([2.0])))
+        .event(upright())
+        .run(&Rk4::new(1e-3), 1.0)
+        .unwrap_err();
+    assert_eq!(
+        fallen.reason,
+        StepError::CheckFailed {
+            check: "upright",
+            t: 0.0
+        }
+    );
+    assert_eq!(fallen.trajectory.len(), 1);
+}

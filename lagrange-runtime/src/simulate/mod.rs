@@ -230,6 +230,15 @@ pub enum StepError {
         /// Where they were found changed.
         t: f64,
     },
+    /// A check the run must pass ([`Event::require`]) failed: its function reached zero or
+    /// below at `t` (the run ends at the located crossing), or was not positive at the
+    /// start.
+    CheckFailed {
+        /// The check's name.
+        check: &'static str,
+        /// Where it failed.
+        t: f64,
+    },
 }
 
 impl From<DynamicsError> for StepError {
@@ -272,6 +281,10 @@ impl fmt::Display for StepError {
             StepError::ControllerStateNamesChanged { before, after, t } => write!(
                 f,
                 "the sampled controller's state names changed at t = {t}: from {before:?}, the trajectory's columns, to {after:?}; they must stay those the run started with"
+            ),
+            StepError::CheckFailed { check, t } => write!(
+                f,
+                "the check `{check}` failed at t = {t}: the run left the region it requires"
             ),
         }
     }
@@ -508,7 +521,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     }
 
     /// Watches `event` during the run: a stopping event ends it at the located crossing, a
-    /// recording one adds its crossings to the trajectory. Events are checked in the
+    /// recording one adds its crossings to the trajectory, a check
+    /// ([`Event::require`]) fails it there with [`StepError::CheckFailed`]. Events are checked in the
     /// order they are added; at one step the earliest crossing wins.
     ///
     /// # Example
@@ -820,6 +834,9 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             .iter_mut()
             .map(|e| number(e.name, s.t, (e.function)(s.t, s)))
             .collect::<Result<_, _>>()?;
+        if let Some(check) = self.failed_at_start(&signs) {
+            return Err(StepError::CheckFailed { check, t: s.t });
+        }
         for &t_out in times {
             while s.t < t_out {
                 if progress.steps == self.max_steps {
@@ -845,7 +862,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 if self.sample(s)? {
                     integrator.inputs_changed(&mut memory);
                 }
-                if let Some(crossing) = stop {
+                if let Some((crossing, failed)) = stop {
                     self.record(trajectory, s)?;
                     trajectory.stop_at(crossing);
                     progress.t = s.t;
@@ -853,7 +870,10 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                     if let Some(hook) = self.progress.as_mut() {
                         let _ = hook(progress); // the run ends here either way
                     }
-                    return Ok(());
+                    return match failed {
+                        Some(check) => Err(StepError::CheckFailed { check, t: s.t }),
+                        None => Ok(()),
+                    };
                 }
                 if every_step {
                     self.record(trajectory, s)?;
