@@ -374,6 +374,31 @@ impl<const N: usize, const M: usize> ObserverController<N, M> {
         &self.closed
     }
 
+    /// The loop transfer broken at the driven inputs (MATLAB's `margin(-C*P)` with the
+    /// controller C and the plant P, the loop's negative feedback convention): a sampled
+    /// [`LinearSystem`] from the inputs u_in fed to the plant to the controller's output
+    /// with its sign reversed, −δu, the references at zero; its state (z, ξ, ẑ⁻) as the
+    /// closed loop's. Closing it with unit negative feedback (u_in = δu) gives back
+    /// [`closed_loop`](Self::closed_loop)'s A; with one driven input,
+    /// [`LinearSystem::margins`] gives the loop's gain and phase margins and
+    /// `bode_plot` (feature `plot`) its Bode diagram. The controller predicts with
+    /// the input it commands, not u_in (as it does with its limits), so these are the
+    /// margins against a gain or a delay of the actuator.
+    ///
+    /// # Errors
+    /// None in practice: the matrices are those of the closed loop, already checked.
+    pub fn loop_at_inputs(&self) -> Result<LinearSystem, ControlError> {
+        let phi = self.closed.a();
+        let (n, m, p) = (phi.nrows(), self.driven.len(), self.c.nrows());
+        let d = self.ad.nrows();
+        // −δu = C_L X with C_L the closed loop's δu rows negated; A_L = Φ + B_L C_L.
+        let c_loop = -self.closed.c().rows(p, m).into_owned();
+        let mut b_loop = DMatrix::zeros(n, m);
+        b_loop.view_mut((0, 0), (d, m)).copy_from(&self.bd);
+        let a_loop = phi + &b_loop * &c_loop;
+        LinearSystem::sampled(a_loop, b_loop, c_loop, DMatrix::zeros(m, m), self.period)
+    }
+
     /// The multipliers of the closed loop (the eigenvalues of its A): the regulator's and
     /// the estimator's.
     pub fn spectrum(&self) -> &DiscreteSpectrum {
@@ -777,6 +802,23 @@ mod tests {
             controller().with_limits(SVector::from([f64::NAN]), SVector::from([1.0])),
             Err(ControlError::InvalidSetting(_))
         ));
+    }
+
+    /// The loop broken at the input, closed with unit negative feedback, is the closed loop;
+    /// its margins are those of a stable loop (a gain margin above 1, a positive phase
+    /// margin).
+    #[test]
+    fn the_loop_at_the_input_closes_into_the_closed_loop() {
+        let controller = reference_controller();
+        let open = controller.loop_at_inputs().unwrap();
+        let closed = open.a() - open.b() * open.c();
+        let phi = controller.closed_loop().a();
+        assert!(
+            (&closed - phi).amax() < 1e-14 * phi.amax(),
+            "{closed}\n{phi}"
+        );
+        let margins = open.margins().unwrap();
+        assert!(margins.gain > 1.0 && margins.phase > 0.0, "{margins:?}");
     }
 
     /// Gains, tracked outputs, references and names of the wrong shape are refused, naming
