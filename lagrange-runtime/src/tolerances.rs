@@ -394,6 +394,15 @@ pub(crate) const CROSSOVER_REAL_ROOT: f64 = 1e-6;
 /// relative while polished (otherwise it was not a root of the loop but of rounding).
 pub(crate) const CROSSOVER: f64 = 1e-9;
 
+/// The number of frequencies, log-spaced over 16 decades (8 below the Nyquist frequency
+/// of a sampled loop), on which [`LinearSystem::margins`](crate::control::LinearSystem::margins)
+/// brackets the crossings |L| = 1 and Im L = 0 besides the roots of its polynomials, which
+/// lose their accuracy for loops of many states with crowded poles (a sampled LQG loop
+/// at a fast rate): 250 per decade, so that two crossings closer than 1 % in frequency
+/// may still share a bracket (and cancel), which the polynomial roots then catch; each
+/// evaluation is one complex LU of the loop's size, a few milliseconds in all.
+pub(crate) const MARGIN_GRID: usize = 4000;
+
 /// Pole placement ([`place_with`](crate::control::place_with)) has converged when |det X|
 /// (X the unit eigenvectors) changes by less than this fraction in a sweep: SciPy's
 /// `place_poles` default `rtol`, so that the iterates are SciPy's.

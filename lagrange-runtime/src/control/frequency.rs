@@ -1,7 +1,7 @@
 //! The frequency response of a [`LinearSystem`] and the gain and phase margins of a loop.
 
 use super::{ControlError, LinearSystem};
-use crate::tolerances::{CROSSOVER, CROSSOVER_POLISH_STEPS, CROSSOVER_REAL_ROOT};
+use crate::tolerances::{CROSSOVER, CROSSOVER_POLISH_STEPS, CROSSOVER_REAL_ROOT, MARGIN_GRID};
 use nalgebra::{Complex, DMatrix};
 use std::f64::consts::PI;
 
@@ -186,7 +186,12 @@ impl LinearSystem {
     /// N(z)D(1/z) − N(1/z)D(z), ω = arg z / Ts in [0, π/Ts). Each root is then polished by
     /// Newton steps on the state-space response and kept only if |L| = 1 (Im L = 0) holds
     /// there to 10⁻⁹, which also removes spurious roots of the polynomials' rounding.
-    /// Frequencies at a pole of L are skipped.
+    /// Frequencies at a pole of L are skipped. The roots of these polynomials of degree 2n
+    /// lose their accuracy when n is large and the poles crowd (a sampled LQG loop of nine
+    /// states at 100 Hz, its multipliers near 1: the case where python-control itself falls
+    /// back to a frequency grid), so the crossings are also bracketed by sign changes on a
+    /// logarithmic grid of frequencies (250 per decade over 16 decades, up to π/Ts for a
+    /// sampled loop) and located by bisection, then checked in the same way.
     ///
     /// # Errors
     /// [`ControlError::NotSiso`] for a system with several inputs or outputs (choose a pair
@@ -217,11 +222,18 @@ impl LinearSystem {
             });
         }
         let (num, den) = self.siso_polynomials()?;
-        let (gain_candidates, phase_candidates) = match self.period {
+        let (mut gain_candidates, mut phase_candidates) = match self.period {
             None => continuous_candidates(&num, &den)?,
             Some(period) => sampled_candidates(&num, &den, period)?,
         };
         let value = |omega: f64| self.transfer_at(self.point(omega)).map(|g| g[(0, 0)]);
+        // The polynomials' roots on the axis (the circle) lose their accuracy as the order
+        // grows and the poles crowd (a sampled loop of many states at a fast rate, its
+        // multipliers near 1), and may then be missed: the crossings are also bracketed on
+        // a grid of frequencies and located by bisection, the same checks applying.
+        let (gains, phases) = self.bracketed_crossings(&value);
+        gain_candidates.extend(gains);
+        phase_candidates.extend(phases);
 
         // Phase crossovers: Im L = 0 with Re L ≤ 0.
         let mut phase_crossovers: Vec<(f64, Complex<f64>)> = Vec::new();
@@ -280,6 +292,46 @@ impl LinearSystem {
             phase_crossover,
             gain_crossover,
         })
+    }
+
+    /// The crossings of |L| = 1 and of Im L = 0 found by sign changes of ln |L| and Im L
+    /// between neighbours of a logarithmic grid of [`MARGIN_GRID`] frequencies (a sampled
+    /// loop: from 10⁻⁸ of the Nyquist frequency π/Ts to just below it; a continuous one:
+    /// 10⁻⁸ to 10⁸ times the size of A, at least 1), each located by bisection in log ω
+    /// to the precision of the frequency.
+    fn bracketed_crossings(
+        &self,
+        value: &impl Fn(f64) -> Option<Complex<f64>>,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let top = match self.period {
+            Some(period) => PI / period * (1.0 - 1e-9),
+            None => 1e8 * self.a.amax().max(1.0),
+        };
+        let bottom = top * 1e-16 * if self.period.is_some() { 1e8 } else { 1.0 };
+        let ratio = (top / bottom).ln();
+        let at = |k: usize| bottom * (ratio * k as f64 / (MARGIN_GRID - 1) as f64).exp();
+        let mut gains = Vec::new();
+        let mut phases = Vec::new();
+        let magnitude = |w: f64| value(w).map(|g| g.norm().ln());
+        let imaginary = |w: f64| value(w).map(|g| g.im);
+        let mut previous: Option<(f64, Complex<f64>)> = None;
+        for k in 0..MARGIN_GRID {
+            let w = at(k);
+            let Some(g) = value(w) else {
+                previous = None;
+                continue;
+            };
+            if let Some((w0, g0)) = previous {
+                if (g0.norm().ln() > 0.0) != (g.norm().ln() > 0.0) {
+                    gains.extend(bisect(w0, w, &magnitude));
+                }
+                if (g0.im > 0.0) != (g.im > 0.0) {
+                    phases.extend(bisect(w0, w, &imaginary));
+                }
+            }
+            previous = Some((w, g));
+        }
+        (gains, phases)
     }
 
     /// The numerator N and denominator D of the single-input single-output transfer
@@ -470,6 +522,24 @@ fn sampled_candidates(
             .collect())
     };
     Ok((on_circle(&magnitude, false)?, on_circle(&imaginary, true)?))
+}
+
+/// A sign change of `f` between `a` < `b` located by bisection in log ω, to the precision
+/// of the frequency; `None` if `f` cannot be evaluated on the way.
+fn bisect(mut a: f64, mut b: f64, f: &impl Fn(f64) -> Option<f64>) -> Option<f64> {
+    let positive = f(a)? > 0.0;
+    for _ in 0..200 {
+        let m = (a * b).sqrt();
+        if !(m > a && m < b) {
+            break;
+        }
+        if (f(m)? > 0.0) == positive {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    Some((a * b).sqrt())
 }
 
 /// A root of `f` near `omega` by Newton steps with a central-difference derivative, or

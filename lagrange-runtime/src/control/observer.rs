@@ -805,8 +805,7 @@ mod tests {
     }
 
     /// The loop broken at the input, closed with unit negative feedback, is the closed loop;
-    /// its margins are those of a stable loop (a gain margin above 1, a positive phase
-    /// margin).
+    /// its margins are python-control's.
     #[test]
     fn the_loop_at_the_input_closes_into_the_closed_loop() {
         let controller = reference_controller();
@@ -817,8 +816,31 @@ mod tests {
             (&closed - phi).amax() < 1e-14 * phi.amax(),
             "{closed}\n{phi}"
         );
+        // Its margins against python-control's (its 'frd' fallback, interpolated on a
+        // grid, so to 1e-4): the plant is unstable, so the gain margin is a lower one
+        // (below 1: the loop needs at least that fraction of its gain).
         let margins = open.margins().unwrap();
-        assert!(margins.gain > 1.0 && margins.phase > 0.0, "{margins:?}");
+        let want = OBSERVER_LOOP_MARGINS;
+        for (ours, theirs) in [
+            margins.gain,
+            margins.phase,
+            margins.phase_crossover,
+            margins.gain_crossover,
+        ]
+        .iter()
+        .zip(want)
+        {
+            assert!(
+                (ours - theirs).abs() < 1e-4 * theirs.abs(),
+                "{margins:?} {want:?}"
+            );
+        }
+        // Ours are the crossings themselves: |L| = 1 and Im L = 0 there, to 1e-9.
+        let at = open
+            .frequency_response(&[margins.gain_crossover, margins.phase_crossover])
+            .unwrap();
+        assert!((at.values[0][(0, 0)].norm() - 1.0).abs() < 1e-9);
+        assert!(at.values[1][(0, 0)].im.abs() < 1e-9 * at.values[1][(0, 0)].norm());
     }
 
     /// Gains, tracked outputs, references and names of the wrong shape are refused, naming

@@ -27,11 +27,13 @@ never by lagrange:
   * c2d: control.c2d(sys, Ts, 'zoh');
   * the observer-based controller's closed loop (OBSERVER_*): the gains of dlqi and dlqe by
     scipy.linalg.solve_discrete_are, the loop by control.interconnect of the sampled plant
-    and the controller written as a state-space system (see observer_loop).
+    and the controller written as a state-space system (see observer_loop); the margins of
+    the loop broken at the driven input by control.stability_margins.
 """
 
 import math
 import pathlib
+import warnings
 
 import control as ct
 import numpy as np
@@ -304,6 +306,17 @@ def observer_loop(name, d_q, d_qd, d_u, driven, C, tracked, Ts, Q, R, W, V, desc
     poles = sorted_poles(np.linalg.eigvals(loop.A))
     emit(f"{name}_CLOSED_POLES", [[z.real, z.imag] for z in poles],
          "numpy.linalg.eigvals of the closed loop, sorted.")
+    # The loop broken at the driven input: L = -K_y(z) P(z), the controller from y alone.
+    Ky = ct.ss(Ac, Bc[:, :p], Cc, Dc[:, :p], Ts)
+    Pu = ct.ss(Ad, Bd, C, np.zeros((p, m)), Ts)
+    with warnings.catch_warnings():
+        # The 'poly' method is inaccurate for this loop; python-control falls back to
+        # its frequency-response method ('frd') and says so.
+        warnings.simplefilter("ignore")
+        gm, pm, _, wpc, wgc, _ = ct.stability_margins(-ct.series(Pu, Ky))
+    emit(f"{name}_LOOP_MARGINS", [gm, pm, wpc, wgc],
+         "control.stability_margins of the loop broken at the driven input (its 'frd' "
+         "fallback, interpolated on a grid): (gm, pm, wpc, wgc).")
 
 
 # A cart (q0) with a pendulum (q1), a force on the cart (driven) and a push on the pendulum

@@ -377,6 +377,8 @@ pub(super) const OBSERVER_CLOSED_C: [f64; 27] = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0
 pub(super) const OBSERVER_CLOSED_D: [f64; 6] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
 /// numpy.linalg.eigvals of the closed loop, sorted.
 pub(super) const OBSERVER_CLOSED_POLES: [f64; 18] = [0.7500097422747005, -0.11593607281369524, 0.7500097422747005, 0.11593607281369524, 0.8675425474586098, -0.10036215607540597, 0.8675425474586098, 0.10036215607540597, 0.9516710924895911, -0.012289067411525963, 0.9516710924895911, 0.012289067411525963, 0.9823134877975571, 0.0, 0.9865446743139649, -0.015954467574307837, 0.9865446743139649, 0.015954467574307837];
+/// control.stability_margins of the loop broken at the driven input (its 'frd' fallback, interpolated on a grid): (gm, pm, wpc, wgc).
+pub(super) const OBSERVER_LOOP_MARGINS: [f64; 4] = [0.5561012939397109, 38.466153918855866, 3.663224970177974, 10.892840489212416];
 
 /// One system of the reference: its matrices and what python-control and SciPy computed.
 pub(super) struct Case {
