@@ -477,11 +477,11 @@ impl<const N: usize, const M: usize> SampledController<N, M> for ObserverControl
         }
         // The record (before the prediction overwrites nothing it needs), then predict.
         if !self.names.is_empty() {
-            let (n2, estimate) = (2 * N, &self.estimate);
-            for i in 0..n2 {
-                self.record[i] = self.x_star[i] + self.tangent.row(i).dot(&estimate.transpose());
-            }
-            self.record[n2..].copy_from_slice(self.xi.as_slice());
+            // x = x* + V ẑ, in the buffer of the deviation (no longer needed).
+            self.x.copy_from(&self.x_star);
+            self.x.gemv(1.0, &self.tangent, &self.estimate, 1.0);
+            self.record[..2 * N].copy_from_slice(self.x.as_slice());
+            self.record[2 * N..].copy_from_slice(self.xi.as_slice());
         }
         self.prior.gemv(1.0, &self.ad, &self.estimate, 0.0);
         self.prior.gemv(1.0, &self.bd, &self.applied, 1.0);
