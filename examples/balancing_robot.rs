@@ -19,9 +19,10 @@
 //! margins with its Bode diagram; the nonlinear simulation (a reference step, then a push,
 //! the disturbance added beside the controller by `Simulation::disturbances`) against the
 //! closed loop's linear prediction of the same inputs; a reference step large enough to
-//! saturate the motor, the limits and the anti-windup keeping the robot up; and one too
-//! large, the robot falling over and a check (`Event::require`, |θ| < π/2) failing the run
-//! with its name instead of returning the fall as a result.
+//! saturate the motor, the limits and the anti-windup keeping the robot up; one too large,
+//! the robot falling over and a check (`Event::require`, |θ| < π/2) failing the run with
+//! its name instead of returning the fall as a result; and the same move as a ramp of the
+//! reference (`with_reference_schedule`), which the motor can follow.
 //!
 //! Run with `cargo run --release --example balancing_robot`; it writes
 //! `target/plots/balancing_robot.png` and `target/plots/balancing_robot_bode.png`.
@@ -109,19 +110,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let w = DMatrix::identity(4, 4) * 1e-10 + plant.b() * plant.b().transpose();
     let v = DMatrix::from_diagonal(&DVector::from_vec(vec![1e-6, 1e-4, 1e-4]));
     let (m, _) = plant.dlqe(&w, &v)?;
-    let design =
-        |step: f64, at: f64| -> Result<ObserverController<2, 2>, Box<dyn std::error::Error>> {
-            Ok(
-                ObserverController::new(&lin, &motor, TS, &sensors, &[0], &k, &m)?
-                    .with_limits(
-                        SVector::from([-TAU_MAX, 0.0]),
-                        SVector::from([TAU_MAX, 0.0]),
-                    )?
-                    .with_reference_schedule(move |t, r| r[0] = if t >= at { step } else { 0.0 })
-                    .recording(&["phi_hat", "theta_hat", "dphi_hat", "dtheta_hat", "xi"])?,
-            )
-        };
-    let controller = design(0.0, 0.0)?;
+    // The controller with the reference `reference(t)` for the wheel position.
+    let design = |reference: Box<dyn Fn(f64) -> f64>| -> Result<ObserverController<2, 2>, Box<dyn std::error::Error>> {
+        Ok(ObserverController::new(&lin, &motor, TS, &sensors, &[0], &k, &m)?
+            .with_limits(SVector::from([-TAU_MAX, 0.0]), SVector::from([TAU_MAX, 0.0]))?
+            .with_reference_schedule(move |t, r| r[0] = reference(t))
+            .recording(&["phi_hat", "theta_hat", "dphi_hat", "dtheta_hat", "xi"])?)
+    };
+    // A step of `size` at `at`, and a ramp to `size` at `speed` from `at`.
+    let step_to = |size: f64, at: f64| -> Box<dyn Fn(f64) -> f64> {
+        Box::new(move |t| if t >= at { size } else { 0.0 })
+    };
+    let ramp = |size: f64, at: f64, speed: f64| -> Box<dyn Fn(f64) -> f64> {
+        Box::new(move |t| (speed * (t - at)).clamp(0.0, size))
+    };
+    let controller = design(step_to(0.0, 0.0))?;
     let spectrum = controller.spectrum();
     println!(
         "K = [{:.3}, {:.3}, {:.3}, {:.3}; {:.3}] (N·m per rad, rad/s, m·s)",
@@ -193,7 +196,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let upright_check = || Event::require("upright", |_t, s: &State<2>| FRAC_PI_2 - s.q[1].abs());
     let integrator = DormandPrince::new(1e-9, 1e-11);
-    let mut small = design(step_size, step_at)?;
+    let mut small = design(step_to(step_size, step_at))?;
     let run = Simulation::new(&robot, upright)
         .controller(&mut small)
         .disturbances(move |t, _s| SVector::from([0.0, pushing(t)]))
@@ -246,7 +249,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A step of 1.5 m: the torque reaches its limit, the estimator predicts with the
     // torque applied, the integral is held while integrating would push it further, and
     // the robot stays up.
-    let mut large = design(1.5, step_at)?;
+    let mut large = design(step_to(1.5, step_at))?;
     let big = Simulation::new(&robot, upright)
         .controller(&mut large)
         .event(upright_check())
@@ -266,7 +269,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A step of 3 m is more than the limited motor can take: the robot falls over. The
     // check fails the run where |θ| reaches π/2, naming it, instead of returning the fall
     // as a result.
-    let mut huge = design(3.0, step_at)?;
+    let mut huge = design(step_to(3.0, step_at))?;
     let fall = Simulation::new(&robot, upright)
         .controller(&mut huge)
         .event(upright_check())
@@ -293,6 +296,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let fall_series = series(&fall);
 
+    // The same 3 m as a ramp of 0.5 m/s: the motor follows, and the robot gets there.
+    let mut ramped = design(ramp(3.0, step_at, 0.5))?;
+    let moved = Simulation::new(&robot, upright)
+        .controller(&mut ramped)
+        .event(upright_check())
+        .run_at(&integrator, &times)?;
+    let moved_series = series(&moved);
+    println!(
+        "3 m as a ramp of 0.5 m/s: {} samples at the limit, largest tilt {:.3} rad, position at {:.0} s {:.5} m",
+        ramped.saturated_samples(),
+        largest(&moved_series[1]),
+        times[times.len() - 1],
+        R * moved.last().q[0]
+    );
+    if (R * moved.last().q[0] - 3.0).abs() > 0.02 {
+        return Err("the ramp did not bring the robot to 3 m".into());
+    }
+
     figure("balancing_robot", (1400, 1300), |root| {
         let panels = root.split_evenly((4, 1));
         Panel::new(
@@ -312,7 +333,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .line("linear prediction", predicted[2].clone())
             .draw(&panels[2])?;
         Panel::new(
-            "Steps of 1.5 m (up) and 3 m (falls, the check fails the run): the torque at its limit",
+            "Steps of 1.5 m (up) and 3 m (falls: the check fails the run), and 3 m as a ramp",
             "t [s]",
             "x [m], θ [rad], τ [N·m]",
         )
@@ -320,7 +341,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .line("1.5 m: torque", big_series[2].clone())
         .line("3 m: position", fall_series[0].clone())
         .line("3 m: tilt", fall_series[1].clone())
-        .line("3 m: torque", fall_series[2].clone())
+        .line("3 m as a ramp: position", moved_series[0].clone())
         .draw(&panels[3])
     })?;
     Ok(())
