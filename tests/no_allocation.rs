@@ -233,3 +233,46 @@ fn derivatives_match_finite_differences() {
         .random(3)
         .check();
 }
+
+/// The observer-based controller's update (measurement update, feedback, limits,
+/// integrals, prediction, record) allocates nothing: its buffers are made when it is built.
+#[test]
+fn an_observer_controller_updates_without_allocating() {
+    use lagrange_runtime::control::{DrivenInputs, ObserverController};
+    use lagrange_runtime::nalgebra::DMatrix;
+    use lagrange_runtime::simulate::SampledController;
+    let model = Arm::default();
+    let rest = State::at_rest(SVector::zeros());
+    let lin = lagrange_runtime::linearize::linearize(&model, &rest, &SVector::zeros()).unwrap();
+    let all = DrivenInputs::all();
+    let c = DMatrix::from_row_slice(2, 4, &[1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    let plant = ObserverController::plant(&lin, &all, 0.01, &c).unwrap();
+    let (k, _) = plant
+        .select_outputs(&[1])
+        .unwrap()
+        .dlqi(&DMatrix::identity(5, 5), &DMatrix::identity(1, 1))
+        .unwrap();
+    let (m, _) = plant
+        .dlqe(
+            &(DMatrix::identity(4, 4) * 1e-3),
+            &(DMatrix::identity(2, 2) * 1e-4),
+        )
+        .unwrap();
+    let mut controller = ObserverController::new(&lin, &all, 0.01, &c, &[1], &k, &m)
+        .unwrap()
+        .with_limits(SVector::from([-0.1]), SVector::from([0.1]))
+        .unwrap()
+        .with_reference_schedule(|t, r| r[0] = 0.2 * t)
+        .recording(&["q1_hat", "q2_hat", "dq1_hat", "dq2_hat", "xi"])
+        .unwrap();
+    let s = State::new(0.1, SVector::from([0.05, -0.1]), SVector::from([0.2, 0.0]));
+    let mut sink = 0.0;
+    let n = allocations_during(|| {
+        for k in 0..10 {
+            sink += controller.update(0.01 * f64::from(k), &s)[0];
+            sink += controller.state().iter().sum::<f64>();
+        }
+    });
+    assert_eq!(n, 0, "allocations while the controller updates");
+    assert!(sink.is_finite() && controller.saturated_samples() > 0);
+}

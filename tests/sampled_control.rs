@@ -932,3 +932,250 @@ fn a_digital_lqi_with_an_observer_tracks_a_reference_against_a_push() {
     println!("LQR: x = {}", run.last().q[0]);
     assert!((run.last().q[0] - 0.3).abs() > 0.05);
 }
+
+lagrangian! {
+    /// The plant of [`Plant`] with two inputs: a disturbance w (first) and the motor force f.
+    struct TwoInputs {
+        parameters: m = 1.0, k = 4.0, c = 0.3;
+        coordinates: x;
+        inputs: w, f;
+        kinetic = m/2 * dot(x)^2;
+        potential = k/2 * x^2;
+        dissipation = c/2 * dot(x)^2;
+        force f + w on x;
+    }
+}
+
+/// A design that names the input it drives (the motor f, not the disturbance w) gives the
+/// gain of the one-input design on that input and zero on the other; a run adds the
+/// disturbance beside the controller, and moves as the one-input plant pushed by the same
+/// force inside its model. Unknown and repeated names, and an R of the wrong size, are
+/// refused, naming the cause.
+#[test]
+fn a_design_on_named_inputs_leaves_the_others_to_the_run() {
+    use lagrange_runtime::control::{
+        dlqr_gain_driving, lqr_gain_driving, DrivenInputs, LinearSystem,
+    };
+    let model = TwoInputs::default();
+    let lin = linearize(&model, &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+    match DrivenInputs::named(&model, &["force"]) {
+        Err(ControlError::UnknownInput { name, inputs }) => {
+            assert_eq!((name.as_str(), inputs), ("force", vec!["w", "f"]));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        DrivenInputs::named(&model, &["f", "f"]),
+        Err(ControlError::InvalidSetting(_))
+    ));
+    let motor = DrivenInputs::named(&model, &["f"]).unwrap();
+    assert_eq!((motor.indices(), motor.undriven()), (&[1][..], vec![0]));
+    let (q, r) = (DMatrix::identity(2, 2), DMatrix::from_element(1, 1, 0.1));
+    let (gain, _) = dlqr_gain_driving(&lin, &motor, PERIOD, &q, &r).unwrap();
+    let (_, _, _, k) = design();
+    let full = gain.matrix();
+    assert_eq!(full.row(0).amax(), 0.0);
+    assert!((full.row(1) - k.row(0)).amax() < 1e-12 * k.amax(), "{full}");
+    // The same design through a linear system restricted to the motor.
+    let sampled = LinearSystem::from_linearization(&lin)
+        .unwrap()
+        .select_inputs(motor.indices())
+        .unwrap()
+        .c2d(PERIOD)
+        .unwrap();
+    let (k_system, _) = sampled.dlqr(&q, &r).unwrap();
+    assert!((k_system - &k).amax() < 1e-12 * k.amax());
+    assert!(matches!(
+        dlqr_gain_driving(&lin, &motor, PERIOD, &q, &DMatrix::identity(2, 2)),
+        Err(ControlError::DimensionMismatch { matrix: "R", .. })
+    ));
+    let (continuous, _) = lqr_gain_driving(&lin, &motor, &q, &r).unwrap();
+    assert_eq!(continuous.velocities[(0, 0)], 0.0);
+    assert_eq!(
+        continuous.closed_loop_spectrum(&lin).unwrap().stability(),
+        Stability::AsymptoticallyStable
+    );
+
+    // The disturbance beside the controller, against the push inside the one-input model.
+    let start = State::at_rest(SVector::from([0.2]));
+    let run = Simulation::new(&model, start)
+        .controller(Sampled::new(PERIOD, gain.law()))
+        .disturbances(|_t, _s| SVector::from([0.5, 0.0]))
+        .run(&Rk4::new(PERIOD / 10.0), 5.0)
+        .unwrap();
+    let plant_lin = design().0;
+    let one = Gain::from_matrix(&k, &plant_lin).unwrap();
+    let reference = Simulation::new(&pushed(), start)
+        .controller(Sampled::new(PERIOD, one.law()))
+        .run(&Rk4::new(PERIOD / 10.0), 5.0)
+        .unwrap();
+    assert_eq!(run.len(), reference.len());
+    for ((a, b), (ua, ub)) in run
+        .states()
+        .iter()
+        .zip(reference.states())
+        .zip(run.inputs().iter().zip(reference.inputs()))
+    {
+        assert!(
+            (a.q - b.q).amax() < 1e-12 && (a.qd - b.qd).amax() < 1e-12,
+            "{a:?} {b:?}"
+        );
+        assert_eq!(ua[0], 0.5); // the disturbance, recorded
+        assert!((ua[1] - ub[0]).abs() < 1e-12);
+    }
+    // Beside a continuous law too.
+    let run = Simulation::new(&model, start)
+        .inputs(continuous.law())
+        .disturbances(|t, _s| SVector::from([if t < 1.0 { 0.0 } else { 0.5 }, 0.0]))
+        .run(&Rk4::new(1e-3), 20.0)
+        .unwrap();
+    let (end, u) = (run.last(), run.inputs().last().unwrap());
+    assert!(end.qd[0].abs() < 1e-8 && (u[1] + u[0] - 4.0 * end.q[0]).abs() < 1e-8);
+}
+
+lagrangian! {
+    /// A pendulum balanced upside down (θ = 0 upright) by a torque τ at its pivot, and
+    /// pushed at its bob by a horizontal force w (a disturbance).
+    struct Balanced {
+        parameters: m = 1.0, l = 1.0, g = 9.81;
+        coordinates: theta;
+        inputs: tau, w;
+        kinetic = m/2 * l^2 * dot(theta)^2;
+        potential = m * g * l * cos(theta);
+        force tau + l * w * cos(theta) on theta;
+    }
+}
+
+/// An observer-based controller of the inverted pendulum at 100 Hz, measuring θ, with the
+/// torque limited to ±`limit`.
+fn balancer(limit: f64) -> lagrange_runtime::control::ObserverController<1, 2> {
+    use lagrange_runtime::control::{DrivenInputs, ObserverController};
+    let model = Balanced::default();
+    let lin = linearize(&model, &State::at_rest(SVector::zeros()), &SVector::zeros()).unwrap();
+    let motor = DrivenInputs::named(&model, &["tau"]).unwrap();
+    let angle = DMatrix::from_row_slice(1, 2, &[1.0, 0.0]);
+    let plant = ObserverController::plant(&lin, &motor, 0.01, &angle).unwrap();
+    let (k, _) = plant
+        .dlqr(&DMatrix::identity(2, 2), &DMatrix::from_element(1, 1, 0.1))
+        .unwrap();
+    let (m, _) = plant
+        .dlqe(
+            &(DMatrix::identity(2, 2) * 1e-4),
+            &DMatrix::from_element(1, 1, 1e-6),
+        )
+        .unwrap();
+    ObserverController::new(&lin, &motor, 0.01, &angle, &[], &k, &m)
+        .unwrap()
+        .with_limits(SVector::from([-limit, 0.0]), SVector::from([limit, 0.0]))
+        .unwrap()
+}
+
+/// A run that falls over: the torque is limited below what holding a tilt of 0.3 rad needs
+/// (m g l sin 0.3 = 2.9 N·m against 2 N·m), so the pendulum falls. Without a check the run
+/// returns `Ok` with the pendulum hanging; with `Event::require` on |θ| < π/2 it fails
+/// where |θ| reaches π/2, naming the check, with the trajectory up to there (and the
+/// crossings recorded before it). A generous limit passes the check; a start outside it
+/// fails at once.
+#[test]
+fn a_run_that_falls_over_fails_its_check() {
+    use std::f64::consts::FRAC_PI_2;
+    let model = Balanced::default();
+    let tilted = State::at_rest(SVector::from([0.3]));
+    let upright = || Event::require("upright", |_t, s: &State<1>| FRAC_PI_2 - s.q[0].abs());
+    let silent = Simulation::new(&model, tilted)
+        .controller(balancer(2.0))
+        .run(&Rk4::new(1e-3), 10.0)
+        .unwrap();
+    assert!(silent.states().iter().any(|s| s.q[0].abs() > FRAC_PI_2));
+
+    let error = Simulation::new(&model, tilted)
+        .controller(balancer(2.0))
+        .event(Event::record("half way", |_t, s: &State<1>| {
+            0.75 - s.q[0].abs()
+        }))
+        .event(upright())
+        .run(&Rk4::new(1e-3), 10.0)
+        .unwrap_err();
+    let StepError::CheckFailed { check, t } = error.reason else {
+        panic!("{:?}", error.reason);
+    };
+    assert_eq!(check, "upright");
+    let last = error.trajectory.last();
+    assert_eq!((last.t, error.time), (t, t));
+    assert!((last.q[0].abs() - FRAC_PI_2).abs() < 1e-9, "{last:?}");
+    assert!(t < 10.0);
+    assert_eq!(error.trajectory.stopped_by().unwrap().event, "upright");
+    assert_eq!(error.trajectory.crossings().len(), 1);
+    assert!(error.to_string().contains("`upright`"), "{error}");
+
+    let held = Simulation::new(&model, tilted)
+        .controller(balancer(20.0))
+        .event(upright())
+        .run(&Rk4::new(1e-3), 10.0)
+        .unwrap();
+    assert!(held.stopped_by().is_none() && held.last().q[0].abs() < 1e-3);
+
+    let fallen = Simulation::new(&model, State::at_rest(SVector::from([2.0])))
+        .event(upright())
+        .run(&Rk4::new(1e-3), 1.0)
+        .unwrap_err();
+    assert_eq!(
+        fallen.reason,
+        StepError::CheckFailed {
+            check: "upright",
+            t: 0.0
+        }
+    );
+    assert_eq!(fallen.trajectory.len(), 1);
+}
+
+/// The observer-based controller on a constrained model works in the independent
+/// coordinates (two states for the Cartesian pendulum, not four): measuring the bob's x
+/// alone, it moves the bob to x = 0.1 and holds it there (the force balancing the rod's
+/// pull, f = m g x / √(l² − x²)), its recorded estimate of (x, y, ẋ, ẏ) on the
+/// constraint.
+#[test]
+fn an_observer_controller_holds_a_constrained_model_at_a_reference() {
+    use lagrange_runtime::control::{DrivenInputs, ObserverController};
+    let model = Cartesian::default();
+    let hanging = State::at_rest(SVector::from([0.0, -1.0]));
+    let lin = linearize(&model, &hanging, &SVector::zeros()).unwrap();
+    let all = DrivenInputs::all();
+    let x = DMatrix::from_row_slice(1, 4, &[1.0, 0.0, 0.0, 0.0]);
+    let plant = ObserverController::plant(&lin, &all, 0.02, &x).unwrap();
+    assert_eq!(plant.states(), 2);
+    let (k, _) = plant
+        .dlqi(&DMatrix::identity(3, 3), &DMatrix::from_element(1, 1, 0.01))
+        .unwrap();
+    let (m, _) = plant
+        .dlqe(
+            &(DMatrix::identity(2, 2) * 1e-3),
+            &DMatrix::from_element(1, 1, 1e-6),
+        )
+        .unwrap();
+    let controller = ObserverController::new(&lin, &all, 0.02, &x, &[0], &k, &m)
+        .unwrap()
+        .with_reference(&[0.1])
+        .unwrap()
+        .recording(&["x_hat", "y_hat", "dx_hat", "dy_hat", "xi"])
+        .unwrap();
+    assert_eq!(controller.closed_loop().states(), 5);
+    assert!(controller.spectrum().spectral_radius() < 1.0);
+    let run = Simulation::new(&model, hanging)
+        .controller(controller)
+        .run(&Projected::new(Rk4::new(1e-3)), 30.0)
+        .unwrap();
+    let end = run.last();
+    let y = -(1.0f64 - 0.01).sqrt();
+    assert!(
+        (end.q[0] - 0.1).abs() < 1e-6 && (end.q[1] - y).abs() < 1e-6,
+        "{end:?}"
+    );
+    let f = run.inputs().last().unwrap()[0];
+    assert!((f - 9.81 * 0.1 / -y).abs() < 1e-4, "f = {f}");
+    // The estimate at the last sample: near the state, to the linearization's accuracy
+    // in y (x* + V ẑ lies on the tangent, not on the circle).
+    let (xh, yh) = (run.column("x_hat").unwrap(), run.column("y_hat").unwrap());
+    assert!((xh.last().unwrap() - 0.1).abs() < 1e-6);
+    assert!((yh.last().unwrap() - y).abs() < 0.01);
+}

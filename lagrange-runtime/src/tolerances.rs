@@ -366,3 +366,47 @@ pub(crate) const DOUBLING_STALL: f64 = 1e-10;
 /// sum (rounded by at most u/2), so consecutive ones differ by at least Ts − 3u, which a
 /// period above 4u keeps above u: every sample advances the time, to the end of the run.
 pub(crate) const SAMPLE_RESOLUTION: f64 = 4.0;
+
+// ----- Linear systems: responses, margins, pole placement ---------------------------
+
+/// Two steps of a continuous response whose lengths differ by at most this fraction share
+/// one discretization: the steps of an evenly spaced grid computed in floating point
+/// (t₀ + k h) differ in their last bits, and an error of 10⁻¹⁰ of a step in its length is
+/// far below what a response is read to.
+pub(crate) const SAME_RESPONSE_STEP: f64 = 1e-10;
+
+/// The times of a sampled system's response must be t₀ + k Ts to within this fraction of
+/// Ts (times k + 1): the rounding of a grid computed as t₀ + k Ts, not another rate.
+pub(crate) const SAMPLE_GRID: f64 = 1e-9;
+
+/// Newton steps allowed to polish a crossover frequency found as a polynomial root.
+pub(crate) const CROSSOVER_POLISH_STEPS: usize = 30;
+
+/// A polynomial root counts as real (a crossover candidate, continuous systems) when its
+/// imaginary part is at most this fraction of its magnitude (plus an absolute 10⁻¹²): a
+/// double root of a loop that only touches |L| = 1 splits into a pair about √ε apart. The
+/// candidates are then polished on the state-space response and kept only if the
+/// condition holds there (see [`CROSSOVER`]), so a loose filter admits no false crossover.
+pub(crate) const CROSSOVER_REAL_ROOT: f64 = 1e-6;
+
+/// A candidate crossover is kept when, after polishing, |L| is 1 (or Im L is 0) to this
+/// fraction of |L| (of 1 + |L|); and it must not move by more than [`CROSSOVER_REAL_ROOT`]
+/// relative while polished (otherwise it was not a root of the loop but of rounding).
+pub(crate) const CROSSOVER: f64 = 1e-9;
+
+/// The number of frequencies, log-spaced over 16 decades (8 below the Nyquist frequency
+/// of a sampled loop), on which [`LinearSystem::margins`](crate::control::LinearSystem::margins)
+/// brackets the crossings |L| = 1 and Im L = 0 besides the roots of its polynomials, which
+/// lose their accuracy for loops of many states with crowded poles (a sampled LQG loop
+/// at a fast rate): 250 per decade, so that two crossings closer than 1 % in frequency
+/// may still share a bracket (and cancel), which the polynomial roots then catch; each
+/// evaluation is one complex LU of the loop's size, a few milliseconds in all.
+pub(crate) const MARGIN_GRID: usize = 4000;
+
+/// Pole placement ([`place_with`](crate::control::place_with)) has converged when |det X|
+/// (X the unit eigenvectors) changes by less than this fraction in a sweep: SciPy's
+/// `place_poles` default `rtol`, so that the iterates are SciPy's.
+pub(crate) const PLACE_CONVERGED: f64 = 1e-3;
+
+/// The sweeps allowed to pole placement: SciPy's `place_poles` default `maxiter`.
+pub(crate) const PLACE_SWEEPS: usize = 30;

@@ -1,5 +1,6 @@
-//! Linear-quadratic regulators: the continuous algebraic Riccati equation and the optimal
-//! state-feedback gain.
+//! Linear-quadratic regulators (the continuous algebraic Riccati equation and the optimal
+//! state-feedback gain), their sampled, integral and estimator forms, and linear systems to
+//! analyze ([`LinearSystem`]: responses, frequency response, margins, pole placement).
 //!
 //! For ẋ = A x + B u, the input u = −K x minimising ∫ (xᵀQ x + uᵀR u) dt is given by
 //! K = R⁻¹BᵀP, where P is the stabilizing solution of the continuous algebraic Riccati
@@ -24,11 +25,34 @@
 //! [`Gain::sampled_closed_loop_spectrum`] gives the multipliers of the sampled closed loop
 //! (a [`DiscreteSpectrum`]: stable when every |z| < 1).
 //!
+//! A design may drive some of a model's inputs only, named by [`DrivenInputs`]
+//! ([`lqr_gain_driving`], [`dlqr_gain_driving`], [`LinearSystem::select_inputs`]): its gain
+//! is zero on the others (disturbances), which a run adds beside the controller
+//! ([`Simulation::disturbances`](crate::simulate::Simulation::disturbances)).
+//!
 //! Integral action: [`lqi`] and [`dlqi`] design on the state augmented with the integral
 //! of the error of chosen outputs y = C x, so that a constant reference is held without
 //! steady error. Observers: [`lqe`] and [`dlqe`] give the steady-state Kalman gain from
 //! measured outputs and the covariances of the process and measurement noise, by the dual
 //! Riccati equations.
+//!
+//! An observer-based controller: [`ObserverController`] (MATLAB's `lqgtrack`, `reg`) runs
+//! a [`dlqe`] estimator from measured outputs and a [`dlqi`] (or [`dlqr`]) state feedback
+//! as a [`SampledController`](crate::simulate::SampledController), with a reference
+//! input, actuator limits with anti-windup, and its closed loop and multipliers. The glue
+//! between designs and hand-written controllers: [`fixed`] (a design's [`DMatrix`] as an
+//! [`SMatrix`]) and [`split_columns`] (a gain split by blocks of states, K_x and K_ξ).
+//!
+//! A linear system to look at: [`LinearSystem`] holds A, B, C, D and knows whether it is
+//! continuous or sampled (built from matrices, or from a [`Linearization`] with
+//! [`LinearSystem::from_linearization`]; sampled by [`LinearSystem::c2d`]), so that its
+//! designs ([`LinearSystem::lqr`], [`LinearSystem::dlqi`], ...) refuse the other kind
+//! ([`ControlError::DomainMismatch`]). It gives its poles, DC gain, controllability and
+//! observability ([`ctrb`], [`obsv`]), step, impulse, initial-condition and
+//! arbitrary-input responses ([`Response`]), the frequency response
+//! ([`FrequencyResponse`]), the gain and phase margins ([`Margins`]) and, with the `plot`
+//! feature, a Bode diagram. [`place`] ([`place_with`]) places the poles of a state
+//! feedback robustly (Kautsky–Nichols–Van Dooren, Tits–Yang: SciPy's `place_poles`).
 //!
 //! # Method
 //!
@@ -154,11 +178,27 @@
 //! assert!(closed.complex_eigenvalues().iter().all(|z| z.norm() < 1.0));
 //! ```
 
+mod blocks;
+#[cfg(feature = "plot")]
+mod bode;
+mod driven;
 mod estimation;
+mod frequency;
 mod integral;
+mod linear_system;
+mod observer;
+mod place;
+mod response;
 
+pub use blocks::{fixed, split_columns};
+pub use driven::{dlqr_gain_driving, lqr_gain_driving, DrivenInputs};
 pub use estimation::{dlqe, lqe};
+pub use frequency::{FrequencyResponse, Margins};
 pub use integral::{dlqi, lqi};
+pub use linear_system::{ctrb, obsv, LinearSystem, RankTest};
+pub use observer::ObserverController;
+pub use place::{place, place_with, PlaceMethod, Placement};
+pub use response::Response;
 
 use crate::linalg::discrete_riccati;
 use crate::linalg::riccati::{self, RiccatiError, Solution};
@@ -304,6 +344,70 @@ pub enum ControlError {
     /// seen by no measurement ((A, C) is not detectable), or one on the boundary is not
     /// excited by the process noise W.
     NotDetectable,
+    /// A design or an analysis meant for one kind of [`LinearSystem`] was asked of the
+    /// other: a continuous design ([`LinearSystem::lqr`], [`LinearSystem::lqi`],
+    /// [`LinearSystem::lqe`], [`LinearSystem::c2d`]) of a sampled system, or a sampled one
+    /// ([`LinearSystem::dlqr`], ...) of a continuous system. Sample a continuous system
+    /// first with [`LinearSystem::c2d`].
+    DomainMismatch {
+        /// The operation asked for: `"lqr"`, `"dlqi"`, `"c2d"`, ...
+        operation: &'static str,
+        /// What it needs: `"continuous"` or `"sampled"`.
+        expected: &'static str,
+        /// What the system is.
+        found: &'static str,
+    },
+    /// The response was asked at a pole of the system, where the gain is infinite: the DC
+    /// gain ([`LinearSystem::dc_gain`]) of a system with a pole at s = 0 (an integrator)
+    /// or, sampled, at z = 1; a frequency response at s = jω (z = e^{jωTs}) on a pole.
+    PoleAtFrequency {
+        /// The frequency ω in rad/s (0 for the DC gain).
+        frequency: f64,
+    },
+    /// An analysis defined for one input and one output (the gain and phase margins) was
+    /// asked of a system with several: choose a pair with [`LinearSystem::channel`].
+    NotSiso {
+        /// The system's number of outputs.
+        outputs: usize,
+        /// Its number of inputs.
+        inputs: usize,
+    },
+    /// An input or output index beyond the system's.
+    NoSuchChannel {
+        /// `"input"` or `"output"`.
+        kind: &'static str,
+        /// The index asked for.
+        index: usize,
+        /// How many the system has.
+        count: usize,
+    },
+    /// Pole placement ([`place`]) on a system that is not controllable: the controllability
+    /// matrix has rank below the number of states (see [`LinearSystem::controllability`]),
+    /// so some mode cannot be moved.
+    Uncontrollable {
+        /// The rank of the controllability matrix.
+        rank: usize,
+        /// The number of states.
+        states: usize,
+    },
+    /// Pole placement ([`place`]) asked for a pole more times than B has independent
+    /// columns: a state feedback can give an eigenvalue at most rank(B) independent
+    /// eigenvectors, and the robust methods need a diagonalizable closed loop.
+    RepeatedPole {
+        /// The pole.
+        pole: Complex<f64>,
+        /// How many times it was asked for.
+        multiplicity: usize,
+        /// The rank of B.
+        rank: usize,
+    },
+    /// An input named for a design ([`DrivenInputs::named`]) that the model does not have.
+    UnknownInput {
+        /// The name given.
+        name: String,
+        /// The model's inputs.
+        inputs: Vec<&'static str>,
+    },
 }
 
 impl fmt::Display for ControlError {
@@ -371,6 +475,45 @@ impl fmt::Display for ControlError {
                  see a mode on the unit circle ((Q, A) is not detectable), or an estimator's \
                  (A, C) is not detectable (an unstable mode that no measurement sees), or a \
                  mode on the stability boundary is unseen by C or unexcited by W"
+            ),
+            Self::DomainMismatch {
+                operation,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{operation} needs a {expected} system, but this one is {found}"
+            ),
+            Self::PoleAtFrequency { frequency } => write!(
+                f,
+                "the system has a pole at the frequency {frequency} rad/s, where its gain is infinite"
+            ),
+            Self::NotSiso { outputs, inputs } => write!(
+                f,
+                "this needs one input and one output, but the system has {inputs} inputs and \
+                 {outputs} outputs: choose a pair with LinearSystem::channel"
+            ),
+            Self::NoSuchChannel { kind, index, count } => write!(
+                f,
+                "there is no {kind} {index}: the system has {count}"
+            ),
+            Self::Uncontrollable { rank, states } => write!(
+                f,
+                "the system is not controllable (the controllability matrix has rank {rank} \
+                 for {states} states), so its poles cannot all be placed"
+            ),
+            Self::RepeatedPole {
+                pole,
+                multiplicity,
+                rank,
+            } => write!(
+                f,
+                "the pole {} {:+}i is asked for {multiplicity} times, more than rank(B) = {rank}",
+                pole.re, pole.im
+            ),
+            Self::UnknownInput { name, inputs } => write!(
+                f,
+                "the model has no input `{name}`; its inputs are {inputs:?}"
             ),
         }
     }
@@ -876,6 +1019,15 @@ fn reduced_weights<const N: usize, const M: usize>(
     q: &DMatrix<f64>,
     r: &SMatrix<f64, M, M>,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
+    Ok((reduced_q(lin, q)?, DMatrix::from_fn(M, M, |i, j| r[(i, j)])))
+}
+
+/// The state weight of a design around `lin` in its independent coordinates, Vᵀ Q V (V
+/// the tangent basis, checked); Q must be 2N × 2N.
+fn reduced_q<const N: usize, const M: usize>(
+    lin: &Linearization<N, M>,
+    q: &DMatrix<f64>,
+) -> Result<DMatrix<f64>, ControlError> {
     if q.shape() != (2 * N, 2 * N) {
         return Err(ControlError::DimensionMismatch {
             matrix: "Q",
@@ -885,10 +1037,7 @@ fn reduced_weights<const N: usize, const M: usize>(
     }
     check_tangent(lin)?;
     let v = &lin.tangent;
-    Ok((
-        v.transpose() * q * v,
-        DMatrix::from_fn(M, M, |i, j| r[(i, j)]),
-    ))
+    Ok(v.transpose() * q * v)
 }
 
 /// `Ok` if the tangent basis of `lin` (a public field) has a shape that fits.
@@ -1167,5 +1316,12 @@ fn indefinite(q: &DMatrix<f64>) -> Option<f64> {
     (smallest < -SEMIDEFINITE * n as f64 * f64::EPSILON * norm).then(|| times_pow2(smallest, eq))
 }
 
+#[cfg(test)]
+mod lti_tests;
+// Generated by reference/linear_systems.py, kept as the script writes it.
+#[cfg(test)]
+#[rustfmt::skip]
+#[path = "reference/linear_systems.rs"]
+mod reference;
 #[cfg(test)]
 mod tests;

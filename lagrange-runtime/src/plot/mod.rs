@@ -37,7 +37,6 @@ use crate::simulate::Trajectory;
 use crate::State;
 pub use plotters;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::drawing::DrawingAreaErrorKind;
 pub use plotters::prelude::SeriesLabelPosition;
@@ -200,6 +199,22 @@ fn drawable(range: Range<f64>, axis: &str) -> Result<Range<f64>> {
     }
 }
 
+/// `range` if it can be drawn on a logarithmic axis: drawable, positive, and of ends whose
+/// ratio is a finite double.
+fn logarithmic(range: Range<f64>, axis: &str) -> Result<Range<f64>> {
+    let range = drawable(range, axis)?;
+    if range.start <= 0.0 {
+        return Err(format!("a logarithmic {axis} range must be positive").into());
+    }
+    if !(range.end / range.start).is_finite() {
+        return Err(format!(
+            "a logarithmic {axis} range spans at most {MOST_DECADES} decades, not {range:?}"
+        )
+        .into());
+    }
+    Ok(range)
+}
+
 /// The text of the plots uses DejaVu Sans, shipped with the crate, so that no system font
 /// library is needed. It is registered once per process.
 fn register_font() -> Result<()> {
@@ -234,6 +249,7 @@ pub struct Panel {
     series: Vec<Series>,
     x_range: Option<Range<f64>>,
     y_range: Option<Range<f64>>,
+    log_x: bool,
     log_y: bool,
     legend: SeriesLabelPosition,
     bands: Vec<Range<f64>>,
@@ -250,6 +266,7 @@ impl Panel {
             series: Vec::new(),
             x_range: None,
             y_range: None,
+            log_x: false,
             log_y: false,
             legend: SeriesLabelPosition::UpperRight,
             bands: Vec::new(),
@@ -326,6 +343,16 @@ impl Panel {
         self
     }
 
+    /// A logarithmic x axis (frequencies of a Bode plot, say); points with x ≤ 0 are left
+    /// out. Fitted to the data, it shows whole decades as [`log_y`](Panel::log_y) does; a
+    /// range given with [`x_range`](Panel::x_range) must be positive and span at most 308
+    /// decades.
+    #[must_use]
+    pub fn log_x(mut self) -> Self {
+        self.log_x = true;
+        self
+    }
+
     /// Where the legend goes (upper right by default).
     #[must_use]
     pub fn legend(mut self, position: SeriesLabelPosition) -> Self {
@@ -343,17 +370,22 @@ impl Panel {
         {
             return Err(format!("a band must have finite, increasing ends, not {band:?}").into());
         }
-        if self.log_y {
-            for series in &mut self.series {
-                series.points.retain(|&(_, y)| y > 0.0);
-            }
+        for series in &mut self.series {
+            let (log_x, log_y) = (self.log_x, self.log_y);
+            series
+                .points
+                .retain(|&(x, y)| (!log_x || x > 0.0) && (!log_y || y > 0.0));
         }
         let all = || self.series.iter().flat_map(|s| s.points.iter());
         let x = self.x_range.clone();
-        let x = drawable(
-            x.unwrap_or_else(|| span(all().map(|p| p.0), (0.0, 0.0))),
-            "x",
-        )?;
+        let x = if self.log_x {
+            logarithmic(x.unwrap_or_else(|| decades(all().map(|p| p.0))), "x")?
+        } else {
+            drawable(
+                x.unwrap_or_else(|| span(all().map(|p| p.0), (0.0, 0.0))),
+                "x",
+            )?
+        };
         let mut builder = ChartBuilder::on(area);
         builder
             .caption(&self.title, ("sans-serif", 24))
@@ -362,21 +394,19 @@ impl Panel {
             .y_label_area_size(78);
         let x_span = x.end - x.start;
         let x_format = move |v: &f64| tick(*v, x_span);
-        if self.log_y {
+        let log_format = |v: &f64| format!("{v:.0e}");
+        // A decade's ticks on a logarithmic x axis: 0.1, 1, 10, … written plainly while
+        // short, in powers of ten beyond.
+        let log_x_format = |v: &f64| {
+            if (1e-3..1e5).contains(&v.abs()) {
+                tick(*v, *v)
+            } else {
+                format!("{v:.0e}")
+            }
+        };
+        let y = if self.log_y {
             let y = self.y_range.clone();
-            let y = drawable(y.unwrap_or_else(|| decades(all().map(|p| p.1))), "y")?;
-            if y.start <= 0.0 {
-                return Err("a logarithmic y range must be positive".into());
-            }
-            if !(y.end / y.start).is_finite() {
-                return Err(format!(
-                    "a logarithmic y range spans at most {MOST_DECADES} decades, not {:?}",
-                    y
-                )
-                .into());
-            }
-            let chart = builder.build_cartesian_2d(x, y.log_scale())?;
-            self.fill(chart, &x_format, &|v: &f64| format!("{v:.0e}"))
+            logarithmic(y.unwrap_or_else(|| decades(all().map(|p| p.1))), "y")?
         } else {
             let rows = self.series.iter().filter(|s| !s.label.is_empty()).count() as f64;
             let room = 0.05 + 0.1 * rows;
@@ -390,21 +420,39 @@ impl Panel {
                 _ => (0.05, 0.05),
             };
             let y = self.y_range.clone();
-            let y = drawable(y.unwrap_or_else(|| span(all().map(|p| p.1), pad)), "y")?;
-            let y_span = y.end - y.start;
-            let chart = builder.build_cartesian_2d(x, y)?;
-            self.fill(chart, &x_format, &|v: &f64| tick(*v, y_span))
+            drawable(y.unwrap_or_else(|| span(all().map(|p| p.1), pad)), "y")?
+        };
+        let y_span = y.end - y.start;
+        let y_format = move |v: &f64| tick(*v, y_span);
+        match (self.log_x, self.log_y) {
+            (false, false) => {
+                let chart = builder.build_cartesian_2d(x, y)?;
+                self.fill(chart, &x_format, &y_format)
+            }
+            (false, true) => {
+                let chart = builder.build_cartesian_2d(x, y.log_scale())?;
+                self.fill(chart, &x_format, &log_format)
+            }
+            (true, false) => {
+                let chart = builder.build_cartesian_2d(x.log_scale(), y)?;
+                self.fill(chart, &log_x_format, &y_format)
+            }
+            (true, true) => {
+                let chart = builder.build_cartesian_2d(x.log_scale(), y.log_scale())?;
+                self.fill(chart, &log_x_format, &log_format)
+            }
         }
     }
 
-    /// Mesh, series and legend of a chart whose y axis is linear or logarithmic.
-    fn fill<'a, 'b: 'a, Y>(
+    /// Mesh, series and legend of a chart whose axes are linear or logarithmic.
+    fn fill<'a, 'b: 'a, X, Y>(
         &self,
-        mut chart: ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
+        mut chart: ChartContext<'a, BitMapBackend<'b>, Cartesian2d<X, Y>>,
         x_format: &dyn Fn(&f64) -> String,
         y_format: &dyn Fn(&f64) -> String,
     ) -> Result<()>
     where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
         chart
@@ -438,7 +486,7 @@ impl Panel {
             let color = COLORS[i % COLORS.len()];
             // Only what lies in the chart is drawn: a point far outside a fixed range would
             // overflow plotters' pixel arithmetic (and wrap around to the other edge).
-            let region = (x.clone(), y.clone(), self.log_y);
+            let region = (x.clone(), y.clone(), self.log_x, self.log_y);
             let drawn = match style {
                 Style::Line => {
                     let width = line_width(points.len());
@@ -481,11 +529,11 @@ impl Panel {
     }
 }
 
-/// A chart's region: its x and y ranges, and whether y is logarithmic.
-type Region = (Range<f64>, Range<f64>, bool);
+/// A chart's region: its x and y ranges, and whether x and y are logarithmic.
+type Region = (Range<f64>, Range<f64>, bool, bool);
 
 /// Whether a point lies in the region (its edges included).
-fn inside((x, y): (f64, f64), (xr, yr, _): &Region) -> bool {
+fn inside((x, y): (f64, f64), (xr, yr, _, _): &Region) -> bool {
     xr.start <= x && x <= xr.end && yr.start <= y && y <= yr.end
 }
 
@@ -493,14 +541,16 @@ fn inside((x, y): (f64, f64), (xr, yr, _): &Region) -> bool {
 /// cut at the edges (Liang–Barsky, in the chart's own coordinates, so on a logarithmic
 /// axis in log y), a non-finite point breaking the line.
 fn clip(points: &[(f64, f64)], region: &Region) -> Vec<Vec<(f64, f64)>> {
-    let (xr, yr, log) = region;
-    let to = |y: f64| if *log { y.log10() } else { y };
-    let from = |v: f64| if *log { 10f64.powf(v) } else { v };
-    let (y0, y1) = (to(yr.start), to(yr.end));
+    let (xr, yr, log_x, log_y) = region;
+    let to = |log: bool, v: f64| if log { v.log10() } else { v };
+    let from = |log: bool, v: f64| if log { 10f64.powf(v) } else { v };
+    let (x0, x1) = (to(*log_x, xr.start), to(*log_x, xr.end));
+    let (y0, y1) = (to(*log_y, yr.start), to(*log_y, yr.end));
     let mut pieces: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut open = false;
     for pair in points.windows(2) {
-        let (a, b) = ((pair[0].0, to(pair[0].1)), (pair[1].0, to(pair[1].1)));
+        let a = (to(*log_x, pair[0].0), to(*log_y, pair[0].1));
+        let b = (to(*log_x, pair[1].0), to(*log_y, pair[1].1));
         if ![a.0, a.1, b.0, b.1].iter().all(|v| v.is_finite()) {
             open = false;
             continue;
@@ -509,8 +559,8 @@ fn clip(points: &[(f64, f64)], region: &Region) -> Vec<Vec<(f64, f64)>> {
         let (mut t0, mut t1) = (0.0f64, 1.0f64);
         let mut visible = true;
         for (p, q) in [
-            (-dx, a.0 - xr.start),
-            (dx, xr.end - a.0),
+            (-dx, a.0 - x0),
+            (dx, x1 - a.0),
             (-dy, a.1 - y0),
             (dy, y1 - a.1),
         ] {
@@ -526,7 +576,7 @@ fn clip(points: &[(f64, f64)], region: &Region) -> Vec<Vec<(f64, f64)>> {
             open = false;
             continue;
         }
-        let at = |t: f64| (a.0 + t * dx, from(a.1 + t * dy));
+        let at = |t: f64| (from(*log_x, a.0 + t * dx), from(*log_y, a.1 + t * dy));
         let (start, end) = (at(t0), at(t1));
         if !(open && t0 == 0.0) {
             pieces.push(vec![start]);
@@ -865,7 +915,7 @@ where
         .disable_mesh()
         .disable_axes()
         .draw()?;
-    let region = (bounds.0.clone(), bounds.1.clone(), false);
+    let region = (bounds.0.clone(), bounds.1.clone(), false, false);
     for (i, line) in lines.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let pieces = clip(line, &region);

@@ -23,7 +23,7 @@ fn a_fitted_logarithmic_axis_has_positive_ends_of_finite_ratio() {
 
 #[test]
 fn lines_are_cut_at_the_edges_of_the_region() {
-    let region = (0.0..10.0, 0.0..1.0, false);
+    let region = (0.0..10.0, 0.0..1.0, false, false);
     // A dip to −1e10 between two points inside: two pieces, each ending on y = 0.
     let pieces = clip(&[(0.0, 0.5), (1.0, -1e10), (2.0, 0.5)], &region);
     assert_eq!(pieces.len(), 2);
@@ -45,11 +45,33 @@ fn lines_are_cut_at_the_edges_of_the_region() {
     assert_eq!(across, vec![vec![(0.0, 0.5), (10.0, 0.5)]]);
     // On a logarithmic axis the cut is in log y: from 10 to 1e-10 (log y from 1 to −10)
     // across y = 1 at 1/11 of the way.
-    let log = (0.0..10.0, 1.0..100.0, true);
+    let log = (0.0..10.0, 1.0..100.0, false, true);
     let pieces = clip(&[(0.0, 10.0), (10.0, 1e-10)], &log);
     let cut = pieces[0][1];
     assert!(
         (cut.0 - 10.0 / 11.0).abs() < 1e-12 && (cut.1 - 1.0).abs() < 1e-12,
         "{cut:?}"
     );
+}
+
+#[test]
+fn lines_on_a_logarithmic_x_axis_are_cut_in_log_x() {
+    // From x = 0.1 to x = 1000 (log x from −1 to 3) across the right edge x = 100 at 3/4 of
+    // the way, y linear.
+    let region = (1.0..100.0, 0.0..10.0, true, false);
+    let pieces = clip(&[(0.1, 2.0), (1000.0, 6.0)], &region);
+    assert_eq!(pieces.len(), 1);
+    let (start, end) = (pieces[0][0], pieces[0][1]);
+    // Entering at x = 1 (a quarter of the way, y = 3), leaving at x = 100 (y = 5).
+    assert!(
+        (start.0 - 1.0).abs() < 1e-12 && (start.1 - 3.0).abs() < 1e-12,
+        "{start:?}"
+    );
+    assert!(
+        (end.0 - 100.0).abs() < 1e-10 && (end.1 - 5.0).abs() < 1e-12,
+        "{end:?}"
+    );
+    // Inside: the points come back as they were, to rounding.
+    let inside = clip(&[(2.0, 1.0), (50.0, 9.0)], &region);
+    assert!((inside[0][0].0 - 2.0).abs() < 1e-14 && (inside[0][1].0 - 50.0).abs() < 1e-12);
 }

@@ -21,8 +21,9 @@ pub enum Direction {
 }
 
 /// A function g(t, state) whose zero crossings a simulation watches: it either stops the
-/// run there ([`Event::stop`]) or records the crossing and goes on ([`Event::record`], for
-/// Poincaré sections and counting).
+/// run there ([`Event::stop`]), records the crossing and goes on ([`Event::record`], for
+/// Poincaré sections and counting), or is a check the run must pass, which fails it with
+/// an error naming the check where g stops being positive ([`Event::require`]).
 ///
 /// After every step the function is evaluated at the new state; where its sign has changed
 /// (in the event's [`Direction`]), the crossing time is located by root finding on a
@@ -78,6 +79,8 @@ pub struct Event<'a, const N: usize> {
     pub(crate) function: Box<Function<'a, N>>,
     pub(crate) direction: Direction,
     pub(crate) terminal: bool,
+    /// Whether its crossing fails the run ([`Event::require`]) rather than ends it.
+    pub(crate) fails: bool,
 }
 
 impl<'a, const N: usize> Event<'a, N> {
@@ -90,6 +93,46 @@ impl<'a, const N: usize> Event<'a, N> {
             function: Box::new(function),
             direction: Direction::Either,
             terminal: true,
+            fails: false,
+        }
+    }
+
+    /// A check the run must pass: `function` must stay positive (a bound,
+    /// `|θ| < π/2` as `π/2 − |θ|`; a clearance; a `let` of the model, read with its
+    /// `lets`), and the run **fails** where it reaches zero or below: it ends at the located
+    /// crossing with the error [`StepError::CheckFailed`](super::StepError::CheckFailed)
+    /// naming the check, the trajectory up to there in the
+    /// [`SimulationError`](super::SimulationError) (its
+    /// [`stopped_by`](super::Trajectory::stopped_by) is the crossing). A run that starts
+    /// where the function is not positive fails at once. Unlike a [`stop`](Self::stop)
+    /// event, which ends a run with `Ok` where it is meant to end, this says that the run
+    /// left the region where its results mean anything (a balancing robot that fell over).
+    ///
+    /// # Example
+    /// An inverted pendulum left to itself falls over; the run fails when it passes 1 rad
+    /// from upright instead of returning the fall as a result.
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// use lagrange_runtime::simulate::{Event, Rk4, Simulation, StepError};
+    ///
+    /// lagrangian! {
+    ///     struct Pendulum { parameters: g = 9.81; coordinates: theta; kinetic = dot(theta)^2 / 2; potential = g * cos(theta); }
+    /// }
+    ///
+    /// let start = State::at_rest(SVector::from([0.01]));
+    /// let error = Simulation::new(&Pendulum::default(), start)
+    ///     .event(Event::require("upright", |_t, s| 1.0 - s.q[0].abs()))
+    ///     .run(&Rk4::new(1e-3), 10.0)
+    ///     .unwrap_err();
+    /// let StepError::CheckFailed { check, t } = error.reason else { panic!("{}", error.reason) };
+    /// assert_eq!(check, "upright");
+    /// assert!((error.trajectory.last().q[0] - 1.0).abs() < 1e-9 && t < 2.0);
+    /// ```
+    pub fn require(name: &'static str, function: impl FnMut(f64, &State<N>) -> f64 + 'a) -> Self {
+        Event {
+            direction: Direction::Falling,
+            fails: true,
+            ..Event::stop(name, function)
         }
     }
 
@@ -281,14 +324,15 @@ impl<const N: usize> Dense<N> {
 impl<T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'_, T, N, M> {
     /// The crossings of the events in the step from `a` to `b`, in time order: recording
     /// ones go to the trajectory, and the first stopping one (if any) moves `b` back to its
-    /// state and is returned.
+    /// state and is returned, with the name of the check if it is a failing one
+    /// ([`Event::require`]).
     pub(super) fn events_in_step(
         &mut self,
         a: &State<N>,
         b: &mut State<N>,
         signs: &mut [f64],
         trajectory: &mut Trajectory<N, M>,
-    ) -> Result<Option<Crossing<N>>, StepError> {
+    ) -> Result<Option<(Crossing<N>, Option<&'static str>)>, StepError> {
         if self.events.is_empty() {
             return Ok(None);
         }
@@ -298,7 +342,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'_, T, N, M> 
             .map(|e| number(e.name, b.t, (e.function)(b.t, b)))
             .collect::<Result<_, _>>()?;
         let mut dense = None;
-        let mut found: Vec<(Crossing<N>, bool)> = Vec::new();
+        let mut found: Vec<(Crossing<N>, bool, Option<&'static str>)> = Vec::new();
         for (k, event) in self.events.iter_mut().enumerate() {
             let (before, after) = (signs[k], values[k]);
             let crosses = before != 0.0 && event.crosses(before, after);
@@ -338,7 +382,7 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'_, T, N, M> 
                     rising: start.1 < 0.0,
                     state,
                 };
-                found.push((crossing, event.terminal));
+                found.push((crossing, event.terminal, event.fails.then_some(event.name)));
             }
         }
         // A value of exactly 0 at the step's end restarts the function's sign (as at the
@@ -349,18 +393,30 @@ impl<T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'_, T, N, M> 
         found.sort_by(|x, y| x.0.state.t.total_cmp(&y.0.state.t));
         let stop = found
             .iter()
-            .position(|(_, terminal)| *terminal)
-            .map(|i| found[i].0.clone());
-        for (crossing, terminal) in found {
-            let after_stop = stop.as_ref().is_some_and(|s| crossing.state.t > s.state.t);
+            .position(|(_, terminal, _)| *terminal)
+            .map(|i| (found[i].0.clone(), found[i].2));
+        for (crossing, terminal, _) in found {
+            let after_stop = stop
+                .as_ref()
+                .is_some_and(|s| crossing.state.t > s.0.state.t);
             if !terminal && !after_stop {
                 trajectory.push_crossing(crossing);
             }
         }
-        if let Some(crossing) = &stop {
+        if let Some((crossing, _)) = &stop {
             *b = crossing.state;
         }
         Ok(stop)
+    }
+
+    /// The first check ([`Event::require`]) whose function is not positive at the start,
+    /// where the run fails at once.
+    pub(super) fn failed_at_start(&self, signs: &[f64]) -> Option<&'static str> {
+        self.events
+            .iter()
+            .zip(signs)
+            .find(|(e, g)| e.fails && **g <= 0.0)
+            .map(|(e, _)| e.name)
     }
 }
 

@@ -30,7 +30,8 @@
 //! from a digital controller with its own state, sampled every Ts and held in between
 //! ([`Simulation::controller`], a [`SampledController`] or a [`Sampled`] closure): every
 //! integrator ends a step on each sample time, and the trajectory records the controller's
-//! state.
+//! state. Inputs from outside the controller (disturbances, a feedforward) are added
+//! beside either with [`Simulation::disturbances`].
 //!
 //! # Example
 //! ```
@@ -229,6 +230,15 @@ pub enum StepError {
         /// Where they were found changed.
         t: f64,
     },
+    /// A check the run must pass ([`Event::require`]) failed: its function reached zero or
+    /// below at `t` (the run ends at the located crossing), or was not positive at the
+    /// start.
+    CheckFailed {
+        /// The check's name.
+        check: &'static str,
+        /// Where it failed.
+        t: f64,
+    },
 }
 
 impl From<DynamicsError> for StepError {
@@ -271,6 +281,10 @@ impl fmt::Display for StepError {
             StepError::ControllerStateNamesChanged { before, after, t } => write!(
                 f,
                 "the sampled controller's state names changed at t = {t}: from {before:?}, the trajectory's columns, to {after:?}; they must stay those the run started with"
+            ),
+            StepError::CheckFailed { check, t } => write!(
+                f,
+                "the check `{check}` failed at t = {t}: the run left the region it requires"
             ),
         }
     }
@@ -424,29 +438,47 @@ pub struct Simulation<'a, T, const N: usize, const M: usize> {
 }
 
 /// The inputs the dynamics see during a run: a continuous law, or the output a sampled
-/// controller holds between its samples.
-enum Law<'a, const N: usize, const M: usize> {
+/// controller holds between its samples, plus the inputs added beside either
+/// ([`Simulation::disturbances`]).
+struct Law<'a, const N: usize, const M: usize> {
+    source: Source<'a, N, M>,
+    added: Option<Box<Inputs<'a, N, M>>>,
+}
+
+/// Where the control law's part of the inputs comes from.
+enum Source<'a, const N: usize, const M: usize> {
     Continuous(Box<Inputs<'a, N, M>>),
     Held(SVector<f64, M>),
+}
+
+impl<const N: usize, const M: usize> Source<'_, N, M> {
+    fn at(&mut self, t: f64, s: &State<N>) -> SVector<f64, M> {
+        match self {
+            Source::Continuous(law) => law(t, s),
+            Source::Held(u) => *u,
+        }
+    }
 }
 
 impl<const N: usize, const M: usize> Law<'_, N, M> {
     /// The inputs at `s`.
     fn at(&mut self, s: &State<N>) -> SVector<f64, M> {
-        match self {
-            Law::Continuous(law) => law(s.t, s),
-            Law::Held(u) => *u,
+        let u = self.source.at(s.t, s);
+        match self.added.as_mut() {
+            Some(added) => u + added(s.t, s),
+            None => u,
         }
     }
 
     /// `f` of the law as the integrators take it.
     fn with<R>(&mut self, f: impl FnOnce(&mut Inputs<'_, N, M>) -> R) -> R {
-        match self {
-            Law::Continuous(law) => f(law),
-            Law::Held(u) => {
+        match (&mut self.source, self.added.as_mut()) {
+            (Source::Continuous(law), None) => f(law),
+            (Source::Held(u), None) => {
                 let u = *u;
                 f(&mut move |_, _| u)
             }
+            (source, Some(added)) => f(&mut |t, s| source.at(t, s) + added(t, s)),
         }
     }
 }
@@ -476,7 +508,10 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         Simulation {
             model,
             initial,
-            law: Law::Continuous(Box::new(|_, _| SVector::zeros())),
+            law: Law {
+                source: Source::Continuous(Box::new(|_, _| SVector::zeros())),
+                added: None,
+            },
             continuous: false,
             sampler: None,
             progress: None,
@@ -486,7 +521,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     }
 
     /// Watches `event` during the run: a stopping event ends it at the located crossing, a
-    /// recording one adds its crossings to the trajectory. Events are checked in the
+    /// recording one adds its crossings to the trajectory, a check
+    /// ([`Event::require`]) fails it there with [`StepError::CheckFailed`]. Events are checked in the
     /// order they are added; at one step the earliest crossing wins.
     ///
     /// # Example
@@ -527,7 +563,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     /// both this and a [`controller`](Self::controller) fails with
     /// [`StepError::InvalidSettings`].
     pub fn inputs(mut self, law: impl FnMut(f64, &State<N>) -> SVector<f64, M> + 'a) -> Self {
-        self.law = Law::Continuous(Box::new(law));
+        self.law.source = Source::Continuous(Box::new(law));
         self.continuous = true;
         self
     }
@@ -549,7 +585,8 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     ///   the columns of its [`state_names`](SampledController::state_names).
     ///
     /// A run with both a controller and a continuous [`inputs`](Self::inputs) law fails with
-    /// [`StepError::InvalidSettings`], as does one with a period that is not positive and
+    /// [`StepError::InvalidSettings`] (inputs the controller does not drive, such as
+    /// disturbances, are added with [`disturbances`](Self::disturbances)), as does one with a period that is not positive and
     /// finite, state names that do not fit the trajectory, or a state that does not have
     /// one value per name. A period too short for the run's times to resolve (not above a
     /// few units of the spacing of the floating-point numbers at max(|t₀|, |t_end|)) is
@@ -577,6 +614,45 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
     /// ```
     pub fn controller(mut self, controller: impl SampledController<N, M> + 'a) -> Self {
         self.sampler = Some(Sampler::new(Box::new(controller)));
+        self
+    }
+
+    /// Adds inputs from outside the control law: disturbances (a push, a gust), a
+    /// feedforward, a test signal, as a function of (t, state), evaluated wherever the
+    /// dynamics are (every stage of a Runge–Kutta step, like a continuous law, so they are
+    /// not held by a sampled controller's zero-order hold). The model sees their sum with
+    /// the inputs of the [`inputs`](Self::inputs) law or of the
+    /// [`controller`](Self::controller), and the trajectory records that sum.
+    ///
+    /// The law or controller leaves the inputs it does not drive at their operating value
+    /// (a [`Gain`](crate::control::Gain) designed for some inputs only, by
+    /// [`DrivenInputs`](crate::control::DrivenInputs), has zero rows there), and this adds
+    /// to them; a sampled controller does not see them, except through the motion. A later
+    /// call replaces an earlier one.
+    ///
+    /// # Example
+    /// A mass held at 0 by a sampled PD law on its motor force `f`, and pushed by a second
+    /// input `push` of 1 N from t = 1 s, which the law does not drive: the spring-like law
+    /// settles at x = push / k_p.
+    /// ```
+    /// use lagrange_runtime::prelude::*;
+    /// use lagrange_runtime::simulate::{Rk4, Sampled, Simulation};
+    ///
+    /// lagrangian! {
+    ///     struct Mass { parameters: m = 1.0; coordinates: x; inputs: f, push; kinetic = m/2 * dot(x)^2; force f + push on x; }
+    /// }
+    ///
+    /// let law = |_t: f64, s: &State<1>| SVector::from([-4.0 * s.q[0] - 4.0 * s.qd[0], 0.0]);
+    /// let run = Simulation::new(&Mass::default(), State::at_rest(SVector::zeros()))
+    ///     .controller(Sampled::new(0.01, law))
+    ///     .disturbances(|t, _s| SVector::from([0.0, if t >= 1.0 { 1.0 } else { 0.0 }]))
+    ///     .run(&Rk4::new(1e-3), 20.0)
+    ///     .unwrap();
+    /// assert!((run.last().q[0] - 0.25).abs() < 1e-6);
+    /// assert!((run.inputs().last().unwrap()[1] - 1.0).abs() < 1e-15); // recorded
+    /// ```
+    pub fn disturbances(mut self, law: impl FnMut(f64, &State<N>) -> SVector<f64, M> + 'a) -> Self {
+        self.law.added = Some(Box::new(law));
         self
     }
 
@@ -694,7 +770,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         if let Some(sampler) = self.sampler.as_mut() {
             if self.continuous {
                 return Err(StepError::InvalidSettings(
-                    "a simulation takes a continuous control law (`inputs`) or a sampled controller (`controller`), not both",
+                    "a simulation takes a continuous control law (`inputs`) or a sampled controller (`controller`), not both (add other inputs beside a controller with `disturbances`)",
                 ));
             }
             let end = times.last().copied().unwrap_or(s.t);
@@ -713,7 +789,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
         if !sampler.sample(s, &T::COORDINATES, &T::INPUTS)? {
             return Ok(false);
         }
-        self.law = Law::Held(sampler.held);
+        self.law.source = Source::Held(sampler.held);
         Ok(true)
     }
 
@@ -758,6 +834,9 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
             .iter_mut()
             .map(|e| number(e.name, s.t, (e.function)(s.t, s)))
             .collect::<Result<_, _>>()?;
+        if let Some(check) = self.failed_at_start(&signs) {
+            return Err(StepError::CheckFailed { check, t: s.t });
+        }
         for &t_out in times {
             while s.t < t_out {
                 if progress.steps == self.max_steps {
@@ -783,7 +862,7 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                 if self.sample(s)? {
                     integrator.inputs_changed(&mut memory);
                 }
-                if let Some(crossing) = stop {
+                if let Some((crossing, failed)) = stop {
                     self.record(trajectory, s)?;
                     trajectory.stop_at(crossing);
                     progress.t = s.t;
@@ -791,7 +870,10 @@ impl<'a, T: Dynamics<N, M>, const N: usize, const M: usize> Simulation<'a, T, N,
                     if let Some(hook) = self.progress.as_mut() {
                         let _ = hook(progress); // the run ends here either way
                     }
-                    return Ok(());
+                    return match failed {
+                        Some(check) => Err(StepError::CheckFailed { check, t: s.t }),
+                        None => Ok(()),
+                    };
                 }
                 if every_step {
                     self.record(trajectory, s)?;
