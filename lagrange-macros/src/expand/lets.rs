@@ -5,7 +5,7 @@ use super::terms::{lift, point_type, unpack_point, Gen};
 use super::types::{jacobian_level, jacobians_type, lets_type};
 use crate::check::key;
 use crate::graph::Graph;
-use crate::ir::Id;
+use crate::ir::{Deps, Id, Op};
 use crate::lower::Lowered;
 use crate::names::{internal, private};
 use crate::typing::Shape;
@@ -215,10 +215,12 @@ fn rows(
         }
         Evaluation::Passes(method) => {
             let eval = internal(method);
+            let linear = linear_in_velocities(l, &ids, &velocity);
             let rows = quote! {
                 #p::jacobian::rows::<#n, #m, #k>(
                     &#x,
                     &[#(#velocity),*],
+                    #linear,
                     |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
                     |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
                 )
@@ -239,10 +241,12 @@ fn rows(
                     .map(|id| every.iter().position(|e| e == id).expect("a let's element"));
                 quote!({ let #v = self.#eval(#x); [#(#v[#at]),*] })
             };
+            let linear = linear_in_velocities(l, &ids, &velocity);
             let rows = quote! {
                 #p::jacobian::rows::<#n, #m, #k>(
                     &#x,
                     &[#(#velocity),*],
+                    #linear,
                     |#x: &#p::Point<#p::Dual64, #n, #m>| #pick,
                     |#x: &#p::Point<#p::Dual2_64, #n, #m>| #pick,
                 )
@@ -250,6 +254,34 @@ fn rows(
             Some((rows, TokenStream::new()))
         }
     }
+}
+
+/// Whether every velocity-level element of `ids` is linear in the velocities, A(q, t) q̇
+/// with nothing added (`velocity[k]`: element k is at velocity level), so that the
+/// runtime's passes read its Jacobian's columns off one pass per coordinate with q̇ = e_j
+/// (`lagrange_runtime::jacobian::rows`): a URDF robot's momenta, an `angular_velocity`;
+/// not a velocity with a term of ∂p/∂t. Decided on the lowered graph, by the rules that
+/// keep a node homogeneous of degree one in q̇: `dot` of what does not depend on t (nor
+/// on an input), sums and differences of such nodes, their negations, products with and
+/// quotients by what does not depend on q̇.
+fn linear_in_velocities(l: &Lowered, ids: &[Id], velocity: &[bool]) -> bool {
+    let ir = &l.ir;
+    let live = ir.live(ids);
+    let constant = |a: Id| !ir.deps(a).has(Deps::QD);
+    let mut linear = vec![false; ir.len()];
+    for id in (0..ir.len()).filter(|&id| live[id]) {
+        linear[id] = match ir.op(id) {
+            Op::Dot(a) => !ir.deps(a).has(Deps::T.union(Deps::U).union(Deps::QD)),
+            Op::Neg(a) => linear[a],
+            Op::Add(a, b) | Op::Sub(a, b) => linear[a] && linear[b],
+            Op::Mul(a, b) => (linear[a] && constant(b)) || (constant(a) && linear[b]),
+            Op::Div(a, b) => linear[a] && constant(b),
+            _ => false,
+        };
+    }
+    ids.iter()
+        .zip(velocity)
+        .all(|(&id, &at_velocity)| !at_velocity || linear[id])
 }
 
 /// The hidden generic method evaluating every element of every `let` ([`let_elements`]).
@@ -328,5 +360,45 @@ fn values_fn(l: &Lowered, name: &Ident, ids: &[Id]) -> TokenStream {
             #unpack
             #body
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which velocity-level `let`s [`linear_in_velocities`] finds linear in q̇: an angular
+    /// velocity, a sum of rates times what depends on q, a quotient by it, and a rate
+    /// times an input are; a velocity with ∂p/∂t and one with a constant added are not.
+    #[test]
+    fn a_velocity_is_linear_when_nothing_without_a_rate_is_added() {
+        let model = crate::parse::parse(quote! {
+            struct Linear {
+                coordinates: a, b;
+                inputs: u;
+                let w = angular_velocity(rot_z(a) * rot_x(b));
+                let v = 2 * cos(a) * dot(a) - dot([a * b, sin(b)]) / (2 + a^2);
+                let moving = dot([a + t, b]);
+                let shifted = dot(a) + 1;
+                let pushed = u * dot(a);
+                kinetic = dot(a)^2 + dot(b)^2;
+            }
+        })
+        .expect("a model");
+        let mut errors = crate::errors::Errors::default();
+        let checked = crate::check::check(&model, &mut errors);
+        let l = crate::lower::lower(&checked, &mut errors);
+        assert!(errors.finish().is_ok());
+        let linear = |name: &str| {
+            let value = l
+                .lets
+                .iter()
+                .find(|lt| lt.name == name)
+                .and_then(|lt| lt.value.as_ref())
+                .expect("the let");
+            linear_in_velocities(&l, &value.elems, &vec![true; value.elems.len()])
+        };
+        assert!(linear("w") && linear("v") && linear("pushed"));
+        assert!(!linear("moving") && !linear("shifted"));
     }
 }
