@@ -3,11 +3,12 @@
 
 use super::terms::{lift, point_type, unpack_point, Gen};
 use super::types::{jacobian_level, jacobians_type, lets_type};
+use crate::ast::{RobotTree, TreeJoint};
 use crate::check::key;
 use crate::graph::Graph;
 use crate::ir::{Deps, Id, Op};
 use crate::lower::Lowered;
-use crate::names::{internal, private};
+use crate::names::{float, internal, private};
 use crate::typing::Shape;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -21,13 +22,6 @@ use syn::Ident;
 /// statements, and building its test 5.0 GB instead of 2.1 GB (dev profile): it keeps
 /// the passes.
 const MAX_JACOBIAN_STATEMENTS: usize = 6_000;
-
-/// The budget of a robot's centroidal rows unrolled apart ([`CENTROIDAL`]). Measured on
-/// the Solo-12, whose momenta's rows take 11 602 statements: its `jacobians` costs 43 k
-/// instructions per call (callgrind, release) against 327 k with those rows by the passes
-/// (the frames' alone: 18 k), and `lagrange-test-models` builds in 43.1 s and 1.28 GB
-/// against 44.8 s and 1.23 GB (dev profile, `CARGO_INCREMENTAL=0`, the machine shared).
-const MAX_CENTROIDAL_STATEMENTS: usize = 12_000;
 
 /// `Name::jacobians`, `Name::jacobians_along`, and the hidden method that evaluates the rows
 /// of their Jacobians.
@@ -48,68 +42,49 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         all.push((&lt.name, value.elems.clone(), level));
     }
     let ty = jacobians_type(&l.header);
-    let every: Vec<usize> = (0..all.len()).collect();
-    // The rows unrolled in `f64` where the code stays within its size; else, for a robot,
-    // the rows of every `let` but its centroidal ones unrolled and those apart
-    // (`CENTROIDAL`); else one dual-number pass per coordinate over the `let`s
-    // (`lagrange_runtime::jacobian::rows`).
-    let (groups, code) = match rows(
+    // A robot's momenta: their rows from its tree at run time (`momenta_rows`), not by
+    // differentiating the `let`s.
+    let momenta: Vec<usize> = match &l.robot {
+        Some(_) => MOMENTA
+            .iter()
+            .filter_map(|name| all.iter().position(|(field, ..)| key(field) == *name))
+            .collect(),
+        None => Vec::new(),
+    };
+    let momenta = (momenta.len() == MOMENTA.len()).then_some(momenta);
+    let others: Vec<usize> = (0..all.len())
+        .filter(|k| momenta.as_ref().is_none_or(|m| !m.contains(k)))
+        .collect();
+    // The rows unrolled in `f64` where the code stays within its size; else one
+    // dual-number pass per coordinate (`lagrange_runtime::jacobian::rows`) over the
+    // method `lets` evaluates with when every `let` is in the group, or over the group's
+    // own.
+    let (evaluate, mut code) = match rows(
         l,
         unrolled,
         &all,
-        &every,
+        &others,
         Evaluation::Unrolled("__jacobian_rows"),
     ) {
-        Some(unrolled_rows) => (vec![(every, unrolled_rows.0)], unrolled_rows.1),
-        None => {
-            // The momenta first (velocity-level: their passes seed the velocities alone),
-            // then the centre of mass too.
-            let split = [&CENTROIDAL[2..], &CENTROIDAL[..]]
-                .into_iter()
-                .filter(|_| l.robot.is_some())
-                .map(|names| -> (Vec<usize>, Vec<usize>) {
-                    every
-                        .iter()
-                        .partition(|&&k| names.contains(&key(all[k].0).as_str()))
-                })
-                .filter(|(centroidal, _)| !centroidal.is_empty())
-                .find_map(|(centroidal, others)| {
-                    let unrolled_rows = rows(
-                        l,
-                        unrolled,
-                        &all,
-                        &others,
-                        Evaluation::Unrolled("__jacobian_rows"),
-                    )?;
-                    Some((centroidal, others, unrolled_rows))
-                });
-            match split {
-                Some((centroidal, others, (evaluate, code))) => {
-                    let (centroidal_rows, centroidal_code) =
-                        rows(l, unrolled, &all, &centroidal, Evaluation::Centroidal)
-                            .or_else(|| {
-                                rows(
-                                    l,
-                                    unrolled,
-                                    &all,
-                                    &centroidal,
-                                    Evaluation::Passes("__eval_centroidal_lets"),
-                                )
-                            })
-                            .expect("the passes");
-                    (
-                        vec![(others, evaluate), (centroidal, centroidal_rows)],
-                        quote!(#code #centroidal_code),
-                    )
-                }
-                None => {
-                    let (evaluate, eval_fn) =
-                        rows(l, unrolled, &all, &every, Evaluation::Lets).expect("the passes");
-                    (vec![(every, evaluate)], eval_fn)
-                }
-            }
+        Some(unrolled_rows) => unrolled_rows,
+        None if others.len() == all.len() => {
+            rows(l, unrolled, &all, &others, Evaluation::Lets).expect("the passes")
         }
+        None => rows(
+            l,
+            unrolled,
+            &all,
+            &others,
+            Evaluation::Passes("__eval_jacobian_lets"),
+        )
+        .expect("the passes"),
     };
+    let mut groups = vec![(others, evaluate)];
+    if let (Some(members), Some(robot)) = (momenta, &l.robot) {
+        let (evaluate, tree) = momenta_rows(&robot.tree, n, m);
+        groups.push((members, evaluate));
+        code.extend(tree);
+    }
     let mut fields = Vec::new();
     let mut bindings = Vec::new();
     for (g, (members, evaluate)) in groups.iter().enumerate() {
@@ -150,35 +125,24 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     }
 }
 
-/// The centroidal `let`s of a URDF model (`urdf::writer`), whose rows a robot's
-/// `jacobians` computes apart when the rows of all its `let`s would not stay within
-/// [`MAX_JACOBIAN_STATEMENTS`], so that its frames keep their unrolled rows: the momenta
-/// (or, when that is not enough, all four), unrolled by a method of their own within
-/// [`MAX_CENTROIDAL_STATEMENTS`], else by the dual-number passes. The Solo-12's frames and
-/// centre of mass take 5 585 statements, its momenta 11 602 apart (16 430 together: a
-/// product per link and velocity, and the drift a second derivative of every link's
-/// velocity); the Panda's 3 349 and 5 481.
-const CENTROIDAL: [&str; 4] = [
-    "urdf_mass",
-    "urdf_com",
-    "urdf_momentum",
-    "urdf_angular_momentum",
-];
+/// A URDF robot's momenta (`urdf::writer`), whose rows `jacobians` computes from the
+/// robot's tree ([`momenta_rows`]).
+const MOMENTA: [&str; 2] = ["urdf_momentum", "urdf_angular_momentum"];
 
 /// How the rows of a group of `let`s are evaluated.
 enum Evaluation {
     /// Unrolled in `f64` ([`crate::fast::jacobian_rows_fn`]), within
     /// [`MAX_JACOBIAN_STATEMENTS`], by a method of this name.
     Unrolled(&'static str),
-    /// A robot's centroidal rows unrolled apart, within [`MAX_CENTROIDAL_STATEMENTS`].
-    Centroidal,
     /// By the runtime's dual-number passes, over a generic method of this name evaluating
     /// the group's elements.
     Passes(&'static str),
     /// By the passes over the method `lets` evaluates with, the group's elements picked
-    /// from every `let`'s: not a second copy of the `let`s' code for the few that have no
-    /// Jacobian (the energies, whose terms the others share: a URDF robot's momenta are
-    /// made of its kinetic energy's velocities), at the cost of evaluating those too.
+    /// from every `let`'s, when the group is every `let` that has a Jacobian: not a second
+    /// copy of the `let`s' code for the few that have none, at the cost of evaluating
+    /// those too. Not for a robot, whose momenta are not in the group: every pass would
+    /// evaluate them and the kinetic energy's velocities they are made of, where the
+    /// group's own method (`Passes`) evaluates the frames alone.
     Lets,
 }
 
@@ -204,13 +168,16 @@ fn rows(
     }
     let k = ids.len();
     match how {
-        Evaluation::Unrolled(_) | Evaluation::Centroidal => {
-            let (method, budget) = match how {
-                Evaluation::Unrolled(method) => (method, MAX_JACOBIAN_STATEMENTS),
-                _ => ("__centroidal_rows", MAX_CENTROIDAL_STATEMENTS),
-            };
+        Evaluation::Unrolled(method) => {
             let name = internal(method);
-            let code = crate::fast::jacobian_rows_fn(l, unrolled, &ids, &velocity, budget, &name)?;
+            let code = crate::fast::jacobian_rows_fn(
+                l,
+                unrolled,
+                &ids,
+                &velocity,
+                MAX_JACOBIAN_STATEMENTS,
+                &name,
+            )?;
             Some((quote!(self.#name(&#x)), code))
         }
         Evaluation::Passes(method) => {
@@ -254,6 +221,81 @@ fn rows(
             Some((rows, TokenStream::new()))
         }
     }
+}
+
+/// The expression evaluating the rows of a robot's momenta (`urdf_momentum`, then
+/// `urdf_angular_momentum`) from its tree at run time
+/// (`lagrange_runtime::centroidal::momenta`), and the tree as a constant.
+fn momenta_rows(tree: &RobotTree, n: usize, m: usize) -> (TokenStream, TokenStream) {
+    let p = private();
+    let x = internal("x");
+    let c = quote!(#p::centroidal);
+    let number = |v: f64| float(v, proc_macro2::Span::call_site());
+    let vector = |v: &[f64; 3]| {
+        let [a, b, c] = v.map(number);
+        quote!([#a, #b, #c])
+    };
+    let matrix = |r: &[[f64; 3]; 3]| {
+        let rows = r.iter().map(vector);
+        quote!([#(#rows),*])
+    };
+    let links = tree.links.iter().map(|link| {
+        let joint = match &link.joint {
+            TreeJoint::Root => quote!(#c::Joint::Root),
+            TreeJoint::Fixed => quote!(#c::Joint::Fixed),
+            TreeJoint::Revolute {
+                coordinate,
+                axis,
+                along,
+            } => {
+                let (axis, along) = (vector(axis), vector(along));
+                quote!(#c::Joint::Revolute { coordinate: #coordinate, axis: #axis, along: #along })
+            }
+            TreeJoint::Prismatic { coordinate, along } => {
+                let along = vector(along);
+                quote!(#c::Joint::Prismatic { coordinate: #coordinate, along: #along })
+            }
+        };
+        let (parent, xyz) = (link.parent, vector(&link.xyz));
+        let rpy = match &link.rpy {
+            Some(r) => {
+                let r = matrix(r);
+                quote!(Some(#r))
+            }
+            None => quote!(None),
+        };
+        quote!(#c::Link { parent: #parent, joint: #joint, xyz: #xyz, rpy: #rpy })
+    });
+    let bodies = tree.bodies.iter().map(|b| {
+        let (link, mass, com) = (b.link, number(b.mass), vector(&b.com));
+        let inertia = match &b.inertia {
+            None => quote!(#c::Inertia::Zero),
+            Some(Ok(factors)) => {
+                let factors = factors.iter().map(|(d, l)| {
+                    let (d, l) = (number(*d), vector(l));
+                    quote!((#d, #l))
+                });
+                quote!(#c::Inertia::Factored(&[#(#factors),*]))
+            }
+            Some(Err(tensor)) => {
+                let tensor = matrix(tensor);
+                quote!(#c::Inertia::Plain(#tensor))
+            }
+        };
+        quote!(#c::Body { link: #link, mass: #mass, com: #com, inertia: #inertia })
+    });
+    let (count, bodies_count, floating) = (tree.links.len(), tree.bodies.len(), tree.floating);
+    let name = internal("__ROBOT_TREE");
+    let code = quote! {
+        #[doc(hidden)]
+        const #name: #c::Robot<#count, #bodies_count> = #c::Robot {
+            floating: #floating,
+            links: [#(#links),*],
+            bodies: [#(#bodies),*],
+        };
+    };
+    let evaluate = quote!(#c::momenta::<#n, #m, #count, #bodies_count>(&Self::#name, &#x));
+    (evaluate, code)
 }
 
 /// Whether every velocity-level element of `ids` is linear in the velocities, A(q, t) q̇
