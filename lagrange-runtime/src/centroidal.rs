@@ -1,7 +1,8 @@
 //! The rows of a URDF robot's momenta, `urdf_momentum` and `urdf_angular_momentum`, for
-//! its generated `jacobians`: the centroidal momentum matrix A_G and its drift, from the
-//! robot's tree, which `lagrangian!` emits as a constant ([`Robot`]). Not part of the
-//! public API.
+//! the generated `jacobians` of a robot too large to unroll them (`lagrangian!` unrolls
+//! them within its budget, and in forward mode they are cheaper there: the file's zeros
+//! and ones fold): the centroidal momentum matrix A_G and its drift, from the robot's
+//! tree, which `lagrangian!` emits as a constant ([`Robot`]). Not part of the public API.
 //!
 //! The momenta are the `let`s the URDF writer (`lagrange-macros/src/urdf/writer.rs`)
 //! declares, h = Σ m ċ and L = Σ m λ × ċ − ρ × h + Σ R I Rᵀ ω, with the tree's velocities:
@@ -12,11 +13,11 @@
 //! over the links below each joint, from the composite mass, first moment and inertia of
 //! that subtree about o (as Pinocchio's `ccrba`), and their drifts d/dt at q̈ = 0 follow
 //! the same recursion differentiated along the motion (ω̇, v̇, the arms' rates). The same
-//! functions of (q, q̇) as the `let`s, also off the unit quaternion (whose rotation is
-//! the homogeneous one, |n|² times a rotation), so the same numbers as differentiating
-//! them, to rounding, in O(links) arithmetic: differentiating the `let`s carried one
-//! component per link and coordinate above it (the UR5's `jacobians` took 5 063 → 9 525
-//! instructions with them, the G1's by the dual-number passes 112 µs → 396 µs).
+//! functions of (q, q̇) as the `let`s, also off the unit quaternion (whose rotation is the
+//! homogeneous one, |n|² times a rotation), so the same numbers as differentiating them,
+//! to rounding, in O(links) arithmetic and without a pass per coordinate: the dual-number
+//! passes, each evaluating the momenta, took the G1's `jacobians` from 112 µs (its
+//! frames) to 396 µs.
 
 use crate::jacobian::Rows;
 use crate::model::Point;
@@ -138,6 +139,19 @@ fn sum(a: &M3, b: &M3) -> M3 {
     std::array::from_fn(|i| add(a[i], b[i]))
 }
 
+/// Adds the symmetric matrix of entries `entry(i, j)` (i ≤ j) to `m`.
+fn add_symmetric(m: &mut M3, entry: impl Fn(usize, usize) -> f64) {
+    for i in 0..3 {
+        for j in i..3 {
+            let e = entry(i, j);
+            m[i][j] += e;
+            if j != i {
+                m[j][i] += e;
+            }
+        }
+    }
+}
+
 const ZERO: M3 = [[0.0; 3]; 3];
 const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
@@ -169,41 +183,41 @@ fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
     ]
 }
 
-/// The rotation about the unit `axis` by `angle` and its derivative along the angle:
-/// `rot_x` (…) for ± a frame axis, Rodrigues' formula otherwise; d/da = [n]× R.
-fn joint_rotation(axis: V3, angle: f64) -> (M3, M3) {
+/// `m` times the rotation about the unit `axis` by `angle`: `rot_x` (…) for ± a frame
+/// axis, two columns mixed; Rodrigues' formula otherwise.
+fn rotated(m: &M3, axis: V3, angle: f64) -> M3 {
     let (s, c) = angle.sin_cos();
     let frame_axis =
         (0..3).find(|&a| axis[a].abs() == 1.0 && (0..3).all(|i| i == a || axis[i] == 0.0));
-    let n = match frame_axis {
-        Some(_) => axis,
-        None => scale(1.0 / dot(axis, axis).sqrt(), axis),
-    };
-    let k: M3 = [[0.0, -n[2], n[1]], [n[2], 0.0, -n[0]], [-n[1], n[0], 0.0]];
-    let r = match frame_axis {
+    match frame_axis {
+        // With (a, i, j) cyclic: R_ii = R_jj = cos, R_ji = sin, R_ij = −sin.
         Some(a) => {
             let s = s * axis[a];
             let (i, j) = ((a + 1) % 3, (a + 2) % 3);
-            let mut r = ZERO;
-            r[a][a] = 1.0;
-            r[i][i] = c;
-            r[j][j] = c;
-            r[j][i] = s;
-            r[i][j] = -s;
-            r
+            let mut out = *m;
+            for row in &mut out {
+                let (x, y) = (row[i], row[j]);
+                row[i] = x * c + y * s;
+                row[j] = y * c - x * s;
+            }
+            out
         }
-        None => std::array::from_fn(|i| {
-            std::array::from_fn(|j| {
-                let entry = (1.0 - c) * (n[i] * n[j]);
-                if i == j {
-                    c + entry
-                } else {
-                    entry + s * k[i][j]
-                }
-            })
-        }),
-    };
-    (r, product(&k, &r))
+        None => {
+            let n = scale(1.0 / dot(axis, axis).sqrt(), axis);
+            let k: M3 = [[0.0, -n[2], n[1]], [n[2], 0.0, -n[0]], [-n[1], n[0], 0.0]];
+            let r: M3 = std::array::from_fn(|i| {
+                std::array::from_fn(|j| {
+                    let entry = (1.0 - c) * (n[i] * n[j]);
+                    if i == j {
+                        c + entry
+                    } else {
+                        entry + s * k[i][j]
+                    }
+                })
+            });
+            product(m, &r)
+        }
+    }
 }
 
 /// How each link moves: its rotation and the rates along the motion (q̈ = 0) of what the
@@ -214,11 +228,13 @@ struct Frame {
     /// The link whose origin is the reference point o (`Kinematics::reference`).
     reference: usize,
     r: M3,
-    rd: M3,
+    /// The rate of the rotation: Ṙ = α R + [Ω]× R, α the floating base's rate of |n|²
+    /// over |n|² (zero on a fixed base), the same for every link.
+    rate: V3,
     /// The origin from o, and its rate.
     f: V3,
     fd: V3,
-    /// The angular velocity and its rate.
+    /// The angular velocity as the momenta are written, and its rate.
     w: V3,
     wd: V3,
     /// The velocity of the link's point at o, and its rate.
@@ -238,6 +254,12 @@ struct Composite {
 
 /// The rows of `urdf_momentum` (0..3) and `urdf_angular_momentum` (3..6): ∂/∂q̇ and the
 /// drifts.
+///
+/// Every rotation of the tree is a floating base's homogeneous `quat(n)` (|n|² times a
+/// rotation) or 1, times rotations, so its rate is α R + [Ω]× R, with α = 2 n · ṅ / |n|²
+/// and Ω its true angular velocity (the base's ω / |n|⁴ plus a / |n|² q̇ per joint, a =
+/// R_parent · axis): the rates of the arms and axes are α x + Ω × x, never a product of
+/// matrices.
 #[doc(hidden)]
 #[must_use]
 #[allow(clippy::too_many_lines)]
@@ -249,7 +271,7 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
         moves: false,
         reference: 0,
         r: IDENTITY,
-        rd: ZERO,
+        rate: [0.0; 3],
         f: [0.0; 3],
         fd: [0.0; 3],
         w: [0.0; 3],
@@ -259,9 +281,11 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
         p: [0.0; 3],
     };
     let mut frames = [still; L];
-    // Each quaternion rate's ∂ω/∂ṅ_k of a floating root.
+    // Each quaternion rate's ∂ω/∂ṅ_k of a floating root; |n|² and α.
     let mut base_spin = [[0.0; 3]; 4];
-    for (l, link) in robot.links.iter().enumerate() {
+    let (mut norm, mut alpha) = (1.0, 0.0);
+    for l in 0..L {
+        let link = &robot.links[l];
         if let Joint::Root = link.joint {
             if robot.floating {
                 let n = [x.q[3], x.q[4], x.q[5], x.q[6]];
@@ -274,12 +298,15 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
                     let dr = quaternion(n, e).map(|row| scale(2.0, row));
                     *spin = spin_of(&dr, &r);
                 }
+                norm = n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3];
+                alpha = 2.0 * (n[0] * nd[0] + n[1] * nd[1] + n[2] * nd[2] + n[3] * nd[3]) / norm;
+                let w = spin_of(&rd, &r);
                 frames[l] = Frame {
                     moves: true,
                     reference: l,
                     r,
-                    rd,
-                    w: spin_of(&rd, &r),
+                    rate: scale(1.0 / (norm * norm), w),
+                    w,
                     wd: spin_of(&rdd, &r),
                     v: [x.qd[0], x.qd[1], x.qd[2]],
                     p: [x.q[0], x.q[1], x.q[2]],
@@ -290,54 +317,49 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
             }
             continue;
         }
-        let parent = frames[link.parent];
-        let rpy = link.rpy.unwrap_or(IDENTITY);
+        let parent = &frames[link.parent];
         let mut frame = Frame {
             reference: if parent.moves {
                 parent.reference
             } else {
                 link.parent
             },
-            ..parent
+            ..*parent
         };
-        let (mut c, mut offset) = (rpy, link.xyz);
-        let mut turning = [[0.0; 3]; 3];
-        let (mut rate, mut along) = (0.0, [0.0; 3]);
+        let r = match &link.rpy {
+            Some(rpy) => product(&parent.r, rpy),
+            None => parent.r,
+        };
+        // The rate of x = R_parent y: α x + Ω_parent × x.
+        let rate_of = |x: V3| add(scale(alpha, x), cross(parent.rate, x));
+        let mut offset = link.xyz;
+        let (mut qd, mut along) = (0.0, [0.0; 3]);
         match link.joint {
-            Joint::Root | Joint::Fixed => {}
+            Joint::Root | Joint::Fixed => frame.r = r,
             Joint::Revolute {
                 coordinate,
                 axis,
                 along: a,
             } => {
-                let (turn, derivative) = joint_rotation(axis, x.q[coordinate]);
-                c = product(&rpy, &turn);
-                turning = product(&rpy, &derivative);
-                rate = x.qd[coordinate];
-                along = a;
+                frame.r = rotated(&r, axis, x.q[coordinate]);
+                (qd, along) = (x.qd[coordinate], a);
             }
             Joint::Prismatic {
                 coordinate,
                 along: a,
             } => {
+                frame.r = r;
+                (qd, along) = (x.qd[coordinate], a);
                 offset = add(offset, scale(x.q[coordinate], a));
-                rate = x.qd[coordinate];
-                along = a;
             }
         }
-        frame.r = product(&parent.r, &c);
-        let turning = product(&parent.r, &turning);
-        frame.rd = sum(
-            &product(&parent.rd, &c),
-            &turning.map(|row| scale(rate, row)),
-        );
         let arm = apply(&parent.r, offset);
-        let mut arm_rate = apply(&parent.rd, offset);
+        let mut arm_rate = rate_of(arm);
         // a and ȧ.
         let a = apply(&parent.r, along);
-        let ad = apply(&parent.rd, along);
+        let ad = rate_of(a);
         if let Joint::Prismatic { .. } = link.joint {
-            arm_rate = add(arm_rate, scale(rate, a));
+            arm_rate = add(arm_rate, scale(qd, a));
         }
         frame.moves = parent.moves || !matches!(link.joint, Joint::Fixed);
         if parent.moves {
@@ -350,15 +372,16 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
         }
         match link.joint {
             Joint::Revolute { .. } => {
-                frame.w = add(parent.w, scale(rate, a));
-                frame.wd = add(parent.wd, scale(rate, ad));
-                frame.v = add(parent.v, scale(rate, cross(frame.f, a)));
+                frame.rate = add(parent.rate, scale(qd / norm, a));
+                frame.w = add(parent.w, scale(qd, a));
+                frame.wd = add(parent.wd, scale(qd, ad));
+                frame.v = add(parent.v, scale(qd, cross(frame.f, a)));
                 let vd = add(cross(frame.fd, a), cross(frame.f, ad));
-                frame.vd = add(parent.vd, scale(rate, vd));
+                frame.vd = add(parent.vd, scale(qd, vd));
             }
             Joint::Prismatic { .. } => {
-                frame.v = add(parent.v, scale(rate, a));
-                frame.vd = add(parent.vd, scale(rate, ad));
+                frame.v = add(parent.v, scale(qd, a));
+                frame.vd = add(parent.vd, scale(qd, ad));
             }
             Joint::Root | Joint::Fixed => {}
         }
@@ -393,8 +416,11 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
     }; L];
     for body in &robot.bodies {
         let fr = &frames[body.link];
-        let r = add(fr.f, apply(&fr.r, body.com));
-        let rd = add(fr.fd, apply(&fr.rd, body.com));
+        // The rate of x = R y: α x + Ω × x.
+        let rate_of = |x: V3| add(scale(alpha, x), cross(fr.rate, x));
+        let rc = apply(&fr.r, body.com);
+        let r = add(fr.f, rc);
+        let rd = add(fr.fd, rate_of(rc));
         let c = &mut composite[body.link];
         if body.mass > 0.0 {
             let m = body.mass;
@@ -409,12 +435,10 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
             c.mass += m;
             c.moment = add(c.moment, scale(m, r));
             let rr = dot(r, r);
-            for i in 0..3 {
-                for j in 0..3 {
-                    let diagonal = if i == j { rr } else { 0.0 };
-                    c.inertia[i][j] += m * (diagonal - r[i] * r[j]);
-                }
-            }
+            add_symmetric(&mut c.inertia, |i, j| {
+                let diagonal = if i == j { rr } else { 0.0 };
+                m * (diagonal - r[i] * r[j])
+            });
         }
         // R I Rᵀ: the rate of its product with ω, and the matrix itself.
         let (w, wd) = (fr.w, fr.wd);
@@ -422,30 +446,30 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
             Inertia::Zero => {}
             Inertia::Factored(factors) => {
                 for &(d, l) in factors {
-                    let (a, ad) = (apply(&fr.r, l), apply(&fr.rd, l));
+                    let a = apply(&fr.r, l);
+                    let ad = rate_of(a);
                     let along = dot(a, w);
                     let along_d = dot(ad, w) + dot(a, wd);
                     angular_d = add(angular_d, add(scale(d * along_d, a), scale(d * along, ad)));
-                    for i in 0..3 {
-                        for j in 0..3 {
-                            c.inertia[i][j] += d * a[i] * a[j];
-                        }
-                    }
+                    let da = scale(d, a);
+                    add_symmetric(&mut c.inertia, |i, j| da[i] * a[j]);
                 }
             }
             Inertia::Plain(tensor) => {
-                let spin = apply(&tensor, apply_transposed(&fr.r, w));
-                let spin_d = apply(
-                    &tensor,
-                    add(apply_transposed(&fr.rd, w), apply_transposed(&fr.r, wd)),
+                // d/dt R (I (Rᵀ ω)) with Ṙᵀ ω = α Rᵀ ω − Rᵀ (Ω × ω).
+                let body_w = apply_transposed(&fr.r, w);
+                let spin = apply(&tensor, body_w);
+                let body_wd = add(
+                    scale(alpha, body_w),
+                    apply_transposed(&fr.r, sub(wd, cross(fr.rate, w))),
                 );
-                angular_d = add(angular_d, add(apply(&fr.rd, spin), apply(&fr.r, spin_d)));
+                let spin_d = apply(&tensor, body_wd);
+                angular_d = add(
+                    angular_d,
+                    add(rate_of(apply(&fr.r, spin)), apply(&fr.r, spin_d)),
+                );
                 let ri = product(&fr.r, &tensor);
-                for i in 0..3 {
-                    for j in 0..3 {
-                        c.inertia[i][j] += dot(ri[i], fr.r[j]);
-                    }
-                }
+                add_symmetric(&mut c.inertia, |i, j| dot(ri[i], fr.r[j]));
             }
         }
     }

@@ -23,6 +23,16 @@ use syn::Ident;
 /// the passes.
 const MAX_JACOBIAN_STATEMENTS: usize = 6_000;
 
+/// The budget of a robot's momenta unrolled apart from its other `let`s, whose rows then
+/// stay unrolled ([`MOMENTA`]); beyond, their rows come from the robot's tree at run time
+/// ([`momenta_rows`]). Unrolled, they are the cheaper: the Solo-12's take 11 602
+/// statements and its `jacobians` 62 k instructions per call (callgrind, release)
+/// against 64 k from the tree, the Panda's 23.5 k against 27.3 k, and the UR5's, all its
+/// rows unrolled together, 9.9 k against 17.0 k: forward mode folds the file's zeros
+/// and ones, where the tree's recursion does every product. Against the passes the
+/// Solo-12's were 327 k.
+const MAX_CENTROIDAL_STATEMENTS: usize = 12_000;
+
 /// `Name::jacobians`, `Name::jacobians_along`, and the hidden method that evaluates the rows
 /// of their Jacobians.
 pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
@@ -42,8 +52,7 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         all.push((&lt.name, value.elems.clone(), level));
     }
     let ty = jacobians_type(&l.header);
-    // A robot's momenta: their rows from its tree at run time (`momenta_rows`), not by
-    // differentiating the `let`s.
+    // A robot's momenta ([`MOMENTA`]), by index into `all`.
     let momenta: Vec<usize> = match &l.robot {
         Some(_) => MOMENTA
             .iter()
@@ -52,39 +61,73 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         None => Vec::new(),
     };
     let momenta = (momenta.len() == MOMENTA.len()).then_some(momenta);
-    let others: Vec<usize> = (0..all.len())
+    // A robot's momenta from its tree: for `jacobians` when they are too large to unroll,
+    // and always for the tests, which check them against the `let`s (a hidden method).
+    let (tree_rows, tree) = match (&momenta, &l.robot) {
+        (Some(_), Some(robot)) => {
+            let (evaluate, constant) = momenta_rows(&robot.tree, n, m);
+            let doc = "The rows of the momenta from the robot's tree \
+                (`lagrange_runtime::centroidal`), for the tests. Not part of the public API.";
+            let method = quote! {
+                #constant
+
+                #[doc = #doc]
+                #[doc(hidden)]
+                #[must_use]
+                #[inline]
+                pub fn __momenta_from_tree(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::jacobian::Rows<#n, 6> {
+                    let #x = #p::Point::new(#s, #u);
+                    #evaluate
+                }
+            };
+            (evaluate, method)
+        }
+        _ => (TokenStream::new(), TokenStream::new()),
+    };
+    let every: Vec<usize> = (0..all.len()).collect();
+    let others: Vec<usize> = every
+        .iter()
+        .copied()
         .filter(|k| momenta.as_ref().is_none_or(|m| !m.contains(k)))
         .collect();
-    // The rows unrolled in `f64` where the code stays within its size; else one
-    // dual-number pass per coordinate (`lagrange_runtime::jacobian::rows`) over the
-    // method `lets` evaluates with when every `let` is in the group, or over the group's
-    // own.
-    let (evaluate, mut code) = match rows(
-        l,
-        unrolled,
-        &all,
-        &others,
-        Evaluation::Unrolled("__jacobian_rows"),
-    ) {
-        Some(unrolled_rows) => unrolled_rows,
-        None if others.len() == all.len() => {
-            rows(l, unrolled, &all, &others, Evaluation::Lets).expect("the passes")
+    // The rows unrolled in `f64` where the code stays within its size; else, for a robot,
+    // the rows of every `let` but its momenta unrolled and those apart, or from its tree;
+    // else one dual-number pass per coordinate (`lagrange_runtime::jacobian::rows`) over
+    // the method `lets` evaluates with when every `let` is in the group, or over the
+    // group's own (a robot's frames, whose momenta come from its tree).
+    let unrolled_rows = |members: &[usize], how| rows(l, unrolled, &all, members, how);
+    let groups_and_code = match unrolled_rows(&every, Evaluation::Unrolled("__jacobian_rows")) {
+        Some((evaluate, code)) => (vec![(every.clone(), evaluate)], code),
+        None => {
+            let (evaluate, mut code, fits) =
+                match unrolled_rows(&others, Evaluation::Unrolled("__jacobian_rows")) {
+                    Some((evaluate, code)) => (evaluate, code, true),
+                    None if others.len() == all.len() => {
+                        let (evaluate, code) =
+                            unrolled_rows(&others, Evaluation::Lets).expect("the passes");
+                        (evaluate, code, false)
+                    }
+                    None => {
+                        let (evaluate, code) =
+                            unrolled_rows(&others, Evaluation::Passes("__eval_jacobian_lets"))
+                                .expect("the passes");
+                        (evaluate, code, false)
+                    }
+                };
+            let mut groups = vec![(others.clone(), evaluate)];
+            if let Some(members) = momenta.clone() {
+                let apart = fits
+                    .then(|| unrolled_rows(&members, Evaluation::Centroidal))
+                    .flatten();
+                let (evaluate, more) = apart.unwrap_or_else(|| (tree_rows.clone(), quote!()));
+                groups.push((members, evaluate));
+                code.extend(more);
+            }
+            (groups, code)
         }
-        None => rows(
-            l,
-            unrolled,
-            &all,
-            &others,
-            Evaluation::Passes("__eval_jacobian_lets"),
-        )
-        .expect("the passes"),
     };
-    let mut groups = vec![(others, evaluate)];
-    if let (Some(members), Some(robot)) = (momenta, &l.robot) {
-        let (evaluate, tree) = momenta_rows(&robot.tree, n, m);
-        groups.push((members, evaluate));
-        code.extend(tree);
-    }
+    let (groups, mut code) = groups_and_code;
+    code.extend(tree);
     let mut fields = Vec::new();
     let mut bindings = Vec::new();
     for (g, (members, evaluate)) in groups.iter().enumerate() {
@@ -125,8 +168,12 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     }
 }
 
-/// A URDF robot's momenta (`urdf::writer`), whose rows `jacobians` computes from the
-/// robot's tree ([`momenta_rows`]).
+/// A URDF robot's momenta (`urdf::writer`), whose rows `jacobians` computes apart from
+/// its other `let`s' when all of them would not stay within [`MAX_JACOBIAN_STATEMENTS`]:
+/// unrolled within [`MAX_CENTROIDAL_STATEMENTS`] (the Solo-12's 11 602 statements, the
+/// Panda's 5 481: a product per link and velocity above it), else from the robot's tree
+/// ([`momenta_rows`], the G1's), not by the passes, each of which would evaluate them
+/// (the G1's took 396 µs where its frames' took 112 µs).
 const MOMENTA: [&str; 2] = ["urdf_momentum", "urdf_angular_momentum"];
 
 /// How the rows of a group of `let`s are evaluated.
@@ -134,6 +181,8 @@ enum Evaluation {
     /// Unrolled in `f64` ([`crate::fast::jacobian_rows_fn`]), within
     /// [`MAX_JACOBIAN_STATEMENTS`], by a method of this name.
     Unrolled(&'static str),
+    /// A robot's momenta unrolled apart, within [`MAX_CENTROIDAL_STATEMENTS`].
+    Centroidal,
     /// By the runtime's dual-number passes, over a generic method of this name evaluating
     /// the group's elements.
     Passes(&'static str),
@@ -168,16 +217,13 @@ fn rows(
     }
     let k = ids.len();
     match how {
-        Evaluation::Unrolled(method) => {
+        Evaluation::Unrolled(_) | Evaluation::Centroidal => {
+            let (method, budget) = match how {
+                Evaluation::Unrolled(method) => (method, MAX_JACOBIAN_STATEMENTS),
+                _ => ("__centroidal_rows", MAX_CENTROIDAL_STATEMENTS),
+            };
             let name = internal(method);
-            let code = crate::fast::jacobian_rows_fn(
-                l,
-                unrolled,
-                &ids,
-                &velocity,
-                MAX_JACOBIAN_STATEMENTS,
-                &name,
-            )?;
+            let code = crate::fast::jacobian_rows_fn(l, unrolled, &ids, &velocity, budget, &name)?;
             Some((quote!(self.#name(&#x)), code))
         }
         Evaluation::Passes(method) => {
