@@ -85,10 +85,13 @@ pub struct TreeBody {
     pub link: usize,
     pub mass: f64,
     pub com: [f64; 3],
-    /// `None`: no rotational term; else the nonzero pivots and columns of I = L D Lᵀ, or
-    /// (`Err`) the tensor written without that factorization.
-    pub inertia: Option<Result<Vec<(f64, [f64; 3])>, [[f64; 3]; 3]>>,
+    /// `None`: no rotational term.
+    pub inertia: Option<TreeInertia>,
 }
+
+/// A body's rotational terms as the writer wrote them ([`TreeBody::inertia`]): the nonzero
+/// pivots and columns of I = L D Lᵀ, or (`Err`) the tensor without that factorization.
+pub type TreeInertia = Result<Vec<(f64, [f64; 3])>, [[f64; 3]; 3]>;
 
 /// `#[attrs] vis struct Name`: what every generated item is named by and carries along
 /// (the lowered form keeps a copy, so code generation never reads the syntax tree).

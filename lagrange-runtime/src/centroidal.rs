@@ -141,13 +141,11 @@ fn sum(a: &M3, b: &M3) -> M3 {
 
 /// Adds the symmetric matrix of entries `entry(i, j)` (i ≤ j) to `m`.
 fn add_symmetric(m: &mut M3, entry: impl Fn(usize, usize) -> f64) {
-    for i in 0..3 {
-        for j in i..3 {
-            let e = entry(i, j);
-            m[i][j] += e;
-            if j != i {
-                m[j][i] += e;
-            }
+    for (i, j) in [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)] {
+        let e = entry(i, j);
+        m[i][j] += e;
+        if j != i {
+            m[j][i] += e;
         }
     }
 }

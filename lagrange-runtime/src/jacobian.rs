@@ -177,7 +177,6 @@ pub fn rows<const N: usize, const M: usize, const K: usize>(
 mod tests {
     use super::*;
     use crate::model::Scalar;
-    use num_dual::DualNum;
 
     /// p = q₀² q₁ (position level), v = cos(q₀) q̇₀ + q₁ q̇₁ (linear in q̇) and
     /// w = v + t q₀ (affine: a term without q̇).
