@@ -337,7 +337,9 @@ fn momenta_rows(tree: &RobotTree, n: usize, m: usize) -> (TokenStream, TokenStre
     let (count, bodies_count, floating) = (tree.links.len(), tree.bodies.len(), tree.floating);
     let name = internal("__ROBOT_TREE");
     let code = quote! {
+        // The file's numbers as they are (clippy's `approx_constant` would see π/4 in them).
         #[doc(hidden)]
+        #[allow(clippy::all, clippy::pedantic)]
         const #name: #c::Robot<#count, #bodies_count> = #c::Robot {
             floating: #floating,
             links: [#(#links),*],
