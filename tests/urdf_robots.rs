@@ -1103,3 +1103,160 @@ fn a_robot_without_mass_has_no_centre_of_mass() {
         assert!((j.urdf_angular_momentum.matrix * s.qd - h).amax() <= 1e-15);
     }
 }
+
+/// A robot's momenta as `lets` evaluates them, `urdf_momentum` then
+/// `urdf_angular_momentum`, with their rows from the robot's tree (∂/∂q̇ and the drift) and
+/// the rows `jacobians` gives them.
+macro_rules! momenta {
+    ($model:expr) => {
+        |s: &State<_>| {
+            let u = SVector::zeros();
+            let (lets, j) = ($model.lets(s, &u), $model.jacobians(s, &u));
+            let tree = $model.__momenta_from_tree(s, &u);
+            let (h, l) = (lets.urdf_momentum, lets.urdf_angular_momentum);
+            let (jh, jl) = (j.urdf_momentum, j.urdf_angular_momentum);
+            let rows = |i: usize, c: usize| {
+                if i < 3 {
+                    jh.matrix[(i, c)]
+                } else {
+                    jl.matrix[(i - 3, c)]
+                }
+            };
+            let drifts = |i: usize| if i < 3 { jh.drift[i] } else { jl.drift[i - 3] };
+            Momenta {
+                value: SVector::from_fn(|i, _| if i < 3 { h[i] } else { l[i - 3] }),
+                matrix: SMatrix::from_fn(|i, c| tree.matrix[i][c]),
+                drift: SVector::from(tree.drift),
+                jacobians: (SMatrix::from_fn(rows), SVector::from_fn(|i, _| drifts(i))),
+            }
+        }
+    };
+}
+
+/// [`momenta!`]'s.
+struct Momenta<const N: usize> {
+    value: SVector<f64, 6>,
+    matrix: SMatrix<f64, 6, N>,
+    drift: SVector<f64, 6>,
+    jacobians: (SMatrix<f64, 6, N>, SVector<f64, 6>),
+}
+
+/// The rows of the momenta from the robot's tree (`lagrange_runtime::centroidal`, which
+/// `jacobians` runs when they are too large to unroll, the G1's) are the derivatives of
+/// the momenta `lets` evaluates (the `let`s the URDF writer declares): each column of
+/// ∂/∂q̇ the change of the `let`s, linear in q̇, along that velocity (to rounding), the drift
+/// their central difference along the motion, q moving with q̇ (step 1e-6, to 1e-7), and
+/// both those of `jacobians` to rounding, at random states of every robot of the suite:
+/// revolute, prismatic and mimic joints, fixed joints with and without a `<mimic>` tag,
+/// inertias written factored and plain, a robot without moving mass, one 1 414 m from the
+/// origin, and floating bases off the unit quaternion with rates across it.
+#[test]
+fn the_rows_of_the_momenta_are_the_derivatives_of_the_momenta() {
+    fn check<const N: usize>(
+        momenta: impl Fn(&State<N>) -> Momenta<N>,
+        rng: &mut common::Rng,
+        floating: bool,
+        what: &str,
+    ) {
+        for k in 0..4 {
+            let mut q = SVector::<f64, N>::from_fn(|_, _| rng.uniform(-1.5, 1.5));
+            let qd = SVector::<f64, N>::from_fn(
+                |_, _| {
+                    if k == 0 {
+                        0.0
+                    } else {
+                        rng.uniform(-1.0, 1.0)
+                    }
+                },
+            );
+            if floating {
+                let n = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize();
+                let scale = 1.0 + rng.uniform(-0.1, 0.1);
+                q.fixed_rows_mut::<4>(3).copy_from(&(n * scale));
+            }
+            let s = State::new(0.0, q, qd);
+            let Momenta {
+                value,
+                matrix,
+                drift,
+                jacobians,
+            } = momenta(&s);
+            let size = value.amax().max(matrix.amax()).max(drift.amax()).max(1.0);
+            for c in 0..N {
+                let mut moved = s;
+                moved.qd[c] += 1.0;
+                let change = momenta(&moved).value - value;
+                let column = matrix.column(c);
+                assert!(
+                    (change - column).amax() <= 1e-12 * size,
+                    "{what}, state {k}, column {c}: {change} against {column}"
+                );
+            }
+            let h = 1e-6;
+            let at = |t: f64| momenta(&State::new(0.0, s.q + s.qd * t, s.qd)).value;
+            let difference = (at(h) - at(-h)) / (2.0 * h);
+            assert!(
+                (difference - drift).amax() <= 1e-7 * size,
+                "{what}, state {k}: the drift {drift} against {difference}"
+            );
+            assert!(
+                (jacobians.0 - matrix).amax() <= 1e-12 * size
+                    && (jacobians.1 - drift).amax() <= 1e-12 * size,
+                "{what}, state {k}: jacobians' {}{} against the tree's {matrix}{drift}",
+                jacobians.0,
+                jacobians.1
+            );
+        }
+    }
+    let mut rng = common::Rng(4848);
+    let ur5 = Ur5::default();
+    check(momenta!(ur5), &mut rng, false, "UR5");
+    let panda = Panda::default();
+    check(momenta!(panda), &mut rng, false, "Panda");
+    let solo = Solo12::default();
+    check(momenta!(solo), &mut rng, true, "Solo-12");
+    let g1 = lagrange_test_models::g1::G1::default();
+    check(momenta!(g1), &mut rng, true, "G1");
+    check(
+        momenta!(FloatingBox::default()),
+        &mut rng,
+        true,
+        "floating box",
+    );
+    check(
+        momenta!(LockedGripper::default()),
+        &mut rng,
+        false,
+        "locked gripper",
+    );
+    check(
+        momenta!(LockedGripperPlain::default()),
+        &mut rng,
+        false,
+        "locked gripper (plain)",
+    );
+    check(
+        momenta!(MimicSlider::default()),
+        &mut rng,
+        false,
+        "mimic slider",
+    );
+    check(
+        momenta!(LightWrist::default()),
+        &mut rng,
+        false,
+        "light wrist",
+    );
+    check(
+        momenta!(LightWrist1000::default()),
+        &mut rng,
+        false,
+        "light wrist at 1 414 m",
+    );
+    check(
+        momenta!(Massless::default()),
+        &mut rng,
+        false,
+        "massless rotor",
+    );
+}

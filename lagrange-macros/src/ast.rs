@@ -36,7 +36,62 @@ pub struct Robot {
     /// Each fixed joint's name in the language, with its child link's: names that are not
     /// coordinates, which an unknown-name error explains.
     pub fixed_joints: Vec<(String, String)>,
+    /// The tree as the writer wrote the momenta, for `jacobians` (`expand::lets`).
+    pub tree: RobotTree,
 }
+
+/// A robot's tree as the URDF writer wrote `urdf_momentum` and `urdf_angular_momentum`
+/// (`urdf::writer`), whose rows `jacobians` computes from it at run time
+/// (`lagrange_runtime::centroidal`, whose types mirror these).
+#[derive(Clone)]
+pub struct RobotTree {
+    pub floating: bool,
+    /// The links whose frames were written, the root first, each after its parent.
+    pub links: Vec<TreeLink>,
+    /// The links that move and carry mass or inertia, in the order of `links`.
+    pub bodies: Vec<TreeBody>,
+}
+
+/// A link and the joint from its parent ([`RobotTree::links`]).
+#[derive(Clone)]
+pub struct TreeLink {
+    /// Its parent's index in [`RobotTree::links`] (the root: its own).
+    pub parent: usize,
+    pub joint: TreeJoint,
+    pub xyz: [f64; 3],
+    /// The joint's `rpy` rotation, `None` for the identity.
+    pub rpy: Option<[[f64; 3]; 3]>,
+}
+
+/// How a link moves relative to its parent, the coordinate by index.
+#[derive(Clone)]
+pub enum TreeJoint {
+    Root,
+    Fixed,
+    Revolute {
+        coordinate: usize,
+        axis: [f64; 3],
+        along: [f64; 3],
+    },
+    Prismatic {
+        coordinate: usize,
+        along: [f64; 3],
+    },
+}
+
+/// A body of the momenta ([`RobotTree::bodies`]).
+#[derive(Clone)]
+pub struct TreeBody {
+    pub link: usize,
+    pub mass: f64,
+    pub com: [f64; 3],
+    /// `None`: no rotational term.
+    pub inertia: Option<TreeInertia>,
+}
+
+/// A body's rotational terms as the writer wrote them ([`TreeBody::inertia`]): the nonzero
+/// pivots and columns of I = L D Lᵀ, or (`Err`) the tensor without that factorization.
+pub type TreeInertia = Result<Vec<(f64, [f64; 3])>, [[f64; 3]; 3]>;
 
 /// `#[attrs] vis struct Name`: what every generated item is named by and carries along
 /// (the lowered form keeps a copy, so code generation never reads the syntax tree).

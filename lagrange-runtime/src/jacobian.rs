@@ -105,10 +105,18 @@ impl<const N: usize, const K: usize> Rows<N, K> {
 /// element needs it) and one second-order pass along the motion (q moving with q̇, t with
 /// 1, q̇ fixed), whose second derivative is a position-level element's drift and whose
 /// first a velocity-level element's.
+///
+/// With `linear` (every velocity-level element linear in q̇, v = A(q, t) q̇, which the
+/// macro decides on the graph: a URDF robot's momenta, an `angular_velocity`), one pass
+/// per coordinate serves both: seeded along q_j with q̇ = e_j, a position-level element's
+/// derivative is ∂p/∂q_j (it does not read q̇) and a velocity-level element's value is
+/// v(q, e_j) = A e_j, its column j, exactly (the other velocities are zeros). N passes,
+/// not 2N.
 #[doc(hidden)]
 pub fn rows<const N: usize, const M: usize, const K: usize>(
     x: &Point<f64, N, M>,
     velocity: &[bool; K],
+    linear: bool,
     eval_first: impl Fn(&Point<Dual64, N, M>) -> [Dual64; K],
     eval_second: impl Fn(&Point<Dual2_64, N, M>) -> [Dual2_64; K],
 ) -> Rows<N, K> {
@@ -116,15 +124,28 @@ pub fn rows<const N: usize, const M: usize, const K: usize>(
     let any_position = velocity.iter().any(|v| !v);
     let any_velocity = velocity.iter().any(|v| *v);
     for j in 0..N {
+        let one = |i: usize| if i == j { 1.0 } else { 0.0 };
+        if linear {
+            let seeded = Point {
+                t: Dual64::from(x.t),
+                q: from_fn(|i| Dual64::new(x.q[i], one(i))),
+                qd: from_fn(|i| Dual64::from(one(i))),
+                u: x.u.map(Dual64::from),
+            };
+            let values = eval_first(&seeded);
+            for ((row, value), at) in matrix.iter_mut().zip(values).zip(velocity) {
+                row[j] = if *at { value.re } else { value.eps };
+            }
+            continue;
+        }
         for (level, wanted) in [(false, any_position), (true, any_velocity)] {
             if !wanted {
                 continue;
             }
-            let one = |i: usize, at_level: bool| if i == j && at_level { 1.0 } else { 0.0 };
             let seeded = Point {
                 t: Dual64::from(x.t),
-                q: from_fn(|i| Dual64::new(x.q[i], one(i, !level))),
-                qd: from_fn(|i| Dual64::new(x.qd[i], one(i, level))),
+                q: from_fn(|i| Dual64::new(x.q[i], if level { 0.0 } else { one(i) })),
+                qd: from_fn(|i| Dual64::new(x.qd[i], if level { one(i) } else { 0.0 })),
                 u: x.u.map(Dual64::from),
             };
             let values = eval_first(&seeded);
@@ -150,4 +171,64 @@ pub fn rows<const N: usize, const M: usize, const K: usize>(
         }
     });
     Rows { matrix, drift }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Scalar;
+
+    /// p = q₀² q₁ (position level), v = cos(q₀) q̇₀ + q₁ q̇₁ (linear in q̇) and
+    /// w = v + t q₀ (affine: a term without q̇).
+    fn quantities<D: Scalar>(x: &Point<D, 2, 0>) -> [D; 3] {
+        let [q0, q1] = x.q;
+        let [qd0, qd1] = x.qd;
+        let v = q0.cos() * qd0 + q1 * qd1;
+        [q0 * q0 * q1, v, v + x.t * q0]
+    }
+
+    /// The rows with one pass per coordinate serving both levels (`linear`) are those of
+    /// a pass per level, and both the closed forms: ∂p/∂q, ∂v/∂q̇ and the drifts p̈ and
+    /// v̇ at q̈ = 0.
+    #[test]
+    fn one_pass_per_coordinate_reads_a_linear_velocity_s_columns_off_its_value() {
+        let x = Point {
+            t: 0.7,
+            q: [0.3, -1.2],
+            qd: [0.8, 0.5],
+            u: [],
+        };
+        let linear = rows::<2, 0, 2>(
+            &x,
+            &[false, true],
+            true,
+            |p| {
+                let [a, b, _] = quantities(p);
+                [a, b]
+            },
+            |p| {
+                let [a, b, _] = quantities(p);
+                [a, b]
+            },
+        );
+        let both = rows::<2, 0, 3>(&x, &[false, true, true], false, quantities, quantities);
+        let ([q0, q1], [qd0, qd1]) = (x.q, x.qd);
+        let p_matrix = [2.0 * q0 * q1, q0 * q0];
+        let v_matrix = [q0.cos(), q1];
+        let p_drift = 2.0 * q1 * qd0 * qd0 + 4.0 * q0 * qd0 * qd1;
+        let v_drift = -q0.sin() * qd0 * qd0 + qd1 * qd1;
+        for r in [&linear.matrix[..], &both.matrix[..2]] {
+            for (got, want) in r.iter().zip([p_matrix, v_matrix]) {
+                for (g, w) in got.iter().zip(want) {
+                    assert!((g - w).abs() < 1e-15, "{got:?} against {want:?}");
+                }
+            }
+        }
+        for d in [&linear.drift[..], &both.drift[..2]] {
+            assert!((d[0] - p_drift).abs() < 1e-14 && (d[1] - v_drift).abs() < 1e-15);
+        }
+        // The affine one: the same matrix, and its drift has ∂w/∂t = q₀.
+        assert_eq!(both.matrix[2], both.matrix[1]);
+        assert!((both.drift[2] - (v_drift + q0 + x.t * qd0)).abs() < 1e-15);
+    }
 }

@@ -3,11 +3,12 @@
 
 use super::terms::{lift, point_type, unpack_point, Gen};
 use super::types::{jacobian_level, jacobians_type, lets_type};
+use crate::ast::{RobotTree, TreeJoint};
 use crate::check::key;
 use crate::graph::Graph;
-use crate::ir::Id;
+use crate::ir::{Deps, Id, Op};
 use crate::lower::Lowered;
-use crate::names::{internal, private};
+use crate::names::{float, internal, private};
 use crate::typing::Shape;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -22,11 +23,14 @@ use syn::Ident;
 /// the passes.
 const MAX_JACOBIAN_STATEMENTS: usize = 6_000;
 
-/// The budget of a robot's centroidal rows unrolled apart ([`CENTROIDAL`]). Measured on
-/// the Solo-12, whose momenta's rows take 11 602 statements: its `jacobians` costs 43 k
-/// instructions per call (callgrind, release) against 327 k with those rows by the passes
-/// (the frames' alone: 18 k), and `lagrange-test-models` builds in 43.1 s and 1.28 GB
-/// against 44.8 s and 1.23 GB (dev profile, `CARGO_INCREMENTAL=0`, the machine shared).
+/// The budget of a robot's momenta unrolled apart from its other `let`s, whose rows then
+/// stay unrolled ([`MOMENTA`]); beyond, their rows come from the robot's tree at run time
+/// ([`momenta_rows`]). Unrolled, they are the cheaper: the Solo-12's take 11 602
+/// statements and its `jacobians` 62 k instructions per call (callgrind, release)
+/// against 64 k from the tree, the Panda's 23.5 k against 27.3 k, and the UR5's, all its
+/// rows unrolled together, 9.9 k against 17.0 k: forward mode folds the file's zeros
+/// and ones, where the tree's recursion does every product. Against the passes the
+/// Solo-12's were 327 k.
 const MAX_CENTROIDAL_STATEMENTS: usize = 12_000;
 
 /// `Name::jacobians`, `Name::jacobians_along`, and the hidden method that evaluates the rows
@@ -48,68 +52,82 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         all.push((&lt.name, value.elems.clone(), level));
     }
     let ty = jacobians_type(&l.header);
+    // A robot's momenta ([`MOMENTA`]), by index into `all`.
+    let momenta: Vec<usize> = match &l.robot {
+        Some(_) => MOMENTA
+            .iter()
+            .filter_map(|name| all.iter().position(|(field, ..)| key(field) == *name))
+            .collect(),
+        None => Vec::new(),
+    };
+    let momenta = (momenta.len() == MOMENTA.len()).then_some(momenta);
+    // A robot's momenta from its tree: for `jacobians` when they are too large to unroll,
+    // and always for the tests, which check them against the `let`s (a hidden method).
+    let (tree_rows, tree) = match (&momenta, &l.robot) {
+        (Some(_), Some(robot)) => {
+            let (evaluate, constant) = momenta_rows(&robot.tree, n, m);
+            let doc = "The rows of the momenta from the robot's tree \
+                (`lagrange_runtime::centroidal`), for the tests. Not part of the public API.";
+            let method = quote! {
+                #constant
+
+                #[doc = #doc]
+                #[doc(hidden)]
+                #[must_use]
+                #[inline]
+                pub fn __momenta_from_tree(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #p::jacobian::Rows<#n, 6> {
+                    let #x = #p::Point::new(#s, #u);
+                    #evaluate
+                }
+            };
+            (evaluate, method)
+        }
+        _ => (TokenStream::new(), TokenStream::new()),
+    };
     let every: Vec<usize> = (0..all.len()).collect();
+    let others: Vec<usize> = every
+        .iter()
+        .copied()
+        .filter(|k| momenta.as_ref().is_none_or(|m| !m.contains(k)))
+        .collect();
     // The rows unrolled in `f64` where the code stays within its size; else, for a robot,
-    // the rows of every `let` but its centroidal ones unrolled and those apart
-    // (`CENTROIDAL`); else one dual-number pass per coordinate over the `let`s
-    // (`lagrange_runtime::jacobian::rows`).
-    let (groups, code) = match rows(
-        l,
-        unrolled,
-        &all,
-        &every,
-        Evaluation::Unrolled("__jacobian_rows"),
-    ) {
-        Some(unrolled_rows) => (vec![(every, unrolled_rows.0)], unrolled_rows.1),
+    // the rows of every `let` but its momenta unrolled and those apart, or from its tree;
+    // else one dual-number pass per coordinate (`lagrange_runtime::jacobian::rows`) over
+    // the method `lets` evaluates with when every `let` is in the group, or over the
+    // group's own (a robot's frames, whose momenta come from its tree).
+    let unrolled_rows = |members: &[usize], how| rows(l, unrolled, &all, members, how);
+    let groups_and_code = match unrolled_rows(&every, Evaluation::Unrolled("__jacobian_rows")) {
+        Some((evaluate, code)) => (vec![(every.clone(), evaluate)], code),
         None => {
-            // The momenta first (velocity-level: their passes seed the velocities alone),
-            // then the centre of mass too.
-            let split = [&CENTROIDAL[2..], &CENTROIDAL[..]]
-                .into_iter()
-                .filter(|_| l.robot.is_some())
-                .map(|names| -> (Vec<usize>, Vec<usize>) {
-                    every
-                        .iter()
-                        .partition(|&&k| names.contains(&key(all[k].0).as_str()))
-                })
-                .filter(|(centroidal, _)| !centroidal.is_empty())
-                .find_map(|(centroidal, others)| {
-                    let unrolled_rows = rows(
-                        l,
-                        unrolled,
-                        &all,
-                        &others,
-                        Evaluation::Unrolled("__jacobian_rows"),
-                    )?;
-                    Some((centroidal, others, unrolled_rows))
-                });
-            match split {
-                Some((centroidal, others, (evaluate, code))) => {
-                    let (centroidal_rows, centroidal_code) =
-                        rows(l, unrolled, &all, &centroidal, Evaluation::Centroidal)
-                            .or_else(|| {
-                                rows(
-                                    l,
-                                    unrolled,
-                                    &all,
-                                    &centroidal,
-                                    Evaluation::Passes("__eval_centroidal_lets"),
-                                )
-                            })
-                            .expect("the passes");
-                    (
-                        vec![(others, evaluate), (centroidal, centroidal_rows)],
-                        quote!(#code #centroidal_code),
-                    )
-                }
-                None => {
-                    let (evaluate, eval_fn) =
-                        rows(l, unrolled, &all, &every, Evaluation::Lets).expect("the passes");
-                    (vec![(every, evaluate)], eval_fn)
-                }
+            let (evaluate, mut code, fits) =
+                match unrolled_rows(&others, Evaluation::Unrolled("__jacobian_rows")) {
+                    Some((evaluate, code)) => (evaluate, code, true),
+                    None if others.len() == all.len() => {
+                        let (evaluate, code) =
+                            unrolled_rows(&others, Evaluation::Lets).expect("the passes");
+                        (evaluate, code, false)
+                    }
+                    None => {
+                        let (evaluate, code) =
+                            unrolled_rows(&others, Evaluation::Passes("__eval_jacobian_lets"))
+                                .expect("the passes");
+                        (evaluate, code, false)
+                    }
+                };
+            let mut groups = vec![(others.clone(), evaluate)];
+            if let Some(members) = momenta.clone() {
+                let apart = fits
+                    .then(|| unrolled_rows(&members, Evaluation::Centroidal))
+                    .flatten();
+                let (evaluate, more) = apart.unwrap_or_else(|| (tree_rows.clone(), quote!()));
+                groups.push((members, evaluate));
+                code.extend(more);
             }
+            (groups, code)
         }
     };
+    let (groups, mut code) = groups_and_code;
+    code.extend(tree);
     let mut fields = Vec::new();
     let mut bindings = Vec::new();
     for (g, (members, evaluate)) in groups.iter().enumerate() {
@@ -150,35 +168,34 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     }
 }
 
-/// The centroidal `let`s of a URDF model (`urdf::writer`), whose rows a robot's
-/// `jacobians` computes apart when the rows of all its `let`s would not stay within
-/// [`MAX_JACOBIAN_STATEMENTS`], so that its frames keep their unrolled rows: the momenta
-/// (or, when that is not enough, all four), unrolled by a method of their own within
-/// [`MAX_CENTROIDAL_STATEMENTS`], else by the dual-number passes. The Solo-12's frames and
-/// centre of mass take 5 585 statements, its momenta 11 602 apart (16 430 together: a
-/// product per link and velocity, and the drift a second derivative of every link's
-/// velocity); the Panda's 3 349 and 5 481.
-const CENTROIDAL: [&str; 4] = [
-    "urdf_mass",
-    "urdf_com",
-    "urdf_momentum",
-    "urdf_angular_momentum",
-];
+/// A URDF robot's momenta (`urdf::writer`), whose rows `jacobians` computes apart from
+/// its other `let`s' when all of them would not stay within [`MAX_JACOBIAN_STATEMENTS`]:
+/// unrolled within [`MAX_CENTROIDAL_STATEMENTS`] (the Solo-12's 11 602 statements, the
+/// Panda's 5 481: a product per link and velocity above it), else from the robot's tree
+/// ([`momenta_rows`], the G1's), not by the passes, each of which would evaluate them and
+/// the velocities they are made of: the G1's `jacobians` took 396 µs with its momenta's
+/// rows by the passes (2N of them), 112 µs before it had momenta, and takes 111–119 µs
+/// with them from its tree (`cargo bench --bench robots -- --exact g1/jacobians`, the
+/// machine shared); callgrind: 0.93 M instructions per call, against 2.0 M with the
+/// momenta in N passes.
+const MOMENTA: [&str; 2] = ["urdf_momentum", "urdf_angular_momentum"];
 
 /// How the rows of a group of `let`s are evaluated.
 enum Evaluation {
     /// Unrolled in `f64` ([`crate::fast::jacobian_rows_fn`]), within
     /// [`MAX_JACOBIAN_STATEMENTS`], by a method of this name.
     Unrolled(&'static str),
-    /// A robot's centroidal rows unrolled apart, within [`MAX_CENTROIDAL_STATEMENTS`].
+    /// A robot's momenta unrolled apart, within [`MAX_CENTROIDAL_STATEMENTS`].
     Centroidal,
     /// By the runtime's dual-number passes, over a generic method of this name evaluating
     /// the group's elements.
     Passes(&'static str),
     /// By the passes over the method `lets` evaluates with, the group's elements picked
-    /// from every `let`'s: not a second copy of the `let`s' code for the few that have no
-    /// Jacobian (the energies, whose terms the others share: a URDF robot's momenta are
-    /// made of its kinetic energy's velocities), at the cost of evaluating those too.
+    /// from every `let`'s, when the group is every `let` that has a Jacobian: not a second
+    /// copy of the `let`s' code for the few that have none, at the cost of evaluating
+    /// those too. Not for a robot, whose momenta are not in the group: every pass would
+    /// evaluate them and the kinetic energy's velocities they are made of, where the
+    /// group's own method (`Passes`) evaluates the frames alone.
     Lets,
 }
 
@@ -215,10 +232,12 @@ fn rows(
         }
         Evaluation::Passes(method) => {
             let eval = internal(method);
+            let linear = linear_in_velocities(l, &ids, &velocity);
             let rows = quote! {
                 #p::jacobian::rows::<#n, #m, #k>(
                     &#x,
                     &[#(#velocity),*],
+                    #linear,
                     |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
                     |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
                 )
@@ -239,10 +258,12 @@ fn rows(
                     .map(|id| every.iter().position(|e| e == id).expect("a let's element"));
                 quote!({ let #v = self.#eval(#x); [#(#v[#at]),*] })
             };
+            let linear = linear_in_velocities(l, &ids, &velocity);
             let rows = quote! {
                 #p::jacobian::rows::<#n, #m, #k>(
                     &#x,
                     &[#(#velocity),*],
+                    #linear,
                     |#x: &#p::Point<#p::Dual64, #n, #m>| #pick,
                     |#x: &#p::Point<#p::Dual2_64, #n, #m>| #pick,
                 )
@@ -250,6 +271,111 @@ fn rows(
             Some((rows, TokenStream::new()))
         }
     }
+}
+
+/// The expression evaluating the rows of a robot's momenta (`urdf_momentum`, then
+/// `urdf_angular_momentum`) from its tree at run time
+/// (`lagrange_runtime::centroidal::momenta`), and the tree as a constant.
+fn momenta_rows(tree: &RobotTree, n: usize, m: usize) -> (TokenStream, TokenStream) {
+    let p = private();
+    let x = internal("x");
+    let c = quote!(#p::centroidal);
+    let number = |v: f64| float(v, proc_macro2::Span::call_site());
+    let vector = |v: &[f64; 3]| {
+        let [a, b, c] = v.map(number);
+        quote!([#a, #b, #c])
+    };
+    let matrix = |r: &[[f64; 3]; 3]| {
+        let rows = r.iter().map(vector);
+        quote!([#(#rows),*])
+    };
+    let links = tree.links.iter().map(|link| {
+        let joint = match &link.joint {
+            TreeJoint::Root => quote!(#c::Joint::Root),
+            TreeJoint::Fixed => quote!(#c::Joint::Fixed),
+            TreeJoint::Revolute {
+                coordinate,
+                axis,
+                along,
+            } => {
+                let (axis, along) = (vector(axis), vector(along));
+                quote!(#c::Joint::Revolute { coordinate: #coordinate, axis: #axis, along: #along })
+            }
+            TreeJoint::Prismatic { coordinate, along } => {
+                let along = vector(along);
+                quote!(#c::Joint::Prismatic { coordinate: #coordinate, along: #along })
+            }
+        };
+        let (parent, xyz) = (link.parent, vector(&link.xyz));
+        let rpy = match &link.rpy {
+            Some(r) => {
+                let r = matrix(r);
+                quote!(Some(#r))
+            }
+            None => quote!(None),
+        };
+        quote!(#c::Link { parent: #parent, joint: #joint, xyz: #xyz, rpy: #rpy })
+    });
+    let bodies = tree.bodies.iter().map(|b| {
+        let (link, mass, com) = (b.link, number(b.mass), vector(&b.com));
+        let inertia = match &b.inertia {
+            None => quote!(#c::Inertia::Zero),
+            Some(Ok(factors)) => {
+                let factors = factors.iter().map(|(d, l)| {
+                    let (d, l) = (number(*d), vector(l));
+                    quote!((#d, #l))
+                });
+                quote!(#c::Inertia::Factored(&[#(#factors),*]))
+            }
+            Some(Err(tensor)) => {
+                let tensor = matrix(tensor);
+                quote!(#c::Inertia::Plain(#tensor))
+            }
+        };
+        quote!(#c::Body { link: #link, mass: #mass, com: #com, inertia: #inertia })
+    });
+    let (count, bodies_count, floating) = (tree.links.len(), tree.bodies.len(), tree.floating);
+    let name = internal("__ROBOT_TREE");
+    let code = quote! {
+        // The file's numbers as they are (clippy's `approx_constant` would see π/4 in them).
+        #[doc(hidden)]
+        #[allow(clippy::all, clippy::pedantic)]
+        const #name: #c::Robot<#count, #bodies_count> = #c::Robot {
+            floating: #floating,
+            links: [#(#links),*],
+            bodies: [#(#bodies),*],
+        };
+    };
+    let evaluate = quote!(#c::momenta::<#n, #m, #count, #bodies_count>(&Self::#name, &#x));
+    (evaluate, code)
+}
+
+/// Whether every velocity-level element of `ids` is linear in the velocities, A(q, t) q̇
+/// with nothing added (`velocity[k]`: element k is at velocity level), so that the
+/// runtime's passes read its Jacobian's columns off one pass per coordinate with q̇ = e_j
+/// (`lagrange_runtime::jacobian::rows`): a URDF robot's momenta, an `angular_velocity`;
+/// not a velocity with a term of ∂p/∂t. Decided on the lowered graph, by the rules that
+/// keep a node homogeneous of degree one in q̇: `dot` of what does not depend on t (nor
+/// on an input), sums and differences of such nodes, their negations, products with and
+/// quotients by what does not depend on q̇.
+fn linear_in_velocities(l: &Lowered, ids: &[Id], velocity: &[bool]) -> bool {
+    let ir = &l.ir;
+    let live = ir.live(ids);
+    let constant = |a: Id| !ir.deps(a).has(Deps::QD);
+    let mut linear = vec![false; ir.len()];
+    for id in (0..ir.len()).filter(|&id| live[id]) {
+        linear[id] = match ir.op(id) {
+            Op::Dot(a) => !ir.deps(a).has(Deps::T.union(Deps::U).union(Deps::QD)),
+            Op::Neg(a) => linear[a],
+            Op::Add(a, b) | Op::Sub(a, b) => linear[a] && linear[b],
+            Op::Mul(a, b) => (linear[a] && constant(b)) || (constant(a) && linear[b]),
+            Op::Div(a, b) => linear[a] && constant(b),
+            _ => false,
+        };
+    }
+    ids.iter()
+        .zip(velocity)
+        .all(|(&id, &at_velocity)| !at_velocity || linear[id])
 }
 
 /// The hidden generic method evaluating every element of every `let` ([`let_elements`]).
@@ -328,5 +454,45 @@ pub(super) fn values_fn(l: &Lowered, name: &Ident, ids: &[Id]) -> TokenStream {
             #unpack
             #body
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which velocity-level `let`s [`linear_in_velocities`] finds linear in q̇: an angular
+    /// velocity, a sum of rates times what depends on q, a quotient by it, and a rate
+    /// times an input are; a velocity with ∂p/∂t and one with a constant added are not.
+    #[test]
+    fn a_velocity_is_linear_when_nothing_without_a_rate_is_added() {
+        let model = crate::parse::parse(quote! {
+            struct Linear {
+                coordinates: a, b;
+                inputs: u;
+                let w = angular_velocity(rot_z(a) * rot_x(b));
+                let v = 2 * cos(a) * dot(a) - dot([a * b, sin(b)]) / (2 + a^2);
+                let moving = dot([a + t, b]);
+                let shifted = dot(a) + 1;
+                let pushed = u * dot(a);
+                kinetic = dot(a)^2 + dot(b)^2;
+            }
+        })
+        .expect("a model");
+        let mut errors = crate::errors::Errors::default();
+        let checked = crate::check::check(&model, &mut errors);
+        let l = crate::lower::lower(&checked, &mut errors);
+        assert!(errors.finish().is_ok());
+        let linear = |name: &str| {
+            let value = l
+                .lets
+                .iter()
+                .find(|lt| lt.name == name)
+                .and_then(|lt| lt.value.as_ref())
+                .expect("the let");
+            linear_in_velocities(&l, &value.elems, &vec![true; value.elems.len()])
+        };
+        assert!(linear("w") && linear("v") && linear("pushed"));
+        assert!(!linear("moving") && !linear("shifted"));
     }
 }

@@ -143,7 +143,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         actuated,
     };
     let names: Vec<String> = declared.iter().map(crate::check::key).collect();
-    let (statements, joints, fixed_joints) = writer
+    let (statements, joints, fixed_joints, tree) = writer
         .statements(&robot, floating, &names, own_coordinates)
         .map_err(|failure| match failure {
             Failure::File(line, m) => error(line, m),
@@ -185,6 +185,7 @@ pub fn splice(model: &mut Model) -> syn::Result<()> {
         file,
         joints,
         fixed_joints,
+        tree,
     });
     Ok(())
 }

@@ -13,7 +13,10 @@ use super::names::{claim_all, escaped, identifier, Identifiers, FLOATING_BASE};
 use super::order::{walk, Walk};
 use super::units::Si;
 use super::xml::{Joint, Link, Urdf};
-use crate::ast::{BinOp, Declared, Expr, Index, Number, Parameter, RobotJoint, Statement};
+use crate::ast::{
+    BinOp, Declared, Expr, Index, Number, Parameter, RobotJoint, RobotTree, Statement, TreeBody,
+    TreeJoint, TreeLink,
+};
 use proc_macro2::Span;
 use syn::Ident;
 
@@ -221,14 +224,7 @@ impl Writer {
     /// entry, not a physical one) or whose factors overflow `f64` is written with ω_b.
     fn spin(&self, id: &str, tensor: &Matrix, w: &Expr) -> Spin {
         let frame = || self.name(&format!("{id}_R"));
-        // A factor whose entries (or halved pivots) overflow, as a tiny pivot under large
-        // entries can make them, is not used: the tensor itself is finite.
-        let finite = |factor: &[(f64, [f64; 3]); 3]| {
-            factor
-                .iter()
-                .all(|(d, l)| (d / 2.0).is_finite() && l.iter().all(|x| x.is_finite()))
-        };
-        let Some(factor) = unit_ldlt(tensor).filter(finite) else {
+        let Some(factor) = inertia_factors(tensor) else {
             let body = self.call("transpose", vec![frame()]);
             let body = self.binary(BinOp::Mul, body, w.clone());
             let spin = self.binary(
@@ -240,7 +236,6 @@ impl Writer {
         };
         let squares = factor
             .into_iter()
-            .filter(|&(d, _)| d != 0.0)
             .map(|(d, column)| {
                 let axis = self.binary(BinOp::Mul, frame(), self.vector(column, None));
                 let along = self.call("inner", vec![axis.clone(), w.clone()]);
@@ -297,7 +292,7 @@ impl Writer {
         floating: bool,
         declared: &[String],
         own_coordinates: bool,
-    ) -> Result<(Vec<Statement>, Limits, FixedJoints), Failure> {
+    ) -> Result<(Vec<Statement>, Limits, FixedJoints, RobotTree), Failure> {
         let declare_g = !declared.iter().any(|n| n == "g");
         let Walk { root, order } = walk(robot)?;
         let Identifiers {
@@ -326,7 +321,8 @@ impl Writer {
         self.dissipation(&tree, &mut out);
         self.centroidal(&tree, &bodies, &mut out);
         self.constraints(&tree, &mut out)?;
-        Ok((out, limits, fixed))
+        let robot_tree = robot_tree(&tree, &kinematics, &bodies);
+        Ok((out, limits, fixed, robot_tree))
     }
 
     /// The coordinates (the floating base's, then one per joint that has one, in the walk's
@@ -827,5 +823,82 @@ impl Writer {
             });
         }
         Ok(())
+    }
+}
+
+/// The nonzero pivots d_k and columns l_k of I = L D Lᵀ (L unit lower triangular) that a
+/// link's rotational terms are written with ([`Writer::spin`]), `None` when the tensor has
+/// no such factorization or its factors overflow `f64` (a tiny pivot under large entries
+/// can make them; the tensor itself is finite).
+fn inertia_factors(tensor: &Matrix) -> Option<Vec<(f64, [f64; 3])>> {
+    let factor = unit_ldlt(tensor)?;
+    let finite = factor
+        .iter()
+        .all(|(d, l)| (d / 2.0).is_finite() && l.iter().all(|x| x.is_finite()));
+    finite.then(|| factor.into_iter().filter(|&(d, _)| d != 0.0).collect())
+}
+
+/// The tree as [`Writer::centroidal`] wrote the momenta from the kinematics
+/// ([`Writer::frames`]) and the bodies ([`Writer::energies`]): the links in the order of
+/// their frames, each joint with its coordinate's index (the floating base's seven first,
+/// then the joints that have one in the walk's order, as [`Writer::declarations`]), and
+/// each body's rotational terms as [`Writer::spin`] factors them.
+fn robot_tree(tree: &Tree, kinematics: &Kinematics, bodies: &[Body]) -> RobotTree {
+    let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let mut index = vec![usize::MAX; tree.links.len()];
+    for (k, &l) in kinematics.frames.iter().enumerate() {
+        index[l] = k;
+    }
+    let mut links = vec![TreeLink {
+        parent: 0,
+        joint: TreeJoint::Root,
+        xyz: [0.0; 3],
+        rpy: None,
+    }];
+    let mut coordinate = if tree.floating { 7 } else { 0 };
+    for &j in &tree.order {
+        let joint = &tree.joints[j];
+        let origin = rpy_matrix(joint.rpy);
+        let along = apply(&origin, joint.axis);
+        let kind = match joint.kind.motion() {
+            Some(Motion::Turn) => TreeJoint::Revolute {
+                coordinate,
+                axis: joint.axis,
+                along,
+            },
+            Some(Motion::Slide) => TreeJoint::Prismatic { coordinate, along },
+            None => TreeJoint::Fixed,
+        };
+        if joint.kind.motion().is_some() {
+            coordinate += 1;
+        }
+        debug_assert_eq!(index[joint.child], links.len());
+        links.push(TreeLink {
+            parent: index[joint.parent],
+            joint: kind,
+            xyz: joint.xyz,
+            rpy: (origin != identity).then_some(origin),
+        });
+    }
+    let bodies = bodies
+        .iter()
+        .map(|b| {
+            let inertial = tree.links[b.link].inertial.as_ref();
+            let tensor = inertial.map_or([[0.0; 3]; 3], |i| i.tensor);
+            TreeBody {
+                link: index[b.link],
+                mass: b.mass,
+                com: inertial.map_or([0.0; 3], |i| i.xyz),
+                inertia: b
+                    .spin
+                    .as_ref()
+                    .map(|_| inertia_factors(&tensor).ok_or(tensor)),
+            }
+        })
+        .collect();
+    RobotTree {
+        floating: tree.floating,
+        links,
+        bodies,
     }
 }
