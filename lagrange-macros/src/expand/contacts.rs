@@ -3,7 +3,7 @@
 //! `impulse_dynamics`, which evaluate the contacts' rows (Jacobian and drift) and hand them
 //! to `lagrange_runtime::contact`.
 
-use super::lets::values_fn;
+use super::lets::{rows, values_fn, Evaluation};
 use crate::ast::Header;
 use crate::graph::Graph;
 use crate::lower::Lowered;
@@ -11,11 +11,6 @@ use crate::names::{internal, private};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
-
-/// Beyond this many statements the contacts' rows come from the runtime's dual-number
-/// passes (one per coordinate) instead of unrolled `f64` code: the budget of
-/// `Name::jacobians`'s own rows (`lets.rs`).
-const MAX_CONTACT_STATEMENTS: usize = 6_000;
 
 /// A contact's name and its number of rows (3 for a point, 6 for a frame).
 pub struct ContactFace<'a> {
@@ -109,38 +104,45 @@ pub(super) fn contacts_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     let p = private();
     let [s, u, x, f, settings, active, restitution] =
         ["s", "u", "x", "f", "settings", "active", "restitution"].map(internal);
-    let ids: Vec<usize> = l.contacts.iter().flat_map(|c| c.elems.clone()).collect();
-    let velocity: Vec<bool> = l.contacts.iter().flat_map(|c| c.velocity.clone()).collect();
     let velocities: Vec<usize> = l
         .contacts
         .iter()
         .flat_map(|c| c.velocities.clone())
         .collect();
-    let c = ids.len();
+    let c: usize = l.contacts.iter().map(|c| c.elems.len()).sum();
     let r = k + c;
-    let rows_fn = internal("__contact_rows");
-    let (evaluate, rows_code) = match crate::fast::jacobian_rows_fn(
+    // The rows unrolled within the budget of `jacobians`' own, else by the dual-number
+    // passes: `jacobians`' code for both, each contact as groups of three elements of one
+    // level (a frame's ω, velocity level, then its point).
+    let groups: Vec<(&Ident, Vec<usize>, bool)> = l
+        .contacts
+        .iter()
+        .flat_map(|contact| {
+            contact
+                .elems
+                .chunks(3)
+                .zip(contact.velocity.chunks(3))
+                .map(move |(elems, level)| (&contact.name, elems.to_vec(), level[0]))
+        })
+        .collect();
+    let members: Vec<usize> = (0..groups.len()).collect();
+    let (evaluate, rows_code) = rows(
         l,
         unrolled,
-        &ids,
-        &velocity,
-        MAX_CONTACT_STATEMENTS,
-        &rows_fn,
-    ) {
-        Some(code) => (quote!(self.#rows_fn(#x)), code),
-        None => {
-            let eval = internal("__eval_contacts");
-            let evaluate = quote! {
-                #p::jacobian::rows::<#n, #m, #c>(
-                    #x,
-                    &[#(#velocity),*],
-                    |#x: &#p::Point<#p::Dual64, #n, #m>| self.#eval(#x),
-                    |#x: &#p::Point<#p::Dual2_64, #n, #m>| self.#eval(#x),
-                )
-            };
-            (evaluate, values_fn(l, &eval, &ids))
-        }
-    };
+        &groups,
+        &members,
+        Evaluation::Unrolled("__contact_rows"),
+    )
+    .or_else(|| {
+        rows(
+            l,
+            unrolled,
+            &groups,
+            &members,
+            Evaluation::Passes("__eval_contacts"),
+        )
+    })
+    .expect("the passes");
     let velocities_fn = internal("__contact_velocities");
     let velocities_code = values_fn(l, &velocities_fn, &velocities);
     let row_names = l.contacts.iter().flat_map(|contact| {

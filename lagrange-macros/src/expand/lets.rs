@@ -181,7 +181,7 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
 const MOMENTA: [&str; 2] = ["urdf_momentum", "urdf_angular_momentum"];
 
 /// How the rows of a group of `let`s are evaluated.
-enum Evaluation {
+pub(super) enum Evaluation {
     /// Unrolled in `f64` ([`crate::fast::jacobian_rows_fn`]), within
     /// [`MAX_JACOBIAN_STATEMENTS`], by a method of this name.
     Unrolled(&'static str),
@@ -202,7 +202,7 @@ enum Evaluation {
 /// The expression evaluating the rows of the `let`s `members` (indices into `all`, each
 /// `let` with its elements and level) and the code it calls; `None` when unrolled rows
 /// would exceed their size.
-fn rows(
+pub(super) fn rows(
     l: &Lowered,
     unrolled: &Graph,
     all: &[(&Ident, Vec<Id>, bool)],
