@@ -230,3 +230,79 @@ fn solo12_linearize_contacts_matches_central_differences() {
         }
     }
 }
+
+/// An inelastic impact on the Solo-12's feet is the M-weighted projection of the
+/// velocities onto those that keep the feet (and the quaternion's norm) at rest: after it
+/// the active feet do not move, M (q̇⁺ − q̇⁻) is orthogonal to every velocity that keeps
+/// them at rest, and the kinetic energy does not grow; the impulses are the change of the
+/// linear momentum. At every stored state and contact set.
+#[test]
+fn an_inelastic_impact_is_the_mass_weighted_projection() {
+    use lagrange_runtime::nalgebra::DMatrix;
+    let solo = Solo12::default();
+    let none = SVector::<f64, 18>::zeros();
+    each_set::<19, 18>("solo12", |s, _, active, _, label| {
+        let on = Solo12Contacts {
+            fl: active.contains(&"fl"),
+            fr: active.contains(&"fr"),
+            hl: active.contains(&"hl"),
+            hr: active.contains(&"hr"),
+        };
+        let (after, impulses) = solo.impulse_dynamics(s, &on, 0.0).unwrap();
+        let j = solo.jacobians(s, &none);
+        let feet = [
+            (on.fl, &j.FL_FOOT_p.matrix, impulses.fl),
+            (on.fr, &j.FR_FOOT_p.matrix, impulses.fr),
+            (on.hl, &j.HL_FOOT_p.matrix, impulses.hl),
+            (on.hr, &j.HR_FOOT_p.matrix, impulses.hr),
+        ];
+        // The rows that must vanish: the active feet's, and n · ṅ = 0.
+        let mut rows: Vec<SVector<f64, 19>> = Vec::new();
+        for (held, jac, _) in &feet {
+            if *held {
+                for r in 0..3 {
+                    rows.push(jac.row(r).transpose());
+                    let speed = jac.row(r).dot(&after.qd.transpose());
+                    assert!(
+                        speed.abs() < 1e-12,
+                        "{label}: a held foot moves at {speed:e}"
+                    );
+                }
+            }
+        }
+        let mut n = SVector::<f64, 19>::zeros();
+        n.fixed_rows_mut::<4>(3).copy_from(&s.q.fixed_rows::<4>(3));
+        rows.push(n);
+        let c = DMatrix::from_fn(rows.len(), 19, |r, k| rows[r][k]);
+        let svd = c.svd(false, true);
+        let v_t = svd.v_t.expect("V");
+        let rank = svd.singular_values.iter().filter(|&&x| x > 1e-10).count();
+        let mass = solo.mass_matrix(s, &none);
+        let change = mass * (after.qd - s.qd);
+        // Every velocity that keeps them at rest: the rows of Vᵀ past the rank, and the
+        // directions no row involves (V's full basis is 19 × 19 only for 19 rows, so the
+        // complement is taken by projection).
+        let basis = DMatrix::from_fn(rank, 19, |r, k| v_t[(r, k)]);
+        for k in 0..19 {
+            let mut e = SVector::<f64, 19>::zeros();
+            e[k] = 1.0;
+            let de = DMatrix::from_column_slice(19, 1, e.as_slice());
+            let free = &de - basis.transpose() * (&basis * &de);
+            let work: f64 = (0..19).map(|i| free[(i, 0)] * change[i]).sum();
+            assert!(
+                work.abs() < 1e-10 * (1.0 + change.amax()),
+                "{label}: {work:e}"
+            );
+        }
+        let before = solo.kinetic_energy(s, &none);
+        assert!(solo.kinetic_energy(&after, &none) <= before + 1e-12 * (1.0 + before));
+        // Σ Λ = Δ(m ċ): the momentum the feet took out.
+        let total: SVector<f64, 3> = feet.iter().map(|(_, _, i)| i).sum();
+        let momentum = |s: &State<19>| solo.lets(s, &none).urdf_momentum;
+        let delta = momentum(&after) - momentum(s);
+        assert!(
+            (total - delta).amax() < 1e-10 * (1.0 + delta.amax()),
+            "{label}: {total} vs {delta}"
+        );
+    });
+}

@@ -234,8 +234,9 @@ impl<S: Scalar, const N: usize, const R: usize> Reduced<S, N, R> {
         }
     }
 
-    /// The reduced system with `factor` of M (or of its completion, `f` completed with it).
-    fn new<F: Factor<S, N>>(
+    /// J M⁻¹ Jᵀ and J M⁻¹ f − γ with `factor` of M (or of its completion, `f` completed
+    /// with it).
+    fn schur_and_rhs<F: Factor<S, N>>(
         factor: &F,
         f: SVector<S, N>,
         j: &SMatrix<S, R, N>,
@@ -282,8 +283,8 @@ pub(crate) fn reduce<S: Scalar, const N: usize, const K: usize, const R: usize>(
     };
     let build = |factor: AnyFactor<S, N>, f: SVector<S, N>| {
         let (schur, rhs) = match &factor {
-            AnyFactor::Tree(x) => Reduced::new(x, f, j, gamma),
-            AnyFactor::Dense(x) => Reduced::new(x, f, j, gamma),
+            AnyFactor::Tree(x) => Reduced::schur_and_rhs(x, f, j, gamma),
+            AnyFactor::Dense(x) => Reduced::schur_and_rhs(x, f, j, gamma),
         };
         Reduced {
             schur,
