@@ -5,9 +5,11 @@
 //! while active) or `contact NAME = frame(R, p);` (a flat foot or a grasp: 6 rows, the
 //! world angular velocity ω of R and ṗ zero). Nothing changes in the model's own dynamics:
 //! `lagrangian!` generates `NameContacts { pub NAME: bool, … }` (which contacts are active)
-//! and `NameContactForces { pub NAME: SVector<f64, 3 or 6>, … }`, and the methods
-//! `contact_dynamics`, `contact_dynamics_with` and `impulse_dynamics`, which call this
-//! module.
+//! and `NameContactForces { pub NAME: SVector<f64, 3 or 6>, … }`, the methods
+//! `contact_dynamics`, `contact_dynamics_with`, `impulse_dynamics` and
+//! `linearize_contacts`, which call this module, and `holding`, which makes a [`Holding`]
+//! (the model with a set of contacts held, to simulate); the model implements
+//! [`Contacts`].
 //!
 //! # Contact dynamics
 //!
@@ -24,8 +26,12 @@
 //! world axes; that of a frame contact the moment (first, world axes) and the force at p.
 //! For a frame contact the two formulations agree when the contact is at rest: Pinocchio's
 //! 6D constraint holds the spatial acceleration of the frame, which leaves out ω × ṗ.
-//! Inactive contacts have zero force. The system is solved through the Schur complement
-//! J M⁻¹ Jᵀ, as the model's own constraints are ([`constrained`](crate::constrained)); a
+//! Inactive contacts have zero force, and so has a row that no velocity moves and that asks
+//! for no acceleration (the out-of-plane direction of a planar model's point). The system
+//! is solved through the Schur complement J M⁻¹ Jᵀ, as the model's own constraints are
+//! ([`constrained`](crate::constrained)): M factored along the model's kinematic tree
+//! (completed, when only semidefinite, by its own constraints), J M⁻¹ Jᵀ = Zᵀ D⁻¹ Z from
+//! the half solves Z = L⁻ᵀ Jᵀ, and q̈ = M⁻¹ (f − Jᵀ λ) by one more solve; a
 //! set of contacts whose rows are dependent (four coplanar flat feet, or a point contact
 //! twice) is an error naming them, unless [`ContactSettings::regularization`] is given:
 //! then the multipliers are found by Pinocchio's proximal iteration,
@@ -173,7 +179,11 @@ pub trait Contacts<const N: usize, const M: usize, const C: usize>: Model<N, M> 
 /// model's own), so that a [`Simulation`](crate::simulate::Simulation) runs a robot standing
 /// on those feet with any integrator and controller. `Name::holding(&active, gain)` makes
 /// one; switch contact sets by running one simulation per phase, each from the last state
-/// of the one before (through `impulse_dynamics` where a contact lands).
+/// of the one before (through `impulse_dynamics` where a contact lands). A run checks that
+/// its start is on the model's own constraints to rounding (a floating base's unit
+/// quaternion): the last state of an integration is off them by its error, so
+/// [`project`](crate::ConstraintSolver::project) it first, as `examples/solo12_standing.rs`
+/// does.
 #[derive(Debug, Clone, Copy)]
 pub struct Holding<'a, T, const C: usize> {
     /// The model.
