@@ -596,7 +596,7 @@ pub(crate) fn check_projection<const N: usize>(
 }
 
 /// `Ok` if every element of `m` is finite, else the error naming `quantity`.
-fn finite<const R: usize, const C: usize>(
+pub(crate) fn finite<const R: usize, const C: usize>(
     m: &SMatrix<f64, R, C>,
     quantity: &'static str,
 ) -> Result<(), DynamicsError> {

@@ -57,15 +57,14 @@
 //! Nothing here allocates, except the errors that name contacts (and the linearization's
 //! matrices).
 
-use crate::constrained::{constraints_in_state, dependent_rows, velocity_terms};
+use crate::constrained::{constraints_in_state, dependent_rows, finite, velocity_terms};
 use crate::dual_passes::{gamma, velocity_terms_in};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
 use crate::jacobian::Rows;
-use crate::jacobian_seed::forward_jacobian;
 use crate::linalg::kkt::{self, Reduced, Unsolvable};
 use crate::linalg::{self, Lu};
-use crate::linearize::{not_finite, Linearization};
+use crate::linearize::{of_constrained_solve, Linearization};
 use crate::model::{Equations, Model, Point, Scalar};
 use crate::{Dynamics, State};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
@@ -386,36 +385,10 @@ pub fn linearize<
 ) -> Result<Linearization<N, M>, DynamicsError> {
     let settings = ContactSettings::default();
     let (accelerations, _) = dynamics::<T, N, M, K, C, R>(model, s, u, active, &settings)?;
-    let base = Point::new(s, u);
-    let mut lin = Linearization {
-        state: *s,
-        inputs: *u,
-        accelerations,
-        d_q: SMatrix::zeros(),
-        d_qd: SMatrix::zeros(),
-        d_u: SMatrix::zeros(),
-        tangent: DMatrix::zeros(0, 0),
-    };
-    let columns = forward_jacobian(&base, |x| {
+    let rows = manifold::<T, N, M, C>(model, s, u, active);
+    of_constrained_solve(s, u, accelerations, &rows, |x| {
         accelerations_in::<T, _, N, M, K, C, R>(model, x, active, 0.0)
-    });
-    for (k, column) in columns.enumerate() {
-        let column = column.ok_or_else(not_finite)?;
-        if k < N {
-            lin.d_q.set_column(k, &column);
-        } else if k < 2 * N {
-            lin.d_qd.set_column(k - N, &column);
-        } else {
-            lin.d_u.set_column(k - 2 * N, &column);
-        }
-    }
-    lin.tangent = linalg::null_space(&manifold::<T, N, M, C>(model, s, u, active));
-    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-    if finite(lin.d_q.as_slice()) && finite(lin.d_qd.as_slice()) && finite(lin.d_u.as_slice()) {
-        Ok(lin)
-    } else {
-        Err(not_finite())
-    }
+    })
 }
 
 /// The rows whose null space is the tangent of the contact manifold in the state (q, q̇):
@@ -697,15 +670,4 @@ fn dependent<
         }
     }
     DynamicsError::DependentContacts { contacts: names }
-}
-
-fn finite<const R: usize, const C: usize>(
-    m: &SMatrix<f64, R, C>,
-    quantity: &'static str,
-) -> Result<(), DynamicsError> {
-    if m.iter().all(|x| x.is_finite()) {
-        Ok(())
-    } else {
-        Err(DynamicsError::NonFiniteResult { quantity })
-    }
 }

@@ -208,16 +208,7 @@ where
     } else {
         constrained(model, s, u, accelerations)?
     };
-    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-    if finite(lin.d_q.as_slice())
-        && finite(lin.d_qd.as_slice())
-        && finite(lin.d_u.as_slice())
-        && finite(lin.tangent.as_slice())
-    {
-        Ok(lin)
-    } else {
-        Err(not_finite())
-    }
+    lin.checked()
 }
 
 /// The error of derivatives of the accelerations that cannot be evaluated or are not
@@ -246,6 +237,20 @@ impl<const N: usize, const M: usize> Linearization<N, M> {
     /// Sets column `k` of ∂q̈/∂(q, q̇, u), counted across the three blocks in that order.
     fn set_column(&mut self, k: usize, column: &SVector<f64, N>) {
         set_column((&mut self.d_q, &mut self.d_qd, &mut self.d_u), k, column);
+    }
+
+    /// Itself if every derivative and the tangent basis are finite, else [`not_finite`].
+    fn checked(self) -> Result<Self, DynamicsError> {
+        let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+        if finite(self.d_q.as_slice())
+            && finite(self.d_qd.as_slice())
+            && finite(self.d_u.as_slice())
+            && finite(self.tangent.as_slice())
+        {
+            Ok(self)
+        } else {
+            Err(not_finite())
+        }
     }
 }
 
@@ -430,19 +435,36 @@ fn constrained<T, const N: usize, const M: usize>(
 where
     T: Model<N, M>,
 {
-    let base = Point::new(s, u);
-    let mut lin = Linearization::zero(s, u, accelerations);
     // The tangent space of the constraint manifold in the state (q, q̇): the null space of
     // the holonomic constraints at position level and every constraint at velocity level.
     // A state variable that no constraint involves (the position of a cyclic coordinate)
     // gets its unit vector, exactly, so that the reduced Jacobian keeps its exact zeros and
     // `stability::spectrum` can split their eigenvalues off exactly.
-    lin.tangent = linalg::null_space(&constraints_in_state(model, s, u));
-    let columns = forward_jacobian(&base, |x| model.eval_accelerations_in(x));
-    for (k, column) in columns.enumerate() {
+    let rows = constraints_in_state(model, s, u);
+    of_constrained_solve(s, u, accelerations, &rows, |x| {
+        model.eval_accelerations_in(x)
+    })
+}
+
+/// The linearization of a constrained solve at `s`, `u` (its accelerations there given):
+/// `solve` in dual numbers, one column of (q, q̇, u) per evaluation (`None` where it
+/// fails), and the tangent basis, the null space of the constraints' `rows` in the state
+/// (q, q̇); checked finite. The model's own constraints ([`linearize`]) and those with
+/// contacts held (`contact::linearize`) both take it.
+pub(crate) fn of_constrained_solve<const N: usize, const M: usize>(
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    accelerations: SVector<f64, N>,
+    rows: &DMatrix<f64>,
+    solve: impl FnMut(&Point<Dual64, N, M>) -> Option<SVector<Dual64, N>>,
+) -> Result<Linearization<N, M>, DynamicsError> {
+    let base = Point::new(s, u);
+    let mut lin = Linearization::zero(s, u, accelerations);
+    lin.tangent = linalg::null_space(rows);
+    for (k, column) in forward_jacobian(&base, solve).enumerate() {
         lin.set_column(k, &column.ok_or_else(not_finite)?);
     }
-    Ok(lin)
+    lin.checked()
 }
 
 /// The sensitivities ∂q̈/∂p of the accelerations to the model's parameters (column j: the

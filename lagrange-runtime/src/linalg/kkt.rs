@@ -146,62 +146,21 @@ fn solve_factored<S: Scalar, const N: usize, const K: usize>(
     j: &SMatrix<S, K, N>,
     gamma: &SVector<S, K>,
 ) -> Result<(SVector<S, N>, SVector<S, K>), Unsolvable<S, K>> {
-    let system = schur_form(solve, rho, f, j, gamma);
+    let free = solve(&completed_rhs(f, rho, j, gamma));
     if K == 0 {
-        return Ok((system.free, SVector::zeros()));
+        return Ok((free, SVector::zeros()));
     }
-    if system.schur.iter().any(|x| !x.re().is_finite()) {
-        return Err(Unsolvable::Schur(system.schur));
-    }
-    match lu::solve(system.schur, system.rhs) {
-        Some(lambda) => Ok((system.accelerations(&lambda), lambda)),
-        None => Err(Unsolvable::Schur(system.schur)),
-    }
-}
-
-/// The system reduced to the multipliers: q̈ = `free` − `y` λ, where
-/// `schur` λ = `rhs` (`schur` = J M⁻¹ Jᵀ, `rhs` = J M⁻¹ f − γ).
-pub(crate) struct Schur<S, const N: usize, const K: usize> {
-    /// M⁻¹ f (with f completed when M was).
-    pub(crate) free: SVector<S, N>,
-    /// M⁻¹ Jᵀ.
-    pub(crate) y: SMatrix<S, N, K>,
-    pub(crate) schur: SMatrix<S, K, K>,
-    pub(crate) rhs: SVector<S, K>,
-}
-
-impl<S: Scalar, const N: usize, const K: usize> Schur<S, N, K> {
-    /// q̈ for the multipliers `lambda`.
-    pub(crate) fn accelerations(&self, lambda: &SVector<S, K>) -> SVector<S, N> {
-        self.free - self.y * lambda
-    }
-}
-
-/// [`Schur`] from the factorization's solve and the completion's weight.
-#[inline]
-fn schur_form<S: Scalar, const N: usize, const K: usize>(
-    solve: impl Fn(&SVector<S, N>) -> SVector<S, N>,
-    rho: Option<f64>,
-    f: &SVector<S, N>,
-    j: &SMatrix<S, K, N>,
-    gamma: &SVector<S, K>,
-) -> Schur<S, N, K> {
-    let f = match rho {
-        None => *f,
-        Some(rho) => f + j.transpose() * S::from(rho) * gamma,
-    };
-    let free = solve(&f);
     let mut y = SMatrix::<S, N, K>::zeros();
     for k in 0..K {
         y.set_column(k, &solve(&j.row(k).transpose()));
     }
     let schur = j * y;
-    let rhs = j * free - gamma;
-    Schur {
-        free,
-        y,
-        schur,
-        rhs,
+    if schur.iter().any(|x| !x.re().is_finite()) {
+        return Err(Unsolvable::Schur(schur));
+    }
+    match lu::solve(schur, j * free - gamma) {
+        Some(lambda) => Ok((free - y * lambda, lambda)),
+        None => Err(Unsolvable::Schur(schur)),
     }
 }
 
@@ -277,10 +236,7 @@ pub(crate) fn reduce<S: Scalar, const N: usize, const K: usize, const R: usize>(
     gamma: &SVector<S, R>,
     tree: Option<&MassTree<N>>,
 ) -> Result<Reduced<S, N, R>, Unsolvable<S, R>> {
-    let completed = |rho: Option<f64>| match rho {
-        None => *f,
-        Some(rho) => f + own.transpose() * S::from(rho) * own_gamma,
-    };
+    let completed = |rho| completed_rhs(f, rho, own, own_gamma);
     let build = |factor: AnyFactor<S, N>, f: SVector<S, N>| {
         let (schur, rhs) = match &factor {
             AnyFactor::Tree(x) => Reduced::schur_and_rhs(x, f, j, gamma),
@@ -305,9 +261,22 @@ pub(crate) fn reduce<S: Scalar, const N: usize, const K: usize, const R: usize>(
         return Ok(build(AnyFactor::Dense(factor), completed(rho)));
     }
     let (factor, rho) = factor_completed(mass, j)?;
-    let f = match rho {
+    Ok(build(
+        AnyFactor::Dense(factor),
+        completed_rhs(f, rho, j, gamma),
+    ))
+}
+
+/// f + ρ Jᵀ γ, what the completion of M by ρ JᵀJ adds to the right-hand side (cancelled by
+/// J q̈ = γ); f itself without completion.
+fn completed_rhs<S: Scalar, const N: usize, const K: usize>(
+    f: &SVector<S, N>,
+    rho: Option<f64>,
+    j: &SMatrix<S, K, N>,
+    gamma: &SVector<S, K>,
+) -> SVector<S, N> {
+    match rho {
         None => *f,
         Some(rho) => f + j.transpose() * S::from(rho) * gamma,
-    };
-    Ok(build(AnyFactor::Dense(factor), f))
+    }
 }
