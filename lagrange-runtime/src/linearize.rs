@@ -3,8 +3,9 @@
 //! [`linearize`] gives ẋ ≈ A x + B u for x = (q, q̇) around a state: for a model without
 //! constraints from [`inverse_dynamics_derivatives`] (∂τ/∂q, ∂τ/∂q̇, ∂τ/∂u, with dual
 //! numbers seeded on q, q̇ and u) and one factorization of the mass matrix; for a
-//! constrained model by differentiating the whole constrained solve, multipliers
-//! eliminated. [`sensitivities`] differentiates the accelerations with respect to the
+//! constrained model the same derivatives with those of the constraints' rows, turned
+//! into ∂q̈/∂x by the KKT matrix factored once (implicit differentiation of the
+//! constrained solve at its solution, multipliers held). [`sensitivities`] differentiates the accelerations with respect to the
 //! model's parameters. Equilibria and steady
 //! motions, with the linearization there, are found in [`steady`](crate::steady).
 //!
@@ -37,13 +38,13 @@ use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
 use crate::jacobian_seed::forward_jacobian;
 use crate::linalg;
-use crate::model::Point;
 use crate::model::{
     ConstraintCount, ConstraintKinds, Model, Parametric, WithCount, WithParameters,
 };
+use crate::model::{Point, Terms};
 use crate::stability::Spectrum;
 use crate::{Dynamics, State};
-use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use nalgebra::{DMatrix, SMatrix, SVector};
 use num_dual::Dual64;
 
 /// The first-order behaviour of a model around a state and input.
@@ -424,8 +425,12 @@ where
     d
 }
 
-/// [`linearize`] of a constrained model: the whole constrained solve
-/// ([`Model::eval_accelerations_in`]) in dual numbers, one column of (q, q̇, u) per solve.
+/// [`linearize`] of a constrained model, by implicit differentiation of its KKT system
+/// at the solution ([`Implicit`]): per column of (q, q̇, u) one evaluation of the inverse
+/// dynamics and the constraints' rows in first-order dual numbers and one solve with the
+/// KKT matrix factored once, rather than the whole constrained solve (the mass matrix and
+/// its factorization included) in dual numbers per column, as `contact::linearize` still
+/// does.
 fn constrained<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -435,15 +440,109 @@ fn constrained<T, const N: usize, const M: usize>(
 where
     T: Model<N, M>,
 {
-    // The tangent space of the constraint manifold in the state (q, q̇): the null space of
-    // the holonomic constraints at position level and every constraint at velocity level.
-    // A state variable that no constraint involves (the position of a cyclic coordinate)
-    // gets its unit vector, exactly, so that the reduced Jacobian keeps its exact zeros and
-    // `stability::spectrum` can split their eigenvalues off exactly.
-    let rows = constraints_in_state(model, s, u);
-    of_constrained_solve(s, u, accelerations, &rows, |x| {
-        model.eval_accelerations_in(x)
+    T::Constraints::with(ConstrainedLinearization {
+        model,
+        s,
+        u,
+        accelerations,
     })
+}
+
+struct ConstrainedLinearization<'a, T, const N: usize, const M: usize> {
+    model: &'a T,
+    s: &'a State<N>,
+    u: &'a SVector<f64, M>,
+    accelerations: SVector<f64, N>,
+}
+
+impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
+    for ConstrainedLinearization<'_, T, N, M>
+{
+    type Output = Result<Linearization<N, M>, DynamicsError>;
+
+    fn run<const K: usize>(self) -> Self::Output {
+        let (model, s, u) = (self.model, self.s, self.u);
+        let implicit = Implicit::<N, K>::at(model, s, u, not_finite)?;
+        let mut lin = Linearization::zero(s, u, self.accelerations);
+        // The tangent space of the constraint manifold in the state (q, q̇): the null space
+        // of the holonomic constraints at position level and every constraint at velocity
+        // level. A state variable that no constraint involves (the position of a cyclic
+        // coordinate) gets its unit vector, exactly, so that the reduced Jacobian keeps its
+        // exact zeros and `stability::spectrum` can split their eigenvalues off exactly.
+        lin.tangent = linalg::null_space(&constraints_in_state(model, s, u));
+        let residuals = |x: &Point<Dual64, N, M>| {
+            implicit.residuals(
+                model,
+                model.eval_inverse_dynamics_in(x, &implicit.qdd.into()),
+                x,
+            )
+        };
+        for (k, column) in forward_jacobian(&Point::new(s, u), residuals).enumerate() {
+            lin.set_column(k, &implicit.column(column));
+        }
+        lin.checked()
+    }
+}
+
+/// The derivatives of the accelerations of a constrained model by implicit differentiation
+/// of its KKT system `M q̈ + Jᵀλ = bias`, `J q̈ = γ` at its solution: along a direction,
+/// `[M Jᵀ; J 0] (∂q̈, ∂λ) = −∂(M q̈ + Jᵀλ − bias, J q̈ − γ)` with q̈ and λ held, the
+/// residuals' derivatives from one evaluation in first-order dual numbers (the inverse
+/// dynamics, the constraints' rows and γ), the KKT matrix factored once
+/// ([`linalg::kkt::Factored`]). [`linearize`] seeds (q, q̇, u), [`sensitivities`] the
+/// parameters. Differentiating the whole solve instead nests the mass matrix in every
+/// dual number: one such solve per column cost N sweeps each (the G1's linearization, 37
+/// coordinates, took 3.6 ms), and vectors of duals as long as the parameters overflowed a
+/// 2 MiB thread stack for 8 masses on rods (N = 16, P = 10).
+struct Implicit<const N: usize, const K: usize> {
+    kkt: linalg::kkt::Factored<f64, N, K>,
+    /// q̈ and λ at the solution, as constants.
+    qdd: SVector<Dual64, N>,
+    lambda: SVector<Dual64, K>,
+}
+
+impl<const N: usize, const K: usize> Implicit<N, K> {
+    /// At the model's solution at `s`, `u`: its errors those of the accelerations there, or
+    /// `failed()` where the KKT matrix that solved does not factor again (not expected:
+    /// the same choices as the solve).
+    fn at<T: Model<N, M>, const M: usize>(
+        model: &T,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+        failed: fn() -> DynamicsError,
+    ) -> Result<Self, DynamicsError> {
+        let solution = crate::constrained::solution::<T, N, M, K>(model, s, u, None)?;
+        let mass = model.mass_matrix(s, u);
+        let (_, j) = crate::constrained::velocity_terms::<T, N, M, K>(model, s, u);
+        let kkt =
+            linalg::kkt::Factored::new(&mass, &j, T::MASS_TREE.as_ref()).map_err(|_| failed())?;
+        Ok(Implicit {
+            kkt,
+            qdd: solution.accelerations.map(Dual64::from_re),
+            lambda: solution.multipliers.map(Dual64::from_re),
+        })
+    }
+
+    /// The residuals of the KKT system at the dual point `x`, given the inverse dynamics
+    /// M q̈ − bias there (`dynamics`), for `terms` (the model, or it with its parameters).
+    fn residuals<W: Terms<Dual64, N, M>, const M: usize>(
+        &self,
+        terms: &W,
+        dynamics: [Dual64; N],
+        x: &Point<Dual64, N, M>,
+    ) -> (SVector<Dual64, N>, SVector<Dual64, K>) {
+        let (_, j) = crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(terms, x);
+        let gamma = crate::dual_passes::gamma::<_, Dual64, N, M, K>(terms, x);
+        (
+            SVector::from(dynamics) + j.transpose() * self.lambda,
+            j * self.qdd - gamma,
+        )
+    }
+
+    /// ∂q̈ along a direction, from the residuals' derivatives along it.
+    fn column(&self, (dynamics, velocity): (SVector<f64, N>, SVector<f64, K>)) -> SVector<f64, N> {
+        -self.kkt.solve(&dynamics, &velocity).0
+    }
 }
 
 /// The linearization of a constrained solve at `s`, `u` (its accelerations there given):
@@ -537,13 +636,7 @@ fn sensitivities_not_finite() -> DynamicsError {
     }
 }
 
-/// [`sensitivities`] of a constrained model, by implicit differentiation of the KKT system
-/// `M q̈ + Jᵀλ = bias`, `J q̈ = γ` at its solution: column k solves
-/// `[M Jᵀ; J 0] (∂q̈/∂p_k, ∂λ/∂p_k) = −∂(M q̈ + Jᵀλ − bias, J q̈ − γ)/∂p_k` with q̈ and λ
-/// held, the residuals from one sweep in first-order dual numbers per parameter (as
-/// [`linearize`] does). Evaluating the whole constrained solve in dual vectors as long as
-/// the parameters nests them in the mass matrix's second-order duals, whose size grows as
-/// N² P: 8 masses on rods (N = 16, P = 10) overflowed a 2 MiB thread stack.
+/// [`sensitivities`] of a constrained model: [`Implicit`], one column per parameter.
 struct ConstrainedSensitivities<'a, T, const N: usize, const M: usize, const P: usize> {
     model: &'a T,
     s: &'a State<N>,
@@ -559,42 +652,19 @@ where
 
     fn run<const K: usize>(self) -> Self::Output {
         let (model, s, u) = (self.model, self.s, self.u);
-        let solution = crate::constrained::solution::<T, N, M, K>(model, s, u, None)?;
-        let mass = crate::eval::equations(model, s, u).mass;
-        let (_, j) = crate::constrained::velocity_terms::<T, N, M, K>(model, s, u);
-        let mut kkt = DMatrix::<f64>::zeros(N + K, N + K);
-        kkt.view_mut((0, 0), (N, N)).copy_from(&mass);
-        kkt.view_mut((0, N), (N, K)).copy_from(&j.transpose());
-        kkt.view_mut((N, 0), (K, N)).copy_from(&j);
-        let kkt = kkt.lu();
+        let implicit = Implicit::<N, K>::at(model, s, u, sensitivities_not_finite)?;
         let x = Point::new(s, u).map(Dual64::from_re);
-        let qdd = solution.accelerations.map(Dual64::from_re);
-        let lambda = solution.multipliers.map(Dual64::from_re);
-        let values = model.parameter_values();
         let residuals = |p: &[Dual64; P]| {
-            let dynamics = model.eval_inverse_dynamics_with(p, &x, &qdd.into());
             let terms = WithParameters {
                 model,
                 parameters: *p,
             };
-            let (_, jp) = crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(&terms, &x);
-            let gamma = crate::dual_passes::gamma::<_, Dual64, N, M, K>(&terms, &x);
-            (
-                SVector::from(dynamics) + jp.transpose() * lambda,
-                jp * qdd - gamma,
-            )
+            let dynamics = model.eval_inverse_dynamics_with(p, &x, &implicit.qdd.into());
+            implicit.residuals(&terms, dynamics, &x)
         };
         let mut d = SMatrix::<f64, N, P>::zeros();
-        for (k, (dynamics, velocity)) in forward_jacobian(&values, residuals).enumerate() {
-            let rhs = DVector::from_fn(N + K, |i, _| {
-                if i < N {
-                    -dynamics[i]
-                } else {
-                    -velocity[i - N]
-                }
-            });
-            let column = kkt.solve(&rhs).ok_or_else(sensitivities_not_finite)?;
-            d.set_column(k, &column.rows(0, N));
+        for (k, column) in forward_jacobian(&model.parameter_values(), residuals).enumerate() {
+            d.set_column(k, &implicit.column(column));
         }
         Ok(d)
     }

@@ -12,8 +12,8 @@
 //! (and RATTLE's velocity step, the same system): in `f64` the runtime's diagnosing
 //! wrapper (`constrained::solve_diagnosed`) turns an [`Unsolvable`] into the error that
 //! names its cause; in dual numbers the solution is differentiated exactly, the multipliers
-//! eliminated. (The constrained parameter sensitivities still factor the whole KKT matrix
-//! by LU, in `linearize.rs`.)
+//! eliminated. [`Factored`] keeps the factorization for many right-hand sides: the implicit
+//! derivatives of a solve (the constrained linearization and parameter sensitivities).
 
 use super::tree::{MassTree, TreeLdlt};
 use super::{gram, lu, Factor, Ldlt};
@@ -164,6 +164,91 @@ fn solve_factored<S: Scalar, const N: usize, const K: usize>(
     }
 }
 
+/// The KKT matrix `[M Jᵀ; J 0]` factored once, for many right-hand sides: M as [`solve`]
+/// factors it (along the tree, or densely, completed by ρ JᵀJ when only semidefinite),
+/// M⁻¹ Jᵀ and the LU of the Schur complement J M⁻¹ Jᵀ kept. The implicit derivatives of a
+/// constrained solve are one solve with it per direction (`linearize`).
+pub(crate) struct Factored<S, const N: usize, const K: usize> {
+    factor: AnyFactor<S, N>,
+    rho: Option<f64>,
+    j: SMatrix<S, K, N>,
+    /// M⁻¹ Jᵀ (of the completed M where it was completed).
+    y: SMatrix<S, N, K>,
+    schur: lu::Lu<S, K>,
+}
+
+impl<S: Scalar, const N: usize, const K: usize> Factored<S, N, K> {
+    /// The factorization [`solve`] makes, kept: the same choices (the tree when valid, the
+    /// completion when M alone is too close to singular) and the same failures.
+    pub(crate) fn new(
+        mass: &SMatrix<S, N, N>,
+        j: &SMatrix<S, K, N>,
+        tree: Option<&MassTree<N>>,
+    ) -> Result<Self, Unsolvable<S, K>> {
+        let (factor, rho) = match tree.filter(|t| t.is_valid()) {
+            Some(tree) => {
+                debug_assert!(tree.holds(mass, j), "{BROKEN_TREE}");
+                let mut factor = TreeLdlt::new(mass, tree);
+                let weight = || gram::mass_weight(mass, j);
+                let rho = factor
+                    .factor_completing(mass, j, tree.constrained, plain::<K>(), weight)
+                    .map_err(|rho| match rho {
+                        Some(rho) => Unsolvable::Completed { rho },
+                        None => Unsolvable::Mass,
+                    })?;
+                (AnyFactor::Tree(factor), rho)
+            }
+            None => {
+                let (factor, rho) = factor_completed(mass, j)?;
+                (AnyFactor::Dense(factor), rho)
+            }
+        };
+        let mut y = SMatrix::<S, N, K>::zeros();
+        for k in 0..K {
+            y.set_column(k, &factor.solve(&j.row(k).transpose()));
+        }
+        let schur = j * y;
+        if schur.iter().any(|x| !x.re().is_finite()) {
+            return Err(Unsolvable::Schur(schur));
+        }
+        let Some(lu) = lu::Lu::factor(schur) else {
+            return Err(Unsolvable::Schur(schur));
+        };
+        Ok(Factored {
+            factor,
+            rho,
+            j: *j,
+            y,
+            schur: lu,
+        })
+    }
+
+    /// x and λ of `M x + Jᵀ λ = f, J x = γ`.
+    pub(crate) fn solve(
+        &self,
+        f: &SVector<S, N>,
+        gamma: &SVector<S, K>,
+    ) -> (SVector<S, N>, SVector<S, K>) {
+        let free = self
+            .factor
+            .solve(&completed_rhs(f, self.rho, &self.j, gamma));
+        if K == 0 {
+            return (free, SVector::zeros());
+        }
+        let lambda = self.schur.solve(&(self.j * free - gamma));
+        (free - self.y * lambda, lambda)
+    }
+}
+
+impl<S: Scalar, const N: usize> AnyFactor<S, N> {
+    fn solve(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
+        match self {
+            AnyFactor::Tree(f) => f.solve(rhs),
+            AnyFactor::Dense(f) => f.solve(rhs),
+        }
+    }
+}
+
 /// `M x + Jᵀ λ = f, J x = γ` reduced to the multipliers, for the contacts: `schur` λ =
 /// `rhs` (J M⁻¹ Jᵀ and J M⁻¹ f − γ, f completed where M was), and x from λ
 /// ([`accelerations`](Reduced::accelerations)) by one more solve.
@@ -186,11 +271,7 @@ impl<S: Scalar, const N: usize, const R: usize> Reduced<S, N, R> {
         j: &SMatrix<S, R, N>,
         lambda: &SVector<S, R>,
     ) -> SVector<S, N> {
-        let rhs = self.f - j.transpose() * lambda;
-        match &self.factor {
-            AnyFactor::Tree(f) => f.solve(&rhs),
-            AnyFactor::Dense(f) => f.solve(&rhs),
-        }
+        self.factor.solve(&(self.f - j.transpose() * lambda))
     }
 
     /// J M⁻¹ Jᵀ and J M⁻¹ f − γ with `factor` of M (or of its completion, `f` completed

@@ -397,6 +397,20 @@ mod tests {
                 assert!((mass * x + j.transpose() * l - f).amax() < 1e-10);
                 let residual = (j * x - gamma).amax();
                 assert!(residual < 1e-10, "{residual}");
+                // Factored once, it solves as `solve` for this and any other right-hand side.
+                let f2 = SVector::<f64, 9>::from_fn(|_, _| r());
+                let gamma2 = SVector::from([r()]);
+                for tree in [Some(&TREE), None] {
+                    let kkt = kkt::Factored::new(&mass, &j, tree).unwrap();
+                    assert_eq!(
+                        kkt.solve(&f, &gamma),
+                        kkt::solve(&mass, &f, &j, &gamma, tree).unwrap()
+                    );
+                    let (x2, l2) = kkt.solve(&f2, &gamma2);
+                    let scale = mass.amax() * x2.amax() + j.amax() * l2.amax() + f2.amax();
+                    assert!((mass * x2 + j.transpose() * l2 - f2).amax() < 1e-12 * scale);
+                    assert!((j * x2 - gamma2).amax() < 1e-12 * (j.amax() * x2.amax()));
+                }
             }
         }
         // Without constraints a singular matrix has no solution, along the tree as densely.
