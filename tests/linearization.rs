@@ -553,6 +553,56 @@ fn damped_driven_oscillator() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Inputs in the energies: B cannot come from the forces alone.
+
+lagrangian! {
+    /// A mass on a spring whose anchor `a` is an input (in the potential and the
+    /// dissipation), in a frame moving at the input speed `w` (in the kinetic energy), pushed
+    /// by the input force `f`.
+    pub struct MovedAnchor {
+        parameters: m = 1.5, k = 6.0, c = 0.4;
+        coordinates: x;
+        inputs: a, w, f;
+        kinetic = m/2 * (dot(x) - w)^2;
+        potential = k/2 * (x - a)^2;
+        dissipation = c/2 * dot(x)^2 * (1 + a^2);
+        force f on x;
+    }
+}
+
+/// m ẍ = −k (x − a) − c (1 + a²) ẋ + f (w enters only the momentum m (ẋ − w), constant
+/// while the inputs are): ∂ẍ/∂a = (k − 2 c a ẋ)/m, of which the forces alone give only the
+/// dissipation's part, ∂ẍ/∂w = 0, ∂ẍ/∂f = 1/m. A model whose energies read its inputs is
+/// told apart from one whose forces alone do.
+#[test]
+fn inputs_in_the_energies_and_in_the_forces() {
+    assert!(<MovedAnchor as Model<1, 3>>::INPUTS_IN_ENERGIES);
+    assert!(!<Oscillator as Model<1, 1>>::INPUTS_IN_ENERGIES);
+    let p = MovedAnchor::default();
+    for (x, xd, a, w, f) in [(0.3, -1.1, 0.2, 0.7, 0.5), (0.0, 0.0, 0.0, 0.0, 0.0)] {
+        let s = State::new(0.0, SVector::from([x]), SVector::from([xd]));
+        let u = SVector::from([a, w, f]);
+        let lin = linearize(&p, &s, &u).unwrap();
+        let damping = p.c * (1.0 + a * a);
+        assert_close(
+            lin.accelerations[0],
+            (-p.k * (x - a) - damping * xd + f) / p.m,
+            1e-14,
+            "ẍ",
+        );
+        assert_close(
+            lin.d_u[(0, 0)],
+            (p.k - 2.0 * p.c * a * xd) / p.m,
+            1e-14,
+            "∂ẍ/∂a",
+        );
+        assert_eq!(lin.d_u[(0, 1)], 0.0, "∂ẍ/∂w");
+        assert_close(lin.d_u[(0, 2)], 1.0 / p.m, 1e-14, "∂ẍ/∂f");
+        check_against_finite_differences(&p, &s, &u, "moved anchor");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // Charged particle: a Lagrangian linear in the velocities.
 
 lagrangian! {

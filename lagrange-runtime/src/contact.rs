@@ -48,8 +48,11 @@
 //!
 //! # Linearization
 //!
-//! [`linearize`] gives A and B of the contact-constrained dynamics, exact: the whole solve
-//! above in dual numbers, one column of (q, q̇, u) per solve, with the tangent space of the
+//! [`linearize`] gives A and B of the contact-constrained dynamics, exact, as
+//! [`linearize`](crate::linearize::linearize) does for the model's own constraints: the
+//! system above differentiated implicitly at its solution, the inverse dynamics and the
+//! rows in first-order dual numbers, one column of (q, q̇, u) per evaluation, the KKT
+//! matrix factored once, with the tangent space of the
 //! contact manifold (every active contact held at position and velocity level, a frame's
 //! orientation too, with the model's own constraints) as the independent coordinates, as
 //! [`linearize`](crate::linearize::linearize) is for fixed constraints.
@@ -64,11 +67,11 @@ use crate::eval::{check_state, equations};
 use crate::jacobian::Rows;
 use crate::linalg::kkt::{self, Reduced, Unsolvable};
 use crate::linalg::{self, Lu};
-use crate::linearize::{of_constrained_solve, Linearization};
+use crate::linearize::{Implicit, Linearization};
 use crate::model::{Equations, Model, Point, Scalar};
 use crate::{Dynamics, State};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
-use num_dual::{Dual, DualVec};
+use num_dual::{Dual, Dual64, DualVec};
 use std::array::from_fn;
 
 /// What `contact_dynamics` returns: the accelerations with the active contacts held, and
@@ -275,6 +278,26 @@ pub fn dynamics<
     active: &[bool; C],
     settings: &ContactSettings,
 ) -> Result<(SVector<f64, N>, SVector<f64, C>), DynamicsError> {
+    let (qdd, lambda) = solution::<T, N, M, K, C, R>(model, s, u, active, settings)?;
+    Ok((qdd, SVector::from_fn(|c, _| -lambda[K + c])))
+}
+
+/// [`dynamics`] with every multiplier: the model's own K, then the contacts' C rows (minus
+/// their forces).
+fn solution<
+    T: Contacts<N, M, C>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const C: usize,
+    const R: usize,
+>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    active: &[bool; C],
+    settings: &ContactSettings,
+) -> Result<(SVector<f64, N>, SVector<f64, R>), DynamicsError> {
     settings.check()?;
     check_state::<T, N, M>(s, u)?;
     let Equations {
@@ -300,13 +323,11 @@ pub fn dynamics<
     }
     finite(&j, "contact Jacobian")?;
     finite(&target, "contacts differentiated to acceleration level")?;
-    let own = (&own, &own_gamma);
     let (qdd, lambda) =
-        solve::<T, N, M, K, C, R>(&mass, &bias, own, &j, &target, active, settings)?;
+        solve::<T, N, M, K, C, R>(&mass, &bias, &own, &j, &target, active, settings)?;
     finite(&qdd, "accelerations")?;
-    let forces = SVector::from_fn(|c, _| -lambda[K + c]);
-    finite(&forces, "contact forces")?;
-    Ok((qdd, forces))
+    finite(&lambda, "contact forces")?;
+    Ok((qdd, lambda))
 }
 
 /// The velocities just after an impact on the active contacts with restitution `e`, and
@@ -352,9 +373,8 @@ pub fn impulse<
     }
     finite(&j, "contact Jacobian")?;
     let momentum = mass * s.qd;
-    let own = (&own, &own_target);
     let (qd, lambda) =
-        solve::<T, N, M, K, C, R>(&mass, &momentum, own, &j, &target, active, settings)?;
+        solve::<T, N, M, K, C, R>(&mass, &momentum, &own, &j, &target, active, settings)?;
     finite(&qd, "velocities after the impact")?;
     let impulses = SVector::from_fn(|c, _| -lambda[K + c]);
     finite(&impulses, "contact impulses")?;
@@ -384,11 +404,50 @@ pub fn linearize<
     active: &[bool; C],
 ) -> Result<Linearization<N, M>, DynamicsError> {
     let settings = ContactSettings::default();
-    let (accelerations, _) = dynamics::<T, N, M, K, C, R>(model, s, u, active, &settings)?;
-    let rows = manifold::<T, N, M, C>(model, s, u, active);
-    of_constrained_solve(s, u, accelerations, &rows, |x| {
-        accelerations_in::<T, _, N, M, K, C, R>(model, x, active, 0.0)
+    let (accelerations, lambda) = solution::<T, N, M, K, C, R>(model, s, u, active, &settings)?;
+    let x = Point::new(s, u);
+    let (j, target) = system::<T, f64, N, M, K, C, R>(model, &x, active);
+    let mut idle = [false; R];
+    for r in idle_rows(&j, &target, active) {
+        idle[r] = true;
+    }
+    let mass = model.mass_matrix(s, u);
+    let own = j.fixed_rows::<K>(0).into_owned();
+    let kkt = kkt::Factored::new(&mass, &own, &j, &idle, T::MASS_TREE.as_ref())
+        .map_err(|_| crate::linearize::not_finite())?;
+    let implicit = Implicit::new(kkt, &accelerations, &lambda);
+    let tangent = manifold::<T, N, M, C>(model, s, u, active);
+    implicit.linearization(model, s, u, accelerations, &tangent, |x| {
+        system::<T, Dual64, N, M, K, C, R>(model, x, active)
     })
+}
+
+/// The rows J of the model's own constraints over the active contacts' (the inactive
+/// ones zero), and their targets: J q̈ = target holds the constraints and the contacts at
+/// acceleration level (no velocity gain), at a point in any scalar.
+fn system<
+    T: Contacts<N, M, C>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const C: usize,
+    const R: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+    active: &[bool; C],
+) -> (SMatrix<S, R, N>, SVector<S, R>) {
+    let (_, own) = velocity_terms_in::<T, S, N, M, K>(model, x);
+    let own_gamma = gamma::<T, S, N, M, K>(model, x);
+    let (_, jc) = contact_velocity_terms::<T, S, N, M, C>(model, x);
+    let drift = contact_drift::<T, S, N, M, C>(model, x);
+    let rows: [[S; N]; C] = from_fn(|c| from_fn(|i| jc[(c, i)]));
+    let (j, mut target) = stacked::<S, N, K, C, R>(&own, &own_gamma, &rows, active);
+    for c in (0..C).filter(|&c| active[c]) {
+        target[K + c] = -drift[c];
+    }
+    (j, target)
 }
 
 /// The rows whose null space is the tangent of the contact manifold in the state (q, q̇):
@@ -430,43 +489,6 @@ fn manifold<T: Contacts<N, M, C>, const N: usize, const M: usize, const C: usize
         .filter(|&r| c.row(r).iter().any(|&x| x != 0.0))
         .collect();
     c.select_rows(&kept)
-}
-
-/// The contact-constrained accelerations at a point in any scalar (`None` where the solve
-/// fails): [`dynamics`]'s solve without its diagnosis, whose dual numbers differentiate it.
-fn accelerations_in<
-    T: Contacts<N, M, C>,
-    S: Scalar,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const C: usize,
-    const R: usize,
->(
-    model: &T,
-    x: &Point<S, N, M>,
-    active: &[bool; C],
-    gain: f64,
-) -> Option<SVector<S, N>> {
-    let e = model.eval_equations_in(x);
-    let (_, own) = velocity_terms_in::<T, S, N, M, K>(model, x);
-    let own_gamma = gamma::<T, S, N, M, K>(model, x);
-    let (_, jc) = contact_velocity_terms::<T, S, N, M, C>(model, x);
-    let drift = contact_drift::<T, S, N, M, C>(model, x);
-    let rows: [[S; N]; C] = from_fn(|c| from_fn(|i| jc[(c, i)]));
-    let (j, mut target) = stacked::<S, N, K, C, R>(&own, &own_gamma, &rows, active);
-    let qd = SVector::from(x.qd);
-    for c in (0..C).filter(|&c| active[c]) {
-        target[K + c] = -drift[c] - jc.row(c).dot(&qd.transpose()) * S::from(gain);
-    }
-    let own = (&own, &own_gamma);
-    let tree = T::MASS_TREE;
-    let mut system = kkt::reduce(&e.mass, &e.bias, own, &j, &target, tree.as_ref()).ok()?;
-    for r in idle_rows(&j, &target, active) {
-        system.schur[(r, r)] = S::one();
-    }
-    let lambda = Lu::factor(system.schur)?.solve(&system.rhs);
-    Some(system.accelerations(&j, &lambda))
 }
 
 /// The contacts' velocities and their Jacobian ∂v/∂q̇, from one pass over q̇.
@@ -569,7 +591,7 @@ fn solve<
 >(
     mass: &SMatrix<f64, N, N>,
     f: &SVector<f64, N>,
-    own: (&SMatrix<f64, K, N>, &SVector<f64, K>),
+    own: &SMatrix<f64, K, N>,
     j: &SMatrix<f64, R, N>,
     target: &SVector<f64, R>,
     active: &[bool; C],

@@ -36,12 +36,12 @@
 
 use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
-use crate::jacobian_seed::forward_jacobian;
+use crate::jacobian_seed::{forward_jacobian, Eps, Seed};
 use crate::linalg;
+use crate::model::Point;
 use crate::model::{
     ConstraintCount, ConstraintKinds, Model, Parametric, WithCount, WithParameters,
 };
-use crate::model::{Point, Terms};
 use crate::stability::Spectrum;
 use crate::{Dynamics, State};
 use nalgebra::{DMatrix, SMatrix, SVector};
@@ -275,6 +275,22 @@ fn set_column<const N: usize, const M: usize>(
     }
 }
 
+/// ∂Q/∂u_j, the derivative of the generalized forces along input j = `k` − 2N, for column
+/// `k` of a derivative along (q, q̇, u) at `x`, when the model's energies do not read the
+/// inputs ([`Model::INPUTS_IN_ENERGIES`]): then the inverse dynamics depends on an input
+/// only through Q, and one evaluation of the forces (a few force and dissipation terms)
+/// replaces one of the whole inverse dynamics. `None` for the other columns.
+fn along_input<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<f64, N, M>,
+    k: usize,
+) -> Option<SVector<f64, N>> {
+    (k >= 2 * N && !T::INPUTS_IN_ENERGIES).then(|| {
+        let forces = crate::dual_passes::generalized_forces_in(model, &x.seeded(k));
+        SVector::from(forces.map(|f: Dual64| f.eps))
+    })
+}
+
 /// [`linearize`] without constraints: ∂q̈/∂x = −M⁻¹ ∂τ/∂x at q̈ fixed, from the
 /// derivatives of the inverse dynamics and one factorization of M.
 fn unconstrained<T, const N: usize, const M: usize>(
@@ -416,9 +432,15 @@ where
     };
     let x = Point::new(s, u);
     let a: [Dual64; N] = qdd.map(Dual64::from_re).into();
-    let columns = forward_jacobian(&x, |x| model.eval_inverse_dynamics_in(x, &a));
-    for (k, column) in columns.enumerate() {
-        set_column((&mut d.d_q, &mut d.d_qd, &mut d.d_u), k, &column.into());
+    for k in 0..x.count() {
+        let column = match along_input(model, &x, k) {
+            Some(forces) => -forces,
+            None => model
+                .eval_inverse_dynamics_in(&x.seeded(k), &a)
+                .eps()
+                .into(),
+        };
+        set_column((&mut d.d_q, &mut d.d_qd, &mut d.d_u), k, &column);
     }
     let forces = model.eval_inverse_dynamics_in(&x, &(*qdd).into());
     d.forces = SVector::from(forces);
@@ -429,8 +451,7 @@ where
 /// at the solution ([`Implicit`]): per column of (q, q̇, u) one evaluation of the inverse
 /// dynamics and the constraints' rows in first-order dual numbers and one solve with the
 /// KKT matrix factored once, rather than the whole constrained solve (the mass matrix and
-/// its factorization included) in dual numbers per column, as `contact::linearize` still
-/// does.
+/// its factorization included) in dual numbers per column.
 fn constrained<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -463,24 +484,16 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
     fn run<const K: usize>(self) -> Self::Output {
         let (model, s, u) = (self.model, self.s, self.u);
         let implicit = Implicit::<N, K>::at(model, s, u, not_finite)?;
-        let mut lin = Linearization::zero(s, u, self.accelerations);
         // The tangent space of the constraint manifold in the state (q, q̇): the null space
         // of the holonomic constraints at position level and every constraint at velocity
         // level. A state variable that no constraint involves (the position of a cyclic
         // coordinate) gets its unit vector, exactly, so that the reduced Jacobian keeps its
         // exact zeros and `stability::spectrum` can split their eigenvalues off exactly.
-        lin.tangent = linalg::null_space(&constraints_in_state(model, s, u));
-        let residuals = |x: &Point<Dual64, N, M>| {
-            implicit.residuals(
-                model,
-                model.eval_inverse_dynamics_in(x, &implicit.qdd.into()),
-                x,
-            )
-        };
-        for (k, column) in forward_jacobian(&Point::new(s, u), residuals).enumerate() {
-            lin.set_column(k, &implicit.column(column));
-        }
-        lin.checked()
+        let tangent = constraints_in_state(model, s, u);
+        implicit.linearization(model, s, u, self.accelerations, &tangent, |x| {
+            let (_, j) = crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(model, x);
+            (j, crate::dual_passes::gamma::<_, Dual64, N, M, K>(model, x))
+        })
     }
 }
 
@@ -494,76 +507,96 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
 /// dual number: one such solve per column cost N sweeps each (the G1's linearization, 37
 /// coordinates, took 3.6 ms), and vectors of duals as long as the parameters overflowed a
 /// 2 MiB thread stack for 8 masses on rods (N = 16, P = 10).
-struct Implicit<const N: usize, const K: usize> {
-    kkt: linalg::kkt::Factored<f64, N, K>,
+pub(crate) struct Implicit<const N: usize, const R: usize> {
+    kkt: linalg::kkt::Factored<f64, N, R>,
     /// q̈ and λ at the solution, as constants.
     qdd: SVector<Dual64, N>,
-    lambda: SVector<Dual64, K>,
+    lambda: SVector<Dual64, R>,
 }
 
-impl<const N: usize, const K: usize> Implicit<N, K> {
-    /// At the model's solution at `s`, `u`: its errors those of the accelerations there, or
-    /// `failed()` where the KKT matrix that solved does not factor again (not expected:
-    /// the same choices as the solve).
+impl<const N: usize, const R: usize> Implicit<N, R> {
+    /// At a solution (q̈, λ) of the KKT system factored as `kkt`.
+    pub(crate) fn new(
+        kkt: linalg::kkt::Factored<f64, N, R>,
+        qdd: &SVector<f64, N>,
+        lambda: &SVector<f64, R>,
+    ) -> Self {
+        Implicit {
+            kkt,
+            qdd: qdd.map(Dual64::from_re),
+            lambda: lambda.map(Dual64::from_re),
+        }
+    }
+
+    /// At the model's solution at `s`, `u` (its own R constraints): its errors those of the
+    /// accelerations there, or `failed()` where the KKT matrix that solved does not factor
+    /// again (not expected: the same choices as the solve).
     fn at<T: Model<N, M>, const M: usize>(
         model: &T,
         s: &State<N>,
         u: &SVector<f64, M>,
         failed: fn() -> DynamicsError,
     ) -> Result<Self, DynamicsError> {
-        let solution = crate::constrained::solution::<T, N, M, K>(model, s, u, None)?;
+        let solution = crate::constrained::solution::<T, N, M, R>(model, s, u, None)?;
         let mass = model.mass_matrix(s, u);
-        let (_, j) = crate::constrained::velocity_terms::<T, N, M, K>(model, s, u);
-        let kkt =
-            linalg::kkt::Factored::new(&mass, &j, T::MASS_TREE.as_ref()).map_err(|_| failed())?;
-        Ok(Implicit {
+        let (_, j) = crate::constrained::velocity_terms::<T, N, M, R>(model, s, u);
+        let kkt = linalg::kkt::Factored::new(&mass, &j, &j, &[false; R], T::MASS_TREE.as_ref())
+            .map_err(|_| failed())?;
+        Ok(Implicit::new(
             kkt,
-            qdd: solution.accelerations.map(Dual64::from_re),
-            lambda: solution.multipliers.map(Dual64::from_re),
-        })
+            &solution.accelerations,
+            &solution.multipliers,
+        ))
     }
 
-    /// The residuals of the KKT system at the dual point `x`, given the inverse dynamics
-    /// M q̈ − bias there (`dynamics`), for `terms` (the model, or it with its parameters).
-    fn residuals<W: Terms<Dual64, N, M>, const M: usize>(
+    /// The residuals of the KKT system, given at a dual point the inverse dynamics
+    /// M q̈ − bias (`dynamics`) and the rows J with their targets (J q̈ = target).
+    fn residuals(
         &self,
-        terms: &W,
         dynamics: [Dual64; N],
-        x: &Point<Dual64, N, M>,
-    ) -> (SVector<Dual64, N>, SVector<Dual64, K>) {
-        let (_, j) = crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(terms, x);
-        let gamma = crate::dual_passes::gamma::<_, Dual64, N, M, K>(terms, x);
+        (j, target): (SMatrix<Dual64, R, N>, SVector<Dual64, R>),
+    ) -> (SVector<Dual64, N>, SVector<Dual64, R>) {
         (
             SVector::from(dynamics) + j.transpose() * self.lambda,
-            j * self.qdd - gamma,
+            j * self.qdd - target,
         )
     }
 
     /// ∂q̈ along a direction, from the residuals' derivatives along it.
-    fn column(&self, (dynamics, velocity): (SVector<f64, N>, SVector<f64, K>)) -> SVector<f64, N> {
+    fn column(&self, (dynamics, velocity): (SVector<f64, N>, SVector<f64, R>)) -> SVector<f64, N> {
         -self.kkt.solve(&dynamics, &velocity).0
     }
-}
 
-/// The linearization of a constrained solve at `s`, `u` (its accelerations there given):
-/// `solve` in dual numbers, one column of (q, q̇, u) per evaluation (`None` where it
-/// fails), and the tangent basis, the null space of the constraints' `rows` in the state
-/// (q, q̇); checked finite. The model's own constraints ([`linearize`]) and those with
-/// contacts held (`contact::linearize`) both take it.
-pub(crate) fn of_constrained_solve<const N: usize, const M: usize>(
-    s: &State<N>,
-    u: &SVector<f64, M>,
-    accelerations: SVector<f64, N>,
-    rows: &DMatrix<f64>,
-    solve: impl FnMut(&Point<Dual64, N, M>) -> Option<SVector<Dual64, N>>,
-) -> Result<Linearization<N, M>, DynamicsError> {
-    let base = Point::new(s, u);
-    let mut lin = Linearization::zero(s, u, accelerations);
-    lin.tangent = linalg::null_space(rows);
-    for (k, column) in forward_jacobian(&base, solve).enumerate() {
-        lin.set_column(k, &column.ok_or_else(not_finite)?);
+    /// The linearization of the solution at `s`, `u` (its accelerations given): the
+    /// columns along (q, q̇, u), the rows and their targets at a dual point by `rows`
+    /// (which do not read the inputs), the tangent basis the null space of `tangent`, the
+    /// constraints' rows in the state (q, q̇); checked finite. The model's own constraints
+    /// ([`linearize`]) and those with contacts held (`contact::linearize`) both take it.
+    pub(crate) fn linearization<T: Model<N, M>, const M: usize>(
+        &self,
+        model: &T,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+        accelerations: SVector<f64, N>,
+        tangent: &DMatrix<f64>,
+        rows: impl Fn(&Point<Dual64, N, M>) -> (SMatrix<Dual64, R, N>, SVector<Dual64, R>),
+    ) -> Result<Linearization<N, M>, DynamicsError> {
+        let mut lin = Linearization::zero(s, u, accelerations);
+        lin.tangent = linalg::null_space(tangent);
+        let x = Point::new(s, u);
+        for k in 0..x.count() {
+            let column = match along_input(model, &x, k) {
+                Some(forces) => (-forces, SVector::zeros()),
+                None => {
+                    let x = x.seeded(k);
+                    let dynamics = model.eval_inverse_dynamics_in(&x, &self.qdd.into());
+                    self.residuals(dynamics, rows(&x)).eps()
+                }
+            };
+            lin.set_column(k, &self.column(column));
+        }
+        lin.checked()
     }
-    lin.checked()
 }
 
 /// The sensitivities ∂q̈/∂p of the accelerations to the model's parameters (column j: the
@@ -660,7 +693,9 @@ where
                 parameters: *p,
             };
             let dynamics = model.eval_inverse_dynamics_with(p, &x, &implicit.qdd.into());
-            implicit.residuals(&terms, dynamics, &x)
+            let (_, j) = crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(&terms, &x);
+            let gamma = crate::dual_passes::gamma::<_, Dual64, N, M, K>(&terms, &x);
+            implicit.residuals(dynamics, (j, gamma))
         };
         let mut d = SMatrix::<f64, N, P>::zeros();
         for (k, column) in forward_jacobian(&model.parameter_values(), residuals).enumerate() {

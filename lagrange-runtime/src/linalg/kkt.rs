@@ -164,50 +164,42 @@ fn solve_factored<S: Scalar, const N: usize, const K: usize>(
     }
 }
 
-/// The KKT matrix `[M Jᵀ; J 0]` factored once, for many right-hand sides: M as [`solve`]
-/// factors it (along the tree, or densely, completed by ρ JᵀJ when only semidefinite),
-/// M⁻¹ Jᵀ and the LU of the Schur complement J M⁻¹ Jᵀ kept. The implicit derivatives of a
-/// constrained solve are one solve with it per direction (`linearize`).
-pub(crate) struct Factored<S, const N: usize, const K: usize> {
+/// The KKT matrix `[M Jᵀ; J 0]` factored once, for many right-hand sides: M as [`reduce`]
+/// factors it (along the tree, or densely, completed when only semidefinite), M⁻¹ Jᵀ and
+/// the LU of the Schur complement J M⁻¹ Jᵀ kept, the idle rows' multipliers zero (a 1 on
+/// their diagonal). The implicit derivatives of a constrained solve are one solve with it
+/// per direction (`linearize`, with the model's own rows; `contact::linearize`, with the
+/// active contacts' under them).
+pub(crate) struct Factored<S, const N: usize, const R: usize> {
     factor: AnyFactor<S, N>,
-    rho: Option<f64>,
-    j: SMatrix<S, K, N>,
+    completion: Completion,
+    j: SMatrix<S, R, N>,
     /// M⁻¹ Jᵀ (of the completed M where it was completed).
-    y: SMatrix<S, N, K>,
-    schur: lu::Lu<S, K>,
+    y: SMatrix<S, N, R>,
+    schur: lu::Lu<S, R>,
 }
 
-impl<S: Scalar, const N: usize, const K: usize> Factored<S, N, K> {
-    /// The factorization [`solve`] makes, kept: the same choices (the tree when valid, the
-    /// completion when M alone is too close to singular) and the same failures.
-    pub(crate) fn new(
+impl<S: Scalar, const N: usize, const R: usize> Factored<S, N, R> {
+    /// The factorization of `[M Jᵀ; J 0]` for J = `j`, whose first K rows are the model's
+    /// own, `own` (all of them for a model without contacts), and whose rows flagged in
+    /// `idle` are zero and carry no multiplier: the choices and the failures of [`reduce`]
+    /// (of [`solve`] when `own` is `j`), the Schur complement's by LU.
+    pub(crate) fn new<const K: usize>(
         mass: &SMatrix<S, N, N>,
-        j: &SMatrix<S, K, N>,
+        own: &SMatrix<S, K, N>,
+        j: &SMatrix<S, R, N>,
+        idle: &[bool; R],
         tree: Option<&MassTree<N>>,
-    ) -> Result<Self, Unsolvable<S, K>> {
-        let (factor, rho) = match tree.filter(|t| t.is_valid()) {
-            Some(tree) => {
-                debug_assert!(tree.holds(mass, j), "{BROKEN_TREE}");
-                let mut factor = TreeLdlt::new(mass, tree);
-                let weight = || gram::mass_weight(mass, j);
-                let rho = factor
-                    .factor_completing(mass, j, tree.constrained, plain::<K>(), weight)
-                    .map_err(|rho| match rho {
-                        Some(rho) => Unsolvable::Completed { rho },
-                        None => Unsolvable::Mass,
-                    })?;
-                (AnyFactor::Tree(factor), rho)
-            }
-            None => {
-                let (factor, rho) = factor_completed(mass, j)?;
-                (AnyFactor::Dense(factor), rho)
-            }
-        };
-        let mut y = SMatrix::<S, N, K>::zeros();
-        for k in 0..K {
-            y.set_column(k, &factor.solve(&j.row(k).transpose()));
+    ) -> Result<Self, Unsolvable<S, R>> {
+        let (factor, completion) = factor_for(mass, own, j, tree)?;
+        let mut y = SMatrix::<S, N, R>::zeros();
+        for r in 0..R {
+            y.set_column(r, &factor.solve(&j.row(r).transpose()));
         }
-        let schur = j * y;
+        let mut schur = j * y;
+        for r in (0..R).filter(|&r| idle[r]) {
+            schur[(r, r)] = S::one();
+        }
         if schur.iter().any(|x| !x.re().is_finite()) {
             return Err(Unsolvable::Schur(schur));
         }
@@ -216,28 +208,79 @@ impl<S: Scalar, const N: usize, const K: usize> Factored<S, N, K> {
         };
         Ok(Factored {
             factor,
-            rho,
+            completion,
             j: *j,
             y,
             schur: lu,
         })
     }
 
-    /// x and λ of `M x + Jᵀ λ = f, J x = γ`.
+    /// x and λ of `M x + Jᵀ λ = f, J x = γ` (γ zero on the idle rows).
     pub(crate) fn solve(
         &self,
         f: &SVector<S, N>,
-        gamma: &SVector<S, K>,
-    ) -> (SVector<S, N>, SVector<S, K>) {
-        let free = self
-            .factor
-            .solve(&completed_rhs(f, self.rho, &self.j, gamma));
-        if K == 0 {
+        gamma: &SVector<S, R>,
+    ) -> (SVector<S, N>, SVector<S, R>) {
+        let free = self.factor.solve(&self.completion.rhs(f, &self.j, gamma));
+        if R == 0 {
             return (free, SVector::zeros());
         }
         let lambda = self.schur.solve(&(self.j * free - gamma));
         (free - self.y * lambda, lambda)
     }
+}
+
+/// How M was completed: not at all, or by ρ J_cᵀ J_c with J_c the first `rows` rows of J.
+#[derive(Clone, Copy)]
+struct Completion {
+    rho: Option<f64>,
+    rows: usize,
+}
+
+impl Completion {
+    /// f + ρ J_cᵀ γ_c ([`completed_rhs`] with the rows that completed M).
+    fn rhs<S: Scalar, const N: usize, const R: usize>(
+        &self,
+        f: &SVector<S, N>,
+        j: &SMatrix<S, R, N>,
+        gamma: &SVector<S, R>,
+    ) -> SVector<S, N> {
+        let Some(rho) = self.rho else {
+            return *f;
+        };
+        let mut out = *f;
+        for r in 0..self.rows {
+            out += j.row(r).transpose() * (S::from(rho) * gamma[r]);
+        }
+        out
+    }
+}
+
+/// M factored for the rows `j` whose first K are the model's own, `own`: along `tree` when
+/// it has a valid one, else densely, completed when only semidefinite by `own` alone (the
+/// tree promises their structure, not the others'; the other rows enter only through
+/// solves with the factor); where that fails, densely completed by every row (a velocity
+/// that only a contact determines), or why not.
+fn factor_for<S: Scalar, const N: usize, const K: usize, const R: usize>(
+    mass: &SMatrix<S, N, N>,
+    own: &SMatrix<S, K, N>,
+    j: &SMatrix<S, R, N>,
+    tree: Option<&MassTree<N>>,
+) -> Result<(AnyFactor<S, N>, Completion), Unsolvable<S, R>> {
+    let by_own = |rho| Completion { rho, rows: K };
+    if let Some(tree) = tree.filter(|t| t.is_valid()) {
+        debug_assert!(tree.holds(mass, own), "{BROKEN_TREE}");
+        let mut factor = TreeLdlt::new(mass, tree);
+        let weight = || gram::mass_weight(mass, own);
+        if let Ok(rho) = factor.factor_completing(mass, own, tree.constrained, plain::<K>(), weight)
+        {
+            return Ok((AnyFactor::Tree(factor), by_own(rho)));
+        }
+    } else if let Ok((factor, rho)) = factor_completed(mass, own) {
+        return Ok((AnyFactor::Dense(factor), by_own(rho)));
+    }
+    let (factor, rho) = factor_completed(mass, j)?;
+    Ok((AnyFactor::Dense(factor), Completion { rho, rows: R }))
 }
 
 impl<S: Scalar, const N: usize> AnyFactor<S, N> {
@@ -303,49 +346,29 @@ impl<S: Scalar, const N: usize, const R: usize> Reduced<S, N, R> {
     }
 }
 
-/// [`Reduced`] for J = the model's own rows `own` (with their γ, `own_gamma`) over others
-/// that the model's tree knows nothing of (contacts): M factored along `tree` when it has
-/// a valid one, else densely, completed when only semidefinite by `own` alone (the tree
-/// promises their structure, not the others'; a contact's rows enter only through solves
-/// with the factor), which adds ρ ownᵀ own_gamma to f; where that fails, densely completed
-/// by every row (a velocity that only a contact determines), or why not.
+/// [`Reduced`] for J = the model's own rows `own` (J's first K rows, their γ the first K
+/// of `gamma`) over others that the model's tree knows nothing of (contacts): M factored
+/// as [`factor_for`] does, f completed with it.
 pub(crate) fn reduce<S: Scalar, const N: usize, const K: usize, const R: usize>(
     mass: &SMatrix<S, N, N>,
     f: &SVector<S, N>,
-    (own, own_gamma): (&SMatrix<S, K, N>, &SVector<S, K>),
+    own: &SMatrix<S, K, N>,
     j: &SMatrix<S, R, N>,
     gamma: &SVector<S, R>,
     tree: Option<&MassTree<N>>,
 ) -> Result<Reduced<S, N, R>, Unsolvable<S, R>> {
-    let completed = |rho| completed_rhs(f, rho, own, own_gamma);
-    let build = |factor: AnyFactor<S, N>, f: SVector<S, N>| {
-        let (schur, rhs) = match &factor {
-            AnyFactor::Tree(x) => Reduced::schur_and_rhs(x, f, j, gamma),
-            AnyFactor::Dense(x) => Reduced::schur_and_rhs(x, f, j, gamma),
-        };
-        Reduced {
-            schur,
-            rhs,
-            f,
-            factor,
-        }
+    let (factor, completion) = factor_for(mass, own, j, tree)?;
+    let f = completion.rhs(f, j, gamma);
+    let (schur, rhs) = match &factor {
+        AnyFactor::Tree(x) => Reduced::schur_and_rhs(x, f, j, gamma),
+        AnyFactor::Dense(x) => Reduced::schur_and_rhs(x, f, j, gamma),
     };
-    if let Some(tree) = tree.filter(|t| t.is_valid()) {
-        debug_assert!(tree.holds(mass, own), "{BROKEN_TREE}");
-        let mut factor = TreeLdlt::new(mass, tree);
-        let weight = || gram::mass_weight(mass, own);
-        if let Ok(rho) = factor.factor_completing(mass, own, tree.constrained, plain::<K>(), weight)
-        {
-            return Ok(build(AnyFactor::Tree(factor), completed(rho)));
-        }
-    } else if let Ok((factor, rho)) = factor_completed(mass, own) {
-        return Ok(build(AnyFactor::Dense(factor), completed(rho)));
-    }
-    let (factor, rho) = factor_completed(mass, j)?;
-    Ok(build(
-        AnyFactor::Dense(factor),
-        completed_rhs(f, rho, j, gamma),
-    ))
+    Ok(Reduced {
+        schur,
+        rhs,
+        f,
+        factor,
+    })
 }
 
 /// f + ρ Jᵀ γ, what the completion of M by ρ JᵀJ adds to the right-hand side (cancelled by
