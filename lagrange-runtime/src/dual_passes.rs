@@ -158,6 +158,45 @@ pub(crate) fn generalized_forces_in<
     total
 }
 
+/// ∂Q/∂u, the derivatives of the generalized forces along the inputs, at `x`, for a model
+/// whose inputs act only through its forces and torques
+/// ([`Model::INPUTS_ONLY_IN_FORCES`](crate::model::Model::INPUTS_ONLY_IN_FORCES)): the
+/// velocity v a force acts through does not read the inputs, so ∂Q_j/∂u_k = Σ ∂F/∂u_k
+/// ∂v/∂q̇_j, with every force's ∂v/∂q̇ from one pass over q̇ and its ∂F/∂u_k from one pass
+/// in first-order dual numbers per input (the forces alone, not the dynamics).
+pub(crate) fn forces_along_inputs<T: Terms<f64, N, M>, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<f64, N, M>,
+) -> SMatrix<f64, N, M> {
+    let mut out = SMatrix::<f64, N, M>::zeros();
+    if !T::HAS_FORCES || M == 0 {
+        return out;
+    }
+    type V<const N: usize> = DualVec<f64, Const<N>>;
+    let seeded = Point {
+        qd: from_fn(|i| V::new(x.qd[i], Derivative::derivative_generic(Const::<N>, U1, i))),
+        ..x.map(V::from_re)
+    };
+    // Each force's ∂v/∂q̇, in the order the forces are applied (the same in every pass).
+    let mut rows: Vec<SVector<f64, N>> = Vec::new();
+    model.forces(&seeded, |_, v| {
+        rows.push(v.eps.unwrap_generic(Const::<N>, U1));
+    });
+    let base = x.map(Dual::from_re);
+    for k in 0..M {
+        let mut point = base;
+        point.u[k] = Dual::new(x.u[k], 1.0);
+        let mut column = SVector::<f64, N>::zeros();
+        let mut forces = rows.iter();
+        model.forces(&point, |f: Dual<f64>, _| {
+            let row = forces.next().expect("the same forces in every pass");
+            column += row * f.eps;
+        });
+        out.set_column(k, &column);
+    }
+    out
+}
+
 /// Everything but the inertial term M q̈ (∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q) at a
 /// [`Point`] in any scalar.
 pub(crate) fn bias_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>(

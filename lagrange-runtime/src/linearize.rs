@@ -275,19 +275,27 @@ fn set_column<const N: usize, const M: usize>(
     }
 }
 
-/// ∂Q/∂u_j, the derivative of the generalized forces along input j = `k` − 2N, for column
-/// `k` of a derivative along (q, q̇, u) at `x`, when the model's energies do not read the
-/// inputs ([`Model::INPUTS_IN_ENERGIES`]): then the inverse dynamics depends on an input
-/// only through Q, and one evaluation of the forces (a few force and dissipation terms)
-/// replaces one of the whole inverse dynamics. `None` for the other columns.
-fn along_input<T: Model<N, M>, const N: usize, const M: usize>(
+/// ∂τ/∂u = −∂Q/∂u from the forces alone, for a model whose inputs act only through its
+/// forces ([`Model::INPUTS_ONLY_IN_FORCES`]): a few evaluations of the forces instead of
+/// one of the whole inverse dynamics per input. `None` for another model.
+fn along_inputs<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     x: &Point<f64, N, M>,
-    k: usize,
-) -> Option<SVector<f64, N>> {
-    (k >= 2 * N && !T::INPUTS_IN_ENERGIES).then(|| {
-        let forces = crate::dual_passes::generalized_forces_in(model, &x.seeded(k));
-        SVector::from(forces.map(|f: Dual64| f.eps))
+) -> Option<SMatrix<f64, N, M>> {
+    T::INPUTS_ONLY_IN_FORCES.then(|| -crate::dual_passes::forces_along_inputs(model, x))
+}
+
+/// The columns of a derivative along (q, q̇, u), in that order: `evaluate(k)` (an
+/// evaluation in dual numbers), or for an input's column, when `by_forces` gives them,
+/// `from_forces` of its column there.
+fn columns<const N: usize, const M: usize, C>(
+    by_forces: Option<&SMatrix<f64, N, M>>,
+    mut evaluate: impl FnMut(usize) -> C,
+    from_forces: impl Fn(SVector<f64, N>) -> C,
+) -> impl Iterator<Item = C> {
+    (0..2 * N + M).map(move |k| match by_forces {
+        Some(d) if k >= 2 * N => from_forces(d.column(k - 2 * N).into_owned()),
+        _ => evaluate(k),
     })
 }
 
@@ -432,14 +440,14 @@ where
     };
     let x = Point::new(s, u);
     let a: [Dual64; N] = qdd.map(Dual64::from_re).into();
-    for k in 0..x.count() {
-        let column = match along_input(model, &x, k) {
-            Some(forces) => -forces,
-            None => model
-                .eval_inverse_dynamics_in(&x.seeded(k), &a)
-                .eps()
-                .into(),
-        };
+    let by_forces = along_inputs(model, &x);
+    let evaluate = |k| {
+        model
+            .eval_inverse_dynamics_in(&x.seeded(k), &a)
+            .eps()
+            .into()
+    };
+    for (k, column) in columns(by_forces.as_ref(), evaluate, |c| c).enumerate() {
         set_column((&mut d.d_q, &mut d.d_qd, &mut d.d_u), k, &column);
     }
     let forces = model.eval_inverse_dynamics_in(&x, &(*qdd).into());
@@ -584,15 +592,15 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         let mut lin = Linearization::zero(s, u, accelerations);
         lin.tangent = linalg::null_space(tangent);
         let x = Point::new(s, u);
-        for k in 0..x.count() {
-            let column = match along_input(model, &x, k) {
-                Some(forces) => (-forces, SVector::zeros()),
-                None => {
-                    let x = x.seeded(k);
-                    let dynamics = model.eval_inverse_dynamics_in(&x, &self.qdd.into());
-                    self.residuals(dynamics, rows(&x)).eps()
-                }
-            };
+        let by_forces = along_inputs(model, &x);
+        let evaluate = |k| {
+            let x = x.seeded(k);
+            let dynamics = model.eval_inverse_dynamics_in(&x, &self.qdd.into());
+            self.residuals(dynamics, rows(&x)).eps()
+        };
+        // The rows do not read the inputs.
+        let from_forces = |column| (column, SVector::zeros());
+        for (k, column) in columns(by_forces.as_ref(), evaluate, from_forces).enumerate() {
             lin.set_column(k, &self.column(column));
         }
         lin.checked()

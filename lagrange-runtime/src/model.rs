@@ -208,12 +208,12 @@ pub trait Model<const N: usize, const M: usize> {
     const HAS_DISSIPATION: bool = false;
     /// Whether [`eval_forces`](Model::eval_forces) applies any force.
     const HAS_FORCES: bool = false;
-    /// Whether the kinetic or the potential energy reads an input (true unless known
-    /// otherwise; `lagrangian!` says). Where they do not, the inputs act only through the
-    /// forces and the dissipation, so the derivatives of the dynamics along an input
-    /// ([`linearize`](crate::linearize::linearize)'s B) come from the generalized forces
-    /// alone, without differentiating the inverse dynamics along it.
-    const INPUTS_IN_ENERGIES: bool = true;
+    /// Whether the inputs act only through the forces and torques: neither the energies
+    /// nor the dissipation read them (false unless known; `lagrangian!` says). Then the
+    /// derivatives of the dynamics along the inputs ([`linearize`](crate::linearize::linearize)'s
+    /// B) are those of the generalized forces of the forces alone, ∂Q/∂u = Σ ∂F/∂u · ∂v/∂q̇,
+    /// without differentiating the inverse dynamics along each input.
+    const INPUTS_ONLY_IN_FORCES: bool = false;
     /// Whether [`eval_equations`](Model::eval_equations) is specialised to the model rather
     /// than the generic passes (`lagrangian!` sets it unless the model's code would be too
     /// large). Read by the tests of the generated code.

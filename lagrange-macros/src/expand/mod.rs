@@ -275,7 +275,9 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
     let has_forces = !l.forces.is_empty();
     let quadratic = l.quadratic_in_velocities();
     let reads_inputs = |id| l.ir.deps(id).has(crate::ir::Deps::U);
-    let inputs_in_energies = reads_inputs(l.kinetic) || l.potential.is_some_and(reads_inputs);
+    let inputs_only_in_forces = !reads_inputs(l.kinetic)
+        && !l.potential.is_some_and(reads_inputs)
+        && !l.dissipation.is_some_and(reads_inputs);
     // A large model's terms are written once, in `impl Parametric`; a small one's twice,
     // its parameters constants of `f64` here (a dual number times an `f64` costs less than
     // times a dual: a slider pendulum's constrained accelerations, whose rod length is a
@@ -352,7 +354,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
             const HAS_DISSIPATION: bool = #has_dissipation;
             const HAS_FORCES: bool = #has_forces;
             const QUADRATIC_IN_VELOCITIES: bool = #quadratic;
-            const INPUTS_IN_ENERGIES: bool = #inputs_in_energies;
+            const INPUTS_ONLY_IN_FORCES: bool = #inputs_only_in_forces;
             const CONSTRAINT_NAMES: &'static [&'static str] = &[#(#names),*];
             const HOLONOMIC: &'static [bool] = &[#(#holonomic),*];
             #tree
