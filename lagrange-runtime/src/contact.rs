@@ -417,13 +417,19 @@ pub fn linearize<
         .map_err(|_| crate::linearize::not_finite())?;
     let implicit = Implicit::new(kkt, &accelerations, &lambda);
     let tangent = manifold::<T, N, M, C>(model, s, u, active);
-    implicit.linearization(model, s, u, accelerations, &tangent, |x| {
-        system::<T, Dual64, N, M, K, C, R>(model, x, active)
-    })
+    implicit.linearization(
+        model,
+        s,
+        u,
+        accelerations,
+        &tangent,
+        |x| rows::<T, Dual64, N, M, K, C, R>(model, x, active),
+        |x| targets::<T, Dual64, N, M, K, C, R>(model, x, active),
+    )
 }
 
 /// The rows J of the model's own constraints over the active contacts' (the inactive
-/// ones zero), and their targets: J q̈ = target holds the constraints and the contacts at
+/// ones zero) and their targets: J q̈ = target holds the constraints and the contacts at
 /// acceleration level (no velocity gain), at a point in any scalar.
 fn system<
     T: Contacts<N, M, C>,
@@ -438,16 +444,55 @@ fn system<
     x: &Point<S, N, M>,
     active: &[bool; C],
 ) -> (SMatrix<S, R, N>, SVector<S, R>) {
+    (
+        rows::<T, S, N, M, K, C, R>(model, x, active),
+        targets::<T, S, N, M, K, C, R>(model, x, active),
+    )
+}
+
+/// The rows of [`system`].
+fn rows<
+    T: Contacts<N, M, C>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const C: usize,
+    const R: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+    active: &[bool; C],
+) -> SMatrix<S, R, N> {
     let (_, own) = velocity_terms_in::<T, S, N, M, K>(model, x);
-    let own_gamma = gamma::<T, S, N, M, K>(model, x);
     let (_, jc) = contact_velocity_terms::<T, S, N, M, C>(model, x);
+    let contacts: [[S; N]; C] = from_fn(|c| from_fn(|i| jc[(c, i)]));
+    stacked::<S, N, K, C, R>(&own, &SVector::zeros(), &contacts, active).0
+}
+
+/// The targets of [`system`]: the model's γ, then minus each active contact's drift.
+fn targets<
+    T: Contacts<N, M, C>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const C: usize,
+    const R: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+    active: &[bool; C],
+) -> SVector<S, R> {
+    let mut target = SVector::<S, R>::zeros();
+    target
+        .fixed_rows_mut::<K>(0)
+        .copy_from(&gamma::<T, S, N, M, K>(model, x));
     let drift = contact_drift::<T, S, N, M, C>(model, x);
-    let rows: [[S; N]; C] = from_fn(|c| from_fn(|i| jc[(c, i)]));
-    let (j, mut target) = stacked::<S, N, K, C, R>(&own, &own_gamma, &rows, active);
     for c in (0..C).filter(|&c| active[c]) {
         target[K + c] = -drift[c];
     }
-    (j, target)
+    target
 }
 
 /// The rows whose null space is the tangent of the contact manifold in the state (q, q̇):

@@ -498,10 +498,15 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
         // coordinate) gets its unit vector, exactly, so that the reduced Jacobian keeps its
         // exact zeros and `stability::spectrum` can split their eigenvalues off exactly.
         let tangent = constraints_in_state(model, s, u);
-        implicit.linearization(model, s, u, self.accelerations, &tangent, |x| {
-            let (_, j) = crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(model, x);
-            (j, crate::dual_passes::gamma::<_, Dual64, N, M, K>(model, x))
-        })
+        implicit.linearization(
+            model,
+            s,
+            u,
+            self.accelerations,
+            &tangent,
+            |x| crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(model, x).1,
+            |x| crate::dual_passes::gamma::<_, Dual64, N, M, K>(model, x),
+        )
     }
 }
 
@@ -576,10 +581,13 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
     }
 
     /// The linearization of the solution at `s`, `u` (its accelerations given): the
-    /// columns along (q, q̇, u), the rows and their targets at a dual point by `rows`
-    /// (which do not read the inputs), the tangent basis the null space of `tangent`, the
-    /// constraints' rows in the state (q, q̇); checked finite. The model's own constraints
-    /// ([`linearize`]) and those with contacts held (`contact::linearize`) both take it.
+    /// columns along (q, q̇, u), at a dual point the rows J by `rows` and their targets by
+    /// `targets` (J q̈ = target), neither of which reads the inputs; the tangent basis the
+    /// null space of `tangent`, the constraints' rows in the state (q, q̇); checked finite.
+    /// The rows, velocity forms affine in q̇, depend on (q, t) alone, so only the columns
+    /// along q evaluate them. The model's own constraints ([`linearize`]) and those with
+    /// contacts held (`contact::linearize`) both take it.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn linearization<T: Model<N, M>, const M: usize>(
         &self,
         model: &T,
@@ -587,7 +595,8 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         u: &SVector<f64, M>,
         accelerations: SVector<f64, N>,
         tangent: &DMatrix<f64>,
-        rows: impl Fn(&Point<Dual64, N, M>) -> (SMatrix<Dual64, R, N>, SVector<Dual64, R>),
+        rows: impl Fn(&Point<Dual64, N, M>) -> SMatrix<Dual64, R, N>,
+        targets: impl Fn(&Point<Dual64, N, M>) -> SVector<Dual64, R>,
     ) -> Result<Linearization<N, M>, DynamicsError> {
         let mut lin = Linearization::zero(s, u, accelerations);
         lin.tangent = linalg::null_space(tangent);
@@ -596,9 +605,13 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         let evaluate = |k| {
             let x = x.seeded(k);
             let dynamics = model.eval_inverse_dynamics_in(&x, &self.qdd.into());
-            self.residuals(dynamics, rows(&x)).eps()
+            if k < N {
+                self.residuals(dynamics, (rows(&x), targets(&x))).eps()
+            } else {
+                (SVector::from(dynamics).eps(), -targets(&x).eps())
+            }
         };
-        // The rows do not read the inputs.
+        // The rows and their targets do not read the inputs.
         let from_forces = |column| (column, SVector::zeros());
         for (k, column) in columns(by_forces.as_ref(), evaluate, from_forces).enumerate() {
             lin.set_column(k, &self.column(column));
