@@ -19,6 +19,8 @@ mod error;
 pub mod eval;
 pub mod floating_base;
 #[doc(hidden)]
+pub mod frames;
+#[doc(hidden)]
 pub mod functions;
 mod impls;
 pub mod jacobian;
@@ -128,6 +130,7 @@ macro_rules! __serde_item {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::centroidal;
+    pub use crate::frames;
     pub use crate::contact;
     pub use crate::functions;
     pub use crate::jacobian;
