@@ -1291,7 +1291,11 @@ fn the_rows_from_the_tree_are_the_unrolled_rows() {
             let qd = SVector::<f64, N>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
             if floating {
                 let n = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize();
-                let scale = if k == 0 { 1.0 } else { 1.0 + rng.uniform(-0.1, 0.1) };
+                let scale = if k == 0 {
+                    1.0
+                } else {
+                    1.0 + rng.uniform(-0.1, 0.1)
+                };
                 q.fixed_rows_mut::<4>(3).copy_from(&(n * scale));
             }
             let (unrolled, tree) = routes(&State::new(0.3, q, qd));
@@ -1325,7 +1329,12 @@ fn the_rows_from_the_tree_are_the_unrolled_rows() {
     check(routes!(Panda::default()), &mut rng, false, "Panda");
     check(routes!(Solo12::default()), &mut rng, true, "Solo-12");
     check(routes!(FloatingBox::default()), &mut rng, true, "box");
-    check(routes!(LockedGripper::default()), &mut rng, false, "gripper");
+    check(
+        routes!(LockedGripper::default()),
+        &mut rng,
+        false,
+        "gripper",
+    );
     check(routes!(MimicSlider::default()), &mut rng, false, "slider");
     check(routes!(LightWrist::default()), &mut rng, false, "wrist");
     check(routes!(LightWrist1000::default()), &mut rng, false, "far");
@@ -1405,11 +1414,17 @@ fn the_g1_s_rows_from_its_tree_are_the_derivatives_of_its_lets() {
             let mut minus = s;
             minus.q[c] -= h;
             let d = (potential(&plus) - potential(&minus)) / (2.0 * h);
-            assert!((d - matrix[(0, c)]).abs() <= 1e-6 * size, "urdf_potential ({c})");
+            assert!(
+                (d - matrix[(0, c)]).abs() <= 1e-6 * size,
+                "urdf_potential ({c})"
+            );
         }
         let h = 1e-4;
         let along = |t: f64| potential(&State::new(0.0, s.q + s.qd * t, s.qd));
         let second = (along(h) - 2.0 * along(0.0) + along(-h)) / (h * h);
-        assert!((second - drift).abs() <= 1e-6 * size, "urdf_potential's drift");
+        assert!(
+            (second - drift).abs() <= 1e-6 * size,
+            "urdf_potential's drift"
+        );
     }
 }

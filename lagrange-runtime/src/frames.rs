@@ -23,7 +23,7 @@ use crate::centroidal::{
 };
 use crate::jacobian::Jacobian;
 use crate::model::Point;
-use nalgebra::{SMatrix, SVector};
+use nalgebra::SVector;
 
 /// How a link moves in the root's frame, the root held still.
 #[derive(Clone, Copy)]
@@ -40,6 +40,11 @@ struct Motion {
     wd: V3,
     /// The unit axis of the joint from its parent.
     axis: V3,
+    /// In the world's axes (a floating base's R(n) applied): the origin from o, and the
+    /// column of the joint's axis (the unit axis of a revolute joint, R(n) times the axis
+    /// of a prismatic one).
+    x_world: V3,
+    axis_world: V3,
 }
 
 /// A floating base's rotation and its derivatives: R(n) = B(n, n), Ṙ = 2 B(n, ṅ), R̈ at
@@ -76,6 +81,8 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
             w: [0.0; 3],
             wd: [0.0; 3],
             axis: [0.0; 3],
+            x_world: [0.0; 3],
+            axis_world: [0.0; 3],
         };
         let mut links = [still; L];
         let base = robot.floating.then(|| {
@@ -92,6 +99,14 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
                 }),
             }
         });
+        // R(n) (â × d) = (R(n) â / |n|²) × (R(n) d): R(n) is |n|² times a rotation.
+        let (world, norm) = match &base {
+            Some(b) => (
+                b.r,
+                x.q[3] * x.q[3] + x.q[4] * x.q[4] + x.q[5] * x.q[5] + x.q[6] * x.q[6],
+            ),
+            None => (IDENTITY, 1.0),
+        };
         for (l, link) in robot.links.iter().enumerate() {
             if let Joint::Root = link.joint {
                 links[l].moves = robot.floating;
@@ -124,12 +139,14 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
                     m.moves = true;
                     m.r = rotated(&r, axis, x.q[coordinate]);
                     m.axis = a;
+                    m.axis_world = scale(1.0 / norm, apply(&world, a));
                     m.w = add(w, scale(qd, a));
                     m.wd = add(wd, scale(qd, cross(w, a)));
                 }
                 Joint::Prismatic { coordinate, along } => {
                     m.moves = true;
                     m.axis = apply(&parent.r, along);
+                    m.axis_world = apply(&world, m.axis);
                     offset = add(offset, scale(x.q[coordinate], along));
                 }
                 Joint::Root | Joint::Fixed => {}
@@ -137,6 +154,7 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
             let arm = apply(&parent.r, offset);
             let turning = cross(w, arm);
             m.x = add(from, arm);
+            m.x_world = apply(&world, m.x);
             m.xd = add(parent.xd, turning);
             m.xdd = add(parent.xdd, add(cross(wd, arm), cross(w, turning)));
             if let Joint::Prismatic { coordinate, .. } = link.joint {
@@ -146,34 +164,34 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
             }
             links[l] = m;
         }
-        Frames {
-            robot,
-            links,
-            base,
-        }
+        Frames { robot, links, base }
     }
 
-    /// The rows of the point at `offset` in the frame of link `link` (an index into
-    /// [`Robot::links`]): `L_p` at the origin, `L_c` at the centre of mass.
-    #[must_use]
+    /// Writes the rows of the point at `offset` in the frame of link `link` (an index into
+    /// [`Robot::links`]) into `target`, in place: `L_p` at the origin, `L_c` at the centre
+    /// of mass. Only the columns of the coordinates that move the point are written: the
+    /// others are left as they are, zeros in [`Jacobian::ZEROS`].
     #[inline]
-    pub fn point<const N: usize>(&self, link: usize, offset: V3) -> Jacobian<3, N> {
-        let mut matrix = SMatrix::<f64, 3, N>::zeros();
+    pub fn point<const N: usize>(&self, target: &mut Jacobian<3, N>, link: usize, offset: V3) {
         let m = &self.links[link];
         if !m.moves {
-            return Jacobian {
-                matrix,
-                drift: SVector::zeros(),
-            };
+            target.drift = SVector::zeros();
+            return;
         }
         let r = apply(&m.r, offset);
         let turning = cross(m.w, r);
         let x = add(m.x, r);
         let xd = add(m.xd, turning);
         let xdd = add(m.xdd, add(cross(m.wd, r), cross(m.w, turning)));
-        let to_world = |v: V3| match &self.base {
-            Some(base) => apply(&base.r, v),
-            None => v,
+        let x_world = match &self.base {
+            Some(base) => apply(&base.r, x),
+            None => x,
+        };
+        let matrix = &mut target.matrix;
+        let mut set = |c: usize, v: V3| {
+            for (k, v) in v.into_iter().enumerate() {
+                matrix[(k, c)] = v;
+            }
         };
         let mut l = link;
         loop {
@@ -182,25 +200,24 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
             if link.parent == l || !at.moves {
                 break;
             }
-            let column = match link.joint {
+            match link.joint {
                 Joint::Revolute { coordinate, .. } => {
-                    Some((coordinate, cross(at.axis, sub(x, at.x))))
+                    set(coordinate, cross(at.axis_world, sub(x_world, at.x_world)));
                 }
-                Joint::Prismatic { coordinate, .. } => Some((coordinate, at.axis)),
-                Joint::Root | Joint::Fixed => None,
-            };
-            if let Some((c, column)) = column {
-                matrix.column_mut(c).copy_from_slice(&to_world(column));
+                Joint::Prismatic { coordinate, .. } => set(coordinate, at.axis_world),
+                Joint::Root | Joint::Fixed => {}
             }
             l = link.parent;
         }
         let drift = match &self.base {
             Some(base) => {
                 for k in 0..3 {
-                    matrix[(k, k)] = 1.0;
+                    let mut e = [0.0; 3];
+                    e[k] = 1.0;
+                    set(k, e);
                 }
                 for (k, dr) in base.dr.iter().enumerate() {
-                    matrix.column_mut(3 + k).copy_from_slice(&apply(dr, x));
+                    set(3 + k, apply(dr, x));
                 }
                 add(
                     add(apply(&base.rdd, x), scale(2.0, apply(&base.rd, xd))),
@@ -209,10 +226,25 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
             }
             None => xdd,
         };
-        Jacobian {
-            matrix,
-            drift: SVector::from(drift),
-        }
+        target.drift = SVector::from(drift);
+    }
+}
+
+/// Adds `weight` times the Jacobian `source` to `target`, every row: a sum of points
+/// with one weight per point (`urdf_com`).
+#[doc(hidden)]
+#[inline]
+pub fn accumulate_all<const R: usize, const N: usize>(
+    target: &mut Jacobian<R, N>,
+    weight: f64,
+    source: &Jacobian<R, N>,
+) {
+    let (to, from) = (target.matrix.as_mut_slice(), source.matrix.as_slice());
+    for (t, s) in to.iter_mut().zip(from) {
+        *t += weight * s;
+    }
+    for (t, s) in target.drift.iter_mut().zip(source.drift.iter()) {
+        *t += weight * s;
     }
 }
 

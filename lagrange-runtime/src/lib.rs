@@ -130,8 +130,8 @@ macro_rules! __serde_item {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::centroidal;
-    pub use crate::frames;
     pub use crate::contact;
+    pub use crate::frames;
     pub use crate::functions;
     pub use crate::jacobian;
     pub use crate::jet;

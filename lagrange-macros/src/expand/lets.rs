@@ -122,11 +122,7 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         }
         groups
     } else if let Some(tree) = &from_tree {
-        let rest: Vec<usize> = others
-            .iter()
-            .copied()
-            .filter(|k| !tree.has(*k))
-            .collect();
+        let rest: Vec<usize> = others.iter().copied().filter(|k| !tree.has(*k)).collect();
         let mut groups = Vec::new();
         if !rest.is_empty() {
             let (evaluate, more) = unrolled_rows(&rest, Evaluation::Unrolled("__jacobian_rows"))
@@ -154,42 +150,45 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         }
         groups
     };
-    let mut fields = Vec::new();
+    // The result is zeros filled in place: no Jacobian is built apart and moved in.
+    let (out, fill) = (internal("out"), internal("__fill_jacobians"));
+    let zeros = quote!(#p::jacobian::Jacobian::ZEROS);
+    let fields = all.iter().map(|(field, ..)| quote!(#field: #zeros));
     let mut bindings = Vec::new();
+    let mut writes = Vec::new();
     for (g, (members, evaluate)) in groups.iter().enumerate() {
         let rows = internal(&format!("rows{g}"));
         bindings.push(quote!(let #rows = #evaluate;));
         let mut offset = 0;
         for &k in members {
             let (field, elems, _) = &all[k];
-            let r = elems.len();
-            fields.push((k, quote!(#field: #rows.jacobian::<#r>(#offset))));
-            offset += r;
+            writes.push(quote!(#rows.write(#offset, &mut #out.#field);));
+            offset += elems.len();
         }
     }
-    let out = internal("out");
-    let mut finish = TokenStream::new();
     if let Some(tree) = tree_route {
-        let (frames, points, sums) = tree.fields(&all, n);
+        let (frames, points, _, sums) = tree.fields(&all, n);
         bindings.push(frames);
-        fields.extend(points.into_iter().map(|(k, f, v)| (k, quote!(#f: #v))));
-        finish = sums;
+        writes.extend(points.into_iter().map(|(_, write)| write));
+        writes.push(sums);
     }
     // The tree's rows in place of the others' (a hidden method for the tests, which
     // compare the two).
     if let (None, Some(tree)) = (tree_route, &from_tree) {
-        let (frames, points, sums) = tree.fields(&all, n);
-        let points = points.into_iter().map(|(_, f, v)| quote!(#out.#f = #v;));
+        let (frames, points, summed, sums) = tree.fields(&all, n);
+        let points = points
+            .into_iter()
+            .map(|(f, write)| quote!(#out.#f = #zeros; #write));
+        let summed = summed.into_iter().map(|f| quote!(#out.#f = #zeros;));
         let momenta = match &momenta {
             Some(members) => {
                 let rows = internal("rows");
                 let mut offset = 0;
                 let assign = members.iter().map(|&k| {
                     let (field, elems, _) = &all[k];
-                    let r = elems.len();
                     let at = offset;
-                    offset += r;
-                    quote!(#out.#field = #rows.jacobian::<#r>(#at);)
+                    offset += elems.len();
+                    quote!(#rows.write(#at, &mut #out.#field);)
                 });
                 quote!(let #rows = #tree_rows; #(#assign)*)
             }
@@ -206,14 +205,13 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
                 let #x = #p::Point::new(#s, #u);
                 #frames
                 #(#points)*
+                #(#summed)*
                 #momenta
                 #sums
                 #out
             }
         });
     }
-    fields.sort_by_key(|(k, _)| *k);
-    let fields = fields.into_iter().map(|(_, f)| f);
     quote! {
         impl #name {
             /// The Jacobian of every scalar and vector `let` that has one, with its drift,
@@ -222,12 +220,18 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
             #[must_use]
             #[inline]
             pub fn jacobians(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
-                let #x = #p::Point::new(#s, #u);
-                #(#bindings)*
-                #[allow(unused_mut)]
                 let mut #out = #ty { #(#fields),* };
-                #finish
+                self.#fill(&#p::Point::new(#s, #u), &mut #out);
                 #out
+            }
+
+            /// Fills `jacobians`' result in place (zeros where nothing is written), so that
+            /// the caller's copy is the only one, where `jacobians` is inlined.
+            #[allow(non_snake_case)]
+            #[inline]
+            fn #fill(&self, #x: &#p::Point<f64, #n, #m>, #out: &mut #ty) {
+                #(#bindings)*
+                #(#writes)*
             }
 
             /// The Jacobians at every sample of `trajectory` (its states and recorded inputs).
@@ -455,33 +459,65 @@ impl TreeLets {
         self.points.iter().any(|p| p.0 == k) || self.sums.iter().any(|s| s.0 == k)
     }
 
-    /// The binding of the tree's frames at the point; each point's and sum's field (its
-    /// index in `all`, name and value: the sums' zeros); the code adding the sums' terms
-    /// into `__out`.
+    /// The binding of the tree's frames at the point; each point's field and the code
+    /// writing its rows into `__out`; each sum's field, and the code adding its terms into
+    /// `__out` (the sums' rows zeros before, their points' rows written).
     fn fields(
         &self,
         all: &[(&Ident, Vec<Id>, bool)],
         n: usize,
-    ) -> (TokenStream, Vec<(usize, Ident, TokenStream)>, TokenStream) {
+    ) -> (
+        TokenStream,
+        Vec<(Ident, TokenStream)>,
+        Vec<Ident>,
+        TokenStream,
+    ) {
         let p = private();
         let [x, frames, out] = ["x", "frames", "out"].map(internal);
         let tree = internal(ROBOT_TREE);
         let binding = quote!(let #frames = #p::frames::Frames::new(&Self::#tree, &#x););
         let number = |v: f64| float(v, proc_macro2::Span::call_site());
-        let mut fields = Vec::new();
+        let mut points = Vec::new();
         for &(k, link, offset) in &self.points {
             let [a, b, c] = offset.map(number);
-            let value = quote!(#frames.point::<#n>(#link, [#a, #b, #c]));
-            fields.push((k, all[k].0.clone(), value));
+            let field = all[k].0;
+            let write = quote!(#frames.point::<#n>(&mut #out.#field, #link, [#a, #b, #c]););
+            points.push((field.clone(), write));
         }
+        let mut summed = Vec::new();
         let mut add = TokenStream::new();
         for (k, elems) in &self.sums {
             let field = all[*k].0;
-            let zero = quote!(#p::jacobian::Jacobian {
-                matrix: #p::SMatrix::zeros(),
-                drift: #p::SVector::zeros(),
+            summed.push(field.clone());
+            // The same weight of the same point in every element, row by row (`urdf_com`):
+            // whole Jacobians added.
+            let first = elems.first().map(|terms| {
+                terms
+                    .iter()
+                    .map(|(w, source, from)| (w.to_string(), *source, *from))
+                    .collect::<Vec<_>>()
             });
-            fields.push((*k, field.clone(), zero));
+            let whole = first.as_ref().is_some_and(|first| {
+                first.iter().all(|(_, _, from)| *from == 0)
+                    && elems.iter().enumerate().all(|(row, terms)| {
+                        terms.len() == first.len()
+                            && terms.iter().zip(first).all(|((w, source, from), f)| {
+                                w.to_string() == f.0 && *source == f.1 && *from == row
+                            })
+                    })
+                    && first
+                        .iter()
+                        .all(|(_, source, _)| all[*source].1.len() == elems.len())
+            });
+            if whole {
+                for (weight, source, _) in &elems[0] {
+                    let source = all[*source].0;
+                    add.extend(quote! {
+                        #p::frames::accumulate_all(&mut #out.#field, #weight, &#out.#source);
+                    });
+                }
+                continue;
+            }
             for (row, terms) in elems.iter().enumerate() {
                 for (weight, source, from) in terms {
                     let source = all[*source].0;
@@ -491,7 +527,7 @@ impl TreeLets {
                 }
             }
         }
-        (binding, fields, add)
+        (binding, points, summed, add)
     }
 }
 
