@@ -109,15 +109,16 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
     // else one dual-number pass per coordinate (`lagrange_runtime::jacobian::rows`) over
     // the method `lets` evaluates with.
     let unrolled_rows = |members: &[usize], how| rows(l, unrolled, &all, members, how);
-    let unrolled_others = || unrolled_rows(&others, Evaluation::Unrolled("__jacobian_rows"));
     let mut tree_route = None;
     let groups = if let Some((evaluate, more)) =
         unrolled_rows(&every, Evaluation::Unrolled("__jacobian_rows"))
     {
         code.extend(more);
         vec![(every.clone(), evaluate)]
-    } else if let Some((evaluate, more)) =
-        unrolled_others().filter(|_| momenta.is_some() || from_tree.is_none())
+    } else if let Some((evaluate, more)) = momenta
+        .as_ref()
+        // Without momenta apart, the others are every `let`, just found too large.
+        .and_then(|_| unrolled_rows(&others, Evaluation::Unrolled("__jacobian_rows")))
     {
         code.extend(more);
         let mut groups = vec![(others.clone(), evaluate)];
@@ -206,7 +207,7 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
             /// momenta from its tree, for the tests. Not part of the public API.
             #[doc(hidden)]
             #[must_use]
-            #[inline(never)]
+            #[inline]
             pub fn __jacobians_from_tree(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
                 let mut #out = self.jacobians(#s, #u);
                 let #x = #p::Point::new(#s, #u);
