@@ -2,7 +2,8 @@
 //! the generated `jacobians` of a robot too large to unroll them (`lagrangian!` unrolls
 //! them within its budget, and in forward mode they are cheaper there: the file's zeros
 //! and ones fold): the centroidal momentum matrix A_G and its drift, from the robot's
-//! tree, which `lagrangian!` emits as a constant ([`Robot`]). Not part of the public API.
+//! tree, which `lagrangian!` emits as a constant ([`Robot`]; the rows of the links' points
+//! come from the same constant, `crate::frames`). Not part of the public API.
 //!
 //! The momenta are the `let`s the URDF writer (`lagrange-macros/src/urdf/writer.rs`)
 //! declares, h = Σ m ċ and L = Σ m λ × ċ − ρ × h + Σ R I Rᵀ ω, with the tree's velocities:

@@ -11,12 +11,14 @@
 //!   v̇ = J q̈ + drift;
 //! - matrix `let`s and `let`s that are not affine in q̇ have none.
 //!
-//! Inputs are held fixed: their rates are not known. Everything is exact (forward-mode
-//! automatic differentiation) and nothing is allocated: `lagrangian!` unrolls the rows at
-//! compile time in plain `f64`, each node carrying only the derivatives along the
-//! coordinates it depends on, and for a model whose rows would take too much code it
-//! makes N first-order passes and one second-order pass along the motion in dual
-//! numbers. Both give the same numbers to rounding.
+//! Inputs are held fixed: their rates are not known. Everything is exact and nothing is
+//! allocated: `lagrangian!` unrolls the rows at compile time in plain `f64` (forward-mode
+//! automatic differentiation), each node carrying only the derivatives along the
+//! coordinates it depends on; for a URDF robot whose rows would take too much code, the
+//! rows of its links' origins and centres of mass, of the sums of them and of its momenta
+//! come from its tree at run time (`crate::frames`, `crate::centroidal`); for any other
+//! model too large to unroll, it makes N first-order passes and one second-order pass
+//! along the motion in dual numbers. All give the same numbers to rounding.
 //!
 //! ```
 //! use lagrange_runtime::prelude::*;

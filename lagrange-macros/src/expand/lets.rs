@@ -459,8 +459,12 @@ struct TreeLets {
     /// Each sum: its index in `all`, and for each of its elements the weights (Rust
     /// expressions of literals, parameters and inputs) of the points' elements (index in
     /// `all`, row) it adds.
-    sums: Vec<(usize, Vec<Vec<(TokenStream, usize, usize)>>)>,
+    sums: Vec<(usize, Vec<Vec<Term>>)>,
 }
+
+/// A term of an element of a sum ([`TreeLets::sums`]): its weight, as a Rust expression,
+/// and the point's element (index in `all`, row) it multiplies.
+type Term = (TokenStream, usize, usize);
 
 impl TreeLets {
     fn has(&self, k: usize) -> bool {
@@ -596,7 +600,7 @@ fn sum_of_points(
     basis: &std::collections::HashMap<Id, (usize, usize)>,
     id: Id,
     weight: Option<TokenStream>,
-    terms: &mut Vec<(TokenStream, usize, usize)>,
+    terms: &mut Vec<Term>,
 ) -> Option<()> {
     let ir = &l.ir;
     let fixed = |a: Id| !ir.deps(a).has(Deps::STATE);
