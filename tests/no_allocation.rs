@@ -276,3 +276,46 @@ fn an_observer_controller_updates_without_allocating() {
     assert_eq!(n, 0, "allocations while the controller updates");
     assert!(sink.is_finite() && controller.saturated_samples() > 0);
 }
+
+/// `jacobians` allocates nothing, by every route: unrolled (the Arm, the UR5, the
+/// Solo-12), by the dual-number passes (the 64-link chain) and from a robot's tree (the
+/// G1's links, sums of them and momenta; the Solo-12's, by the tests' hidden method).
+#[test]
+fn jacobians_do_not_allocate() {
+    use lagrange_test_models::robots::{Solo12, Ur5};
+    use lagrange_test_models::G1;
+    let arm = Arm::default();
+    let s = State::new(0.4, SVector::from([0.3, -0.7]), SVector::from([1.1, 0.4]));
+    let (ur5, solo, g1, chain) = (
+        Ur5::default(),
+        Solo12::default(),
+        G1::default(),
+        Chain64::default(),
+    );
+    let mut q = SVector::<f64, 36>::from_fn(|i, _| 0.1 * i as f64);
+    q.fixed_rows_mut::<4>(3)
+        .copy_from(&SVector::from([1.0, 0.0, 0.0, 0.0]));
+    let g1_state = State::new(0.0, q, SVector::from_fn(|i, _| 0.05 * i as f64));
+    let mut q = SVector::<f64, 19>::from_fn(|i, _| 0.1 * i as f64);
+    q.fixed_rows_mut::<4>(3)
+        .copy_from(&SVector::from([1.0, 0.0, 0.0, 0.0]));
+    let solo_state = State::new(0.0, q, SVector::from_fn(|i, _| 0.05 * i as f64));
+    let ur5_state = State::new(0.0, SVector::from([0.1; 6]), SVector::from([0.2; 6]));
+    let chain_state = State::new(0.0, SVector::from([0.1; 64]), SVector::from([0.2; 64]));
+    let mut sink = 0.0;
+    let n = allocations_during(|| {
+        sink += arm.jacobians(&s, &SVector::from([0.5])).x2.drift[0];
+        sink += ur5.jacobians(&ur5_state, &SVector::zeros()).tool0_p.drift[0];
+        let j = solo.jacobians(&solo_state, &SVector::zeros());
+        sink += j.FL_FOOT_p.matrix[(0, 0)] + j.urdf_com.drift[2];
+        let j = solo.__jacobians_from_tree(&solo_state, &SVector::zeros());
+        sink += j.FL_FOOT_p.matrix[(0, 0)] + j.urdf_com.drift[2];
+        let j = g1.jacobians(&g1_state, &SVector::zeros());
+        sink += j.left_ankle_roll_link_p.drift[0] + j.urdf_angular_momentum.drift[0];
+        sink += j.urdf_potential.matrix[(0, 7)];
+        let j = chain.jacobians(&chain_state, &SVector::zeros());
+        sink += j.x64.matrix[(0, 63)] + j.y1.drift[0];
+    });
+    assert_eq!(n, 0, "allocations in jacobians");
+    assert!(sink.is_finite());
+}

@@ -1260,3 +1260,171 @@ fn the_rows_of_the_momenta_are_the_derivatives_of_the_momenta() {
         "massless rotor",
     );
 }
+
+/// The numbers of a value's `Debug` text, in order (each `None` where a word is not one):
+/// two values of one type compared number by number.
+fn numbers_of(text: &str) -> Vec<Option<f64>> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_')))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().ok())
+        .collect()
+}
+
+/// The rows `jacobians` takes from a robot's tree (`lagrange_runtime::frames`: each link's
+/// origin `L_p` and centre of mass `L_c`, and `urdf_com`, `urdf_potential`, `urdf_mass`,
+/// sums of theirs; the momenta from `lagrange_runtime::centroidal`), which the G1's
+/// `jacobians` runs, are those the others unroll at compile time, every number of every
+/// `let`'s Jacobian and drift to rounding, at random states of every robot of the suite
+/// whose `jacobians` unrolls them: revolute, prismatic and mimic joints, fixed joints,
+/// links without mass, a robot 1 414 m from the origin, and floating bases off the unit
+/// quaternion with rates across it.
+#[test]
+fn the_rows_from_the_tree_are_the_unrolled_rows() {
+    fn check<J: std::fmt::Debug, const N: usize>(
+        routes: impl Fn(&State<N>) -> (J, J),
+        rng: &mut common::Rng,
+        floating: bool,
+        what: &str,
+    ) {
+        for k in 0..4 {
+            let mut q = SVector::<f64, N>::from_fn(|_, _| rng.uniform(-1.5, 1.5));
+            let qd = SVector::<f64, N>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+            if floating {
+                let n = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize();
+                let scale = if k == 0 {
+                    1.0
+                } else {
+                    1.0 + rng.uniform(-0.1, 0.1)
+                };
+                q.fixed_rows_mut::<4>(3).copy_from(&(n * scale));
+            }
+            let (unrolled, tree) = routes(&State::new(0.3, q, qd));
+            let (a, b) = (
+                numbers_of(&format!("{unrolled:?}")),
+                numbers_of(&format!("{tree:?}")),
+            );
+            assert_eq!(a.len(), b.len());
+            let size = a.iter().flatten().fold(1.0f64, |m, x| m.max(x.abs()));
+            for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+                match (x, y) {
+                    (Some(x), Some(y)) => assert!(
+                        (x - y).abs() <= 1e-13 * size,
+                        "{what}, state {k}, number {i}: {x} unrolled against {y} from the tree"
+                    ),
+                    _ => assert_eq!(x.is_some(), y.is_some(), "{what}, number {i}"),
+                }
+            }
+        }
+    }
+    macro_rules! routes {
+        ($model:expr) => {
+            |s: &State<_>| {
+                let u = SVector::zeros();
+                ($model.jacobians(s, &u), $model.__jacobians_from_tree(s, &u))
+            }
+        };
+    }
+    let mut rng = common::Rng(4747);
+    check(routes!(Ur5::default()), &mut rng, false, "UR5");
+    check(routes!(Panda::default()), &mut rng, false, "Panda");
+    check(routes!(Solo12::default()), &mut rng, true, "Solo-12");
+    check(routes!(FloatingBox::default()), &mut rng, true, "box");
+    check(
+        routes!(LockedGripper::default()),
+        &mut rng,
+        false,
+        "gripper",
+    );
+    check(routes!(MimicSlider::default()), &mut rng, false, "slider");
+    check(routes!(LightWrist::default()), &mut rng, false, "wrist");
+    check(routes!(LightWrist1000::default()), &mut rng, false, "far");
+    check(routes!(Massless::default()), &mut rng, false, "massless");
+}
+
+/// The G1's rows from its tree (`jacobians` does not unroll them) are the derivatives of
+/// the `let`s: for its root's, a foot's, a hand's and fixed links' origin and centre of
+/// mass, `urdf_com` and `urdf_potential`, each column of ∂/∂q the central difference
+/// along that coordinate and the drift the second difference along the motion (steps
+/// 1e-5 and 1e-4, to 1e-6), at random states off the unit quaternion.
+#[test]
+fn the_g1_s_rows_from_its_tree_are_the_derivatives_of_its_lets() {
+    let g1 = lagrange_test_models::g1::G1::default();
+    let u = SVector::zeros();
+    let mut rng = common::Rng(4848);
+    for k in 0..3 {
+        let mut q = SVector::<f64, 36>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+        let qd = SVector::<f64, 36>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+        let n = SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize();
+        q.fixed_rows_mut::<4>(3)
+            .copy_from(&(n * (1.0 + rng.uniform(-0.1, 0.1))));
+        let s = State::new(0.0, q, qd);
+        let j = g1.jacobians(&s, &u);
+        macro_rules! each {
+            ($($field:ident),*) => {$({
+                let value = |s: &State<36>| -> Vec<f64> {
+                    g1.lets(s, &u).$field.iter().copied().collect()
+                };
+                let (matrix, drift) = (&j.$field.matrix, &j.$field.drift);
+                let size = matrix.amax().max(drift.amax()).max(1.0);
+                let close = |a: f64, b: f64, what: &str| {
+                    assert!(
+                        (a - b).abs() <= 1e-6 * size,
+                        "{}, state {k}, {what}: {a} against {b}",
+                        stringify!($field)
+                    )
+                };
+                for c in 0..36 {
+                    let h = 1e-5;
+                    let at = |d: f64| {
+                        let mut moved = s;
+                        moved.q[c] += d;
+                        value(&moved)
+                    };
+                    let (plus, minus) = (at(h), at(-h));
+                    for r in 0..plus.len() {
+                        close((plus[r] - minus[r]) / (2.0 * h), matrix[(r, c)], &format!("({r}, {c})"));
+                    }
+                }
+                let h = 1e-4;
+                let along = |t: f64| value(&State::new(0.0, s.q + s.qd * t, s.qd));
+                let (plus, mid, minus) = (along(h), along(0.0), along(-h));
+                for r in 0..plus.len() {
+                    let second = (plus[r] - 2.0 * mid[r] + minus[r]) / (h * h);
+                    close(second, drift[r], &format!("drift {r}"));
+                }
+            })*};
+        }
+        each!(
+            pelvis_p,
+            pelvis_c,
+            left_ankle_roll_link_p,
+            left_ankle_roll_link_c,
+            right_wrist_yaw_link_c,
+            left_rubber_hand_p,
+            head_link_c,
+            urdf_com
+        );
+        let potential = |s: &State<36>| g1.lets(s, &u).urdf_potential;
+        let (matrix, drift) = (&j.urdf_potential.matrix, j.urdf_potential.drift[0]);
+        let size = matrix.amax().max(drift.abs()).max(1.0);
+        for c in 0..36 {
+            let h = 1e-5;
+            let mut plus = s;
+            plus.q[c] += h;
+            let mut minus = s;
+            minus.q[c] -= h;
+            let d = (potential(&plus) - potential(&minus)) / (2.0 * h);
+            assert!(
+                (d - matrix[(0, c)]).abs() <= 1e-6 * size,
+                "urdf_potential ({c})"
+            );
+        }
+        let h = 1e-4;
+        let along = |t: f64| potential(&State::new(0.0, s.q + s.qd * t, s.qd));
+        let second = (along(h) - 2.0 * along(0.0) + along(-h)) / (h * h);
+        assert!(
+            (second - drift).abs() <= 1e-6 * size,
+            "urdf_potential's drift"
+        );
+    }
+}

@@ -55,6 +55,11 @@ pub struct RobotTree {
 /// A link and the joint from its parent ([`RobotTree::links`]).
 #[derive(Clone)]
 pub struct TreeLink {
+    /// Its identifier, the stem of its `let`s (`<name>_p`, `<name>_c`).
+    pub name: String,
+    /// Its centre of mass in its frame (zero without an `<inertial>`): `<name>_c` is
+    /// `<name>_p + <name>_R * com`.
+    pub com: [f64; 3],
     /// Its parent's index in [`RobotTree::links`] (the root: its own).
     pub parent: usize,
     pub joint: TreeJoint,

@@ -2,7 +2,8 @@
 //! the generated `jacobians` of a robot too large to unroll them (`lagrangian!` unrolls
 //! them within its budget, and in forward mode they are cheaper there: the file's zeros
 //! and ones fold): the centroidal momentum matrix A_G and its drift, from the robot's
-//! tree, which `lagrangian!` emits as a constant ([`Robot`]). Not part of the public API.
+//! tree, which `lagrangian!` emits as a constant ([`Robot`]; the rows of the links' points
+//! come from the same constant, `crate::frames`). Not part of the public API.
 //!
 //! The momenta are the `let`s the URDF writer (`lagrange-macros/src/urdf/writer.rs`)
 //! declares, h = Σ m ċ and L = Σ m λ × ċ − ρ × h + Σ R I Rᵀ ω, with the tree's velocities:
@@ -22,8 +23,8 @@
 use crate::jacobian::Rows;
 use crate::model::Point;
 
-type V3 = [f64; 3];
-type M3 = [[f64; 3]; 3];
+pub(crate) type V3 = [f64; 3];
+pub(crate) type M3 = [[f64; 3]; 3];
 
 /// A robot's tree as its URDF writer wrote its momenta.
 #[doc(hidden)]
@@ -92,23 +93,23 @@ pub enum Inertia {
     Plain(M3),
 }
 
-fn add(a: V3, b: V3) -> V3 {
+pub(crate) fn add(a: V3, b: V3) -> V3 {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
-fn sub(a: V3, b: V3) -> V3 {
+pub(crate) fn sub(a: V3, b: V3) -> V3 {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
-fn scale(s: f64, a: V3) -> V3 {
+pub(crate) fn scale(s: f64, a: V3) -> V3 {
     [s * a[0], s * a[1], s * a[2]]
 }
 
-fn dot(a: V3, b: V3) -> f64 {
+pub(crate) fn dot(a: V3, b: V3) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-fn cross(a: V3, b: V3) -> V3 {
+pub(crate) fn cross(a: V3, b: V3) -> V3 {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -116,7 +117,7 @@ fn cross(a: V3, b: V3) -> V3 {
     ]
 }
 
-fn apply(m: &M3, v: V3) -> V3 {
+pub(crate) fn apply(m: &M3, v: V3) -> V3 {
     [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
 }
 
@@ -129,7 +130,7 @@ fn apply_transposed(m: &M3, v: V3) -> V3 {
     ]
 }
 
-fn product(a: &M3, b: &M3) -> M3 {
+pub(crate) fn product(a: &M3, b: &M3) -> M3 {
     std::array::from_fn(|i| {
         std::array::from_fn(|j| a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j])
     })
@@ -151,7 +152,7 @@ fn add_symmetric(m: &mut M3, entry: impl Fn(usize, usize) -> f64) {
 }
 
 const ZERO: M3 = [[0.0; 3]; 3];
-const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+pub(crate) const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
 /// ω with Ṙ Rᵀ = [ω]×, from the antisymmetric part, as `angular_velocity` lowers it: ½
 /// ((Ṙ Rᵀ)_ij − (Ṙ Rᵀ)_ji) for (i, j) = (2, 1), (0, 2), (1, 0).
@@ -166,7 +167,7 @@ fn spin_of(rd: &M3, r: &M3) -> V3 {
 
 /// B(a, b), the symmetric bilinear form of the homogeneous quaternion rotation (`quat`):
 /// R(n) = B(n, n), diagonal w² + x² − y² − z², R01 = 2(xy − wz), ….
-fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
+pub(crate) fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
     let [w, x, y, z] = a;
     let [w2, x2, y2, z2] = b;
     // The symmetric product of two components: (p q' + p' q) / 2.
@@ -183,7 +184,7 @@ fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
 
 /// `m` times the rotation about the unit `axis` by `angle`: `rot_x` (…) for ± a frame
 /// axis, two columns mixed; Rodrigues' formula otherwise.
-fn rotated(m: &M3, axis: V3, angle: f64) -> M3 {
+pub(crate) fn rotated(m: &M3, axis: V3, angle: f64) -> M3 {
     let (s, c) = angle.sin_cos();
     let frame_axis =
         (0..3).find(|&a| axis[a].abs() == 1.0 && (0..3).all(|i| i == a || axis[i] == 0.0));

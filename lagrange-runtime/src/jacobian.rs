@@ -11,12 +11,14 @@
 //!   v̇ = J q̈ + drift;
 //! - matrix `let`s and `let`s that are not affine in q̇ have none.
 //!
-//! Inputs are held fixed: their rates are not known. Everything is exact (forward-mode
-//! automatic differentiation) and nothing is allocated: `lagrangian!` unrolls the rows at
-//! compile time in plain `f64`, each node carrying only the derivatives along the
-//! coordinates it depends on, and for a model whose rows would take too much code it
-//! makes N first-order passes and one second-order pass along the motion in dual
-//! numbers. Both give the same numbers to rounding.
+//! Inputs are held fixed: their rates are not known. Everything is exact and nothing is
+//! allocated: `lagrangian!` unrolls the rows at compile time in plain `f64` (forward-mode
+//! automatic differentiation), each node carrying only the derivatives along the
+//! coordinates it depends on; for a URDF robot whose rows would take too much code, the
+//! rows of its links' origins and centres of mass, of the sums of them and of its momenta
+//! come from its tree at run time (`crate::frames`, `crate::centroidal`); for any other
+//! model too large to unroll, it makes N first-order passes and one second-order pass
+//! along the motion in dual numbers. All give the same numbers to rounding.
 //!
 //! ```
 //! use lagrange_runtime::prelude::*;
@@ -80,6 +82,15 @@ pub struct Jacobian<const R: usize, const N: usize> {
     pub drift: SVector<f64, R>,
 }
 
+impl<const R: usize, const N: usize> Jacobian<R, N> {
+    /// Zeros, which the generated `jacobians` fills in place. Not part of the public API.
+    #[doc(hidden)]
+    pub const ZEROS: Self = Jacobian {
+        matrix: SMatrix::from_array_storage(nalgebra::ArrayStorage([[0.0; R]; N])),
+        drift: SVector::from_array_storage(nalgebra::ArrayStorage([[0.0; R]; 1])),
+    };
+}
+
 /// The rows of every Jacobian of a model and their drifts, for the generated
 /// `jacobians`: `velocity[k]` says whether element k of the quantities is at velocity
 /// level; `eval` evaluates the K elements at a point in any scalar. Not part of the public
@@ -93,9 +104,20 @@ pub struct Rows<const N: usize, const K: usize> {
 impl<const N: usize, const K: usize> Rows<N, K> {
     /// The Jacobian of the R elements from `offset` on.
     pub fn jacobian<const R: usize>(&self, offset: usize) -> Jacobian<R, N> {
-        Jacobian {
-            matrix: SMatrix::from_fn(|r, c| self.matrix[offset + r][c]),
-            drift: SVector::from_fn(|r, _| self.drift[offset + r]),
+        let mut j = Jacobian::ZEROS;
+        self.write(offset, &mut j);
+        j
+    }
+
+    /// Writes the Jacobian of the R elements from `offset` on into `target`, in place
+    /// (the generated `jacobians` fills its result so, with no copy of it).
+    #[inline]
+    pub fn write<const R: usize>(&self, offset: usize, target: &mut Jacobian<R, N>) {
+        for r in 0..R {
+            for c in 0..N {
+                target.matrix[(r, c)] = self.matrix[offset + r][c];
+            }
+            target.drift[r] = self.drift[offset + r];
         }
     }
 }

@@ -19,6 +19,8 @@ mod error;
 pub mod eval;
 pub mod floating_base;
 #[doc(hidden)]
+pub mod frames;
+#[doc(hidden)]
 pub mod functions;
 mod impls;
 pub mod jacobian;
@@ -129,6 +131,7 @@ macro_rules! __serde_item {
 pub mod __private {
     pub use crate::centroidal;
     pub use crate::contact;
+    pub use crate::frames;
     pub use crate::functions;
     pub use crate::jacobian;
     pub use crate::jet;

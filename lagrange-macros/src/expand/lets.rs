@@ -1,5 +1,7 @@
 //! `Name::lets` and `Name::jacobians`: the values of the `let`s at a state, and the frame
-//! Jacobians (with their drifts) of those that have one, unrolled where they stay small.
+//! Jacobians (with their drifts) of those that have one, unrolled where they stay small,
+//! else for a URDF robot from its tree at run time ([`TreeLets`], [`momenta_rows`]), else
+//! by the runtime's dual-number passes.
 
 use super::terms::{lift, point_type, unpack_point, Gen};
 use super::types::{jacobian_level, jacobians_type, lets_type};
@@ -14,13 +16,18 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
 
-/// Beyond this many statements, `Name::jacobians` runs the runtime's dual-number passes
-/// instead of the unrolled rows ([`crate::fast::jacobian_rows_fn`]). Measured in
-/// instructions per call (callgrind, release), passes → unrolled: the UR5's 42 k → 7.1 k
-/// (1 313 statements), the Panda's 82 k → 10.9 k (3 033), the Solo-12's 217 k → 37 k
-/// (4 961), with no measurable change in building their test. The G1's would take 19 182
-/// statements, and building its test 5.0 GB instead of 2.1 GB (dev profile): it keeps
-/// the passes.
+/// Beyond this many statements, `Name::jacobians` takes a robot's rows from its tree
+/// ([`TreeLets`]), or runs the runtime's dual-number passes, instead of the unrolled rows
+/// ([`crate::fast::jacobian_rows_fn`]). Measured in instructions per call (callgrind,
+/// release), passes → unrolled: the UR5's 42 k → 7.1 k (1 313 statements), the Panda's
+/// 82 k → 10.9 k (3 033), the Solo-12's 217 k → 37 k (4 961), with no measurable change
+/// in building their test. The G1's would take 19 182 statements, and building its test
+/// 5.0 GB instead of 2.1 GB (dev profile): its rows come from its tree, 299 k
+/// instructions per call where the passes took 907 k. Within the budget the unrolled
+/// rows are the cheaper: with every field filled in place, the Solo-12's `jacobians` takes
+/// 47 k instructions unrolled against 92 k from its tree, the Panda's 23.5 k against
+/// 45 k, the UR5's 9.1 k against 29 k (forward mode folds the file's zeros and ones, and
+/// writes only the result's nonzero entries).
 const MAX_JACOBIAN_STATEMENTS: usize = 6_000;
 
 /// The budget of a robot's momenta unrolled apart from its other `let`s, whose rows then
@@ -61,16 +68,17 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         None => Vec::new(),
     };
     let momenta = (momenta.len() == MOMENTA.len()).then_some(momenta);
-    // A robot's momenta from its tree: for `jacobians` when they are too large to unroll,
-    // and always for the tests, which check them against the `let`s (a hidden method).
-    let (tree_rows, tree) = match (&momenta, &l.robot) {
-        (Some(_), Some(robot)) => {
-            let (evaluate, constant) = momenta_rows(&robot.tree, n, m);
+    let robot = l.robot.as_ref().map(|robot| &robot.tree);
+    // A robot's tree as a constant, and its momenta's rows from it: for `jacobians` when
+    // they are too large to unroll, and always for the tests, which check them against
+    // the `let`s (a hidden method).
+    let mut code = robot.map(robot_constant).unwrap_or_default();
+    let tree_rows = match (&momenta, robot) {
+        (Some(_), Some(_)) => {
+            let evaluate = momenta_rows(n, m);
             let doc = "The rows of the momenta from the robot's tree \
                 (`lagrange_runtime::centroidal`), for the tests. Not part of the public API.";
-            let method = quote! {
-                #constant
-
+            code.extend(quote! {
                 #[doc = #doc]
                 #[doc(hidden)]
                 #[must_use]
@@ -79,11 +87,15 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
                     let #x = #p::Point::new(#s, #u);
                     #evaluate
                 }
-            };
-            (evaluate, method)
+            });
+            evaluate
         }
-        _ => (TokenStream::new(), TokenStream::new()),
+        _ => TokenStream::new(),
     };
+    // A robot's links' points and the sums of them, whose rows come from its tree.
+    let from_tree = robot
+        .map(|tree| tree_lets(l, &all, tree, momenta.as_deref().unwrap_or(&[])))
+        .filter(|t| !t.points.is_empty());
     let every: Vec<usize> = (0..all.len()).collect();
     let others: Vec<usize> = every
         .iter()
@@ -92,57 +104,122 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
         .collect();
     // The rows unrolled in `f64` where the code stays within its size; else, for a robot,
     // the rows of every `let` but its momenta unrolled and those apart, or from its tree;
+    // else, for a robot, its links' points and their sums from its tree ([`TreeLets`]),
+    // its momenta too, and the other `let`s (the model's own) unrolled or by the passes;
     // else one dual-number pass per coordinate (`lagrange_runtime::jacobian::rows`) over
-    // the method `lets` evaluates with when every `let` is in the group, or over the
-    // group's own (a robot's frames, whose momenta come from its tree).
+    // the method `lets` evaluates with.
     let unrolled_rows = |members: &[usize], how| rows(l, unrolled, &all, members, how);
-    let groups_and_code = match unrolled_rows(&every, Evaluation::Unrolled("__jacobian_rows")) {
-        Some((evaluate, code)) => (vec![(every.clone(), evaluate)], code),
-        None => {
-            let (evaluate, mut code, fits) =
-                match unrolled_rows(&others, Evaluation::Unrolled("__jacobian_rows")) {
-                    Some((evaluate, code)) => (evaluate, code, true),
-                    None if others.len() == all.len() => {
-                        let (evaluate, code) =
-                            unrolled_rows(&others, Evaluation::Lets).expect("the passes");
-                        (evaluate, code, false)
-                    }
-                    None => {
-                        let (evaluate, code) =
-                            unrolled_rows(&others, Evaluation::Passes("__eval_jacobian_lets"))
-                                .expect("the passes");
-                        (evaluate, code, false)
-                    }
-                };
-            let mut groups = vec![(others.clone(), evaluate)];
-            if let Some(members) = momenta.clone() {
-                let apart = fits
-                    .then(|| unrolled_rows(&members, Evaluation::Centroidal))
-                    .flatten();
-                let (evaluate, more) = apart.unwrap_or_else(|| (tree_rows.clone(), quote!()));
-                groups.push((members, evaluate));
-                code.extend(more);
-            }
-            (groups, code)
+    let mut tree_route = None;
+    let groups = if let Some((evaluate, more)) =
+        unrolled_rows(&every, Evaluation::Unrolled("__jacobian_rows"))
+    {
+        code.extend(more);
+        vec![(every.clone(), evaluate)]
+    } else if let Some((evaluate, more)) = momenta
+        .as_ref()
+        // Without momenta apart, the others are every `let`, just found too large.
+        .and_then(|_| unrolled_rows(&others, Evaluation::Unrolled("__jacobian_rows")))
+    {
+        code.extend(more);
+        let mut groups = vec![(others.clone(), evaluate)];
+        if let Some(members) = momenta.clone() {
+            let apart = unrolled_rows(&members, Evaluation::Centroidal);
+            let (evaluate, more) = apart.unwrap_or_else(|| (tree_rows.clone(), quote!()));
+            groups.push((members, evaluate));
+            code.extend(more);
         }
+        groups
+    } else if let Some(tree) = &from_tree {
+        let rest: Vec<usize> = others.iter().copied().filter(|k| !tree.has(*k)).collect();
+        let mut groups = Vec::new();
+        if !rest.is_empty() {
+            let (evaluate, more) = unrolled_rows(&rest, Evaluation::Unrolled("__jacobian_rows"))
+                .or_else(|| unrolled_rows(&rest, Evaluation::Passes("__eval_jacobian_lets")))
+                .expect("the passes");
+            code.extend(more);
+            groups.push((rest, evaluate));
+        }
+        if let Some(members) = momenta.clone() {
+            groups.push((members, tree_rows.clone()));
+        }
+        tree_route = Some(tree);
+        groups
+    } else {
+        let how = if others.len() == all.len() {
+            Evaluation::Lets
+        } else {
+            Evaluation::Passes("__eval_jacobian_lets")
+        };
+        let (evaluate, more) = unrolled_rows(&others, how).expect("the passes");
+        code.extend(more);
+        let mut groups = vec![(others.clone(), evaluate)];
+        if let Some(members) = momenta.clone() {
+            groups.push((members, tree_rows.clone()));
+        }
+        groups
     };
-    let (groups, mut code) = groups_and_code;
-    code.extend(tree);
-    let mut fields = Vec::new();
+    // The result is zeros filled in place: no Jacobian is built apart and moved in.
+    let (out, fill) = (internal("out"), internal("__fill_jacobians"));
+    let zeros = quote!(#p::jacobian::Jacobian::ZEROS);
+    let fields = all.iter().map(|(field, ..)| quote!(#field: #zeros));
     let mut bindings = Vec::new();
+    let mut writes = Vec::new();
     for (g, (members, evaluate)) in groups.iter().enumerate() {
         let rows = internal(&format!("rows{g}"));
         bindings.push(quote!(let #rows = #evaluate;));
         let mut offset = 0;
         for &k in members {
             let (field, elems, _) = &all[k];
-            let r = elems.len();
-            fields.push((k, quote!(#field: #rows.jacobian::<#r>(#offset))));
-            offset += r;
+            writes.push(quote!(#rows.write(#offset, &mut #out.#field);));
+            offset += elems.len();
         }
     }
-    fields.sort_by_key(|(k, _)| *k);
-    let fields = fields.into_iter().map(|(_, f)| f);
+    if let Some(tree) = tree_route {
+        let (frames, points, _, sums) = tree.fields(&all, n);
+        bindings.push(frames);
+        writes.extend(points.into_iter().map(|(_, write)| write));
+        writes.push(sums);
+    }
+    // The tree's rows in place of the others' (a hidden method for the tests, which
+    // compare the two).
+    if let (None, Some(tree)) = (tree_route, &from_tree) {
+        let (frames, points, summed, sums) = tree.fields(&all, n);
+        let points = points
+            .into_iter()
+            .map(|(f, write)| quote!(#out.#f = #zeros; #write));
+        let summed = summed.into_iter().map(|f| quote!(#out.#f = #zeros;));
+        let momenta = match &momenta {
+            Some(members) => {
+                let rows = internal("rows");
+                let mut offset = 0;
+                let assign = members.iter().map(|&k| {
+                    let (field, elems, _) = &all[k];
+                    let at = offset;
+                    offset += elems.len();
+                    quote!(#rows.write(#at, &mut #out.#field);)
+                });
+                quote!(let #rows = #tree_rows; #(#assign)*)
+            }
+            None => quote!(),
+        };
+        code.extend(quote! {
+            /// `jacobians` with the rows of the robot's links' points, their sums and its
+            /// momenta from its tree, for the tests. Not part of the public API.
+            #[doc(hidden)]
+            #[must_use]
+            #[inline]
+            pub fn __jacobians_from_tree(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
+                let mut #out = self.jacobians(#s, #u);
+                let #x = #p::Point::new(#s, #u);
+                #frames
+                #(#points)*
+                #(#summed)*
+                #momenta
+                #sums
+                #out
+            }
+        });
+    }
     quote! {
         impl #name {
             /// The Jacobian of every scalar and vector `let` that has one, with its drift,
@@ -151,9 +228,18 @@ pub(super) fn jacobians_impl(l: &Lowered, unrolled: &Graph) -> TokenStream {
             #[must_use]
             #[inline]
             pub fn jacobians(&self, #s: &#p::State<#n>, #u: &#p::SVector<f64, #m>) -> #ty {
-                let #x = #p::Point::new(#s, #u);
+                let mut #out = #ty { #(#fields),* };
+                self.#fill(&#p::Point::new(#s, #u), &mut #out);
+                #out
+            }
+
+            /// Fills `jacobians`' result in place (zeros where nothing is written), so that
+            /// the caller's copy is the only one, where `jacobians` is inlined.
+            #[allow(non_snake_case)]
+            #[inline]
+            fn #fill(&self, #x: &#p::Point<f64, #n, #m>, #out: &mut #ty) {
                 #(#bindings)*
-                #ty { #(#fields),* }
+                #(#writes)*
             }
 
             /// The Jacobians at every sample of `trajectory` (its states and recorded inputs).
@@ -275,10 +361,21 @@ pub(super) fn rows(
 
 /// The expression evaluating the rows of a robot's momenta (`urdf_momentum`, then
 /// `urdf_angular_momentum`) from its tree at run time
-/// (`lagrange_runtime::centroidal::momenta`), and the tree as a constant.
-fn momenta_rows(tree: &RobotTree, n: usize, m: usize) -> (TokenStream, TokenStream) {
+/// (`lagrange_runtime::centroidal::momenta`), the tree the constant of [`robot_constant`].
+fn momenta_rows(n: usize, m: usize) -> TokenStream {
     let p = private();
     let x = internal("x");
+    let name = internal(ROBOT_TREE);
+    quote!(#p::centroidal::momenta::<#n, #m, _, _>(&Self::#name, &#x))
+}
+
+/// The associated constant holding a robot's tree ([`robot_constant`]).
+const ROBOT_TREE: &str = "__ROBOT_TREE";
+
+/// A robot's tree as a constant (`lagrange_runtime::centroidal::Robot`), for its momenta's
+/// rows and its links' points' ([`momenta_rows`], [`TreeLets`]).
+fn robot_constant(tree: &RobotTree) -> TokenStream {
+    let p = private();
     let c = quote!(#p::centroidal);
     let number = |v: f64| float(v, proc_macro2::Span::call_site());
     let vector = |v: &[f64; 3]| {
@@ -335,19 +432,248 @@ fn momenta_rows(tree: &RobotTree, n: usize, m: usize) -> (TokenStream, TokenStre
         quote!(#c::Body { link: #link, mass: #mass, com: #com, inertia: #inertia })
     });
     let (count, bodies_count, floating) = (tree.links.len(), tree.bodies.len(), tree.floating);
-    let name = internal("__ROBOT_TREE");
-    let code = quote! {
+    let name = internal(ROBOT_TREE);
+    quote! {
         // The file's numbers as they are (clippy's `approx_constant` would see π/4 in them).
         #[doc(hidden)]
         #[allow(clippy::all, clippy::pedantic)]
-        const #name: #c::Robot<#count, #bodies_count> = #c::Robot {
+        pub const #name: #c::Robot<#count, #bodies_count> = #c::Robot {
             floating: #floating,
             links: [#(#links),*],
             bodies: [#(#bodies),*],
         };
+    }
+}
+
+/// The `let`s of a robot whose rows `jacobians` can take from its tree at run time
+/// (`lagrange_runtime::frames`), in one pass down it and a few products per column,
+/// instead of the passes: each link's points as the URDF writer declares them, `L_p` its
+/// origin and `L_c` its centre of mass (`L_p + L_R · com`), and the `let`s that are sums
+/// of their elements with weights that do not vary with the state (`urdf_com`, Σ (m / M)
+/// L_c; `urdf_potential`, Σ m g L_c[2]; `urdf_mass`, a constant), whose rows are the same
+/// sums of theirs.
+struct TreeLets {
+    /// Each point: its index in `all`, its link's in the tree, its offset in the link's
+    /// frame.
+    points: Vec<(usize, usize, [f64; 3])>,
+    /// Each sum: its index in `all`, and for each of its elements the weights (Rust
+    /// expressions of literals, parameters and inputs) of the points' elements (index in
+    /// `all`, row) it adds.
+    sums: Vec<(usize, Vec<Vec<Term>>)>,
+}
+
+/// A term of an element of a sum ([`TreeLets::sums`]): its weight, as a Rust expression,
+/// and the point's element (index in `all`, row) it multiplies.
+type Term = (TokenStream, usize, usize);
+
+impl TreeLets {
+    fn has(&self, k: usize) -> bool {
+        self.points.iter().any(|p| p.0 == k) || self.sums.iter().any(|s| s.0 == k)
+    }
+
+    /// The binding of the tree's frames at the point; each point's field and the code
+    /// writing its rows into `__out`; each sum's field, and the code adding its terms into
+    /// `__out` (the sums' rows zeros before, their points' rows written).
+    fn fields(
+        &self,
+        all: &[(&Ident, Vec<Id>, bool)],
+        n: usize,
+    ) -> (
+        TokenStream,
+        Vec<(Ident, TokenStream)>,
+        Vec<Ident>,
+        TokenStream,
+    ) {
+        let p = private();
+        let [x, frames, out] = ["x", "frames", "out"].map(internal);
+        let tree = internal(ROBOT_TREE);
+        let binding = quote!(let #frames = #p::frames::Frames::new(&Self::#tree, &#x););
+        let number = |v: f64| float(v, proc_macro2::Span::call_site());
+        let mut points = Vec::new();
+        for &(k, link, offset) in &self.points {
+            let [a, b, c] = offset.map(number);
+            let field = all[k].0;
+            let write = quote!(#frames.point::<#n>(&mut #out.#field, #link, [#a, #b, #c]););
+            points.push((field.clone(), write));
+        }
+        let mut summed = Vec::new();
+        let mut add = TokenStream::new();
+        for (k, elems) in &self.sums {
+            let field = all[*k].0;
+            summed.push(field.clone());
+            // The same weight of the same point in every element, row by row (`urdf_com`):
+            // whole Jacobians added.
+            let first = elems.first().map(|terms| {
+                terms
+                    .iter()
+                    .map(|(w, source, from)| (w.to_string(), *source, *from))
+                    .collect::<Vec<_>>()
+            });
+            let whole = first.as_ref().is_some_and(|first| {
+                first.iter().all(|(_, _, from)| *from == 0)
+                    && elems.iter().enumerate().all(|(row, terms)| {
+                        terms.len() == first.len()
+                            && terms.iter().zip(first).all(|((w, source, from), f)| {
+                                w.to_string() == f.0 && *source == f.1 && *from == row
+                            })
+                    })
+                    && first
+                        .iter()
+                        .all(|(_, source, _)| all[*source].1.len() == elems.len())
+            });
+            if whole {
+                for (weight, source, _) in &elems[0] {
+                    let source = all[*source].0;
+                    add.extend(quote! {
+                        #p::frames::accumulate_all(&mut #out.#field, #weight, &#out.#source);
+                    });
+                }
+                continue;
+            }
+            for (row, terms) in elems.iter().enumerate() {
+                for (weight, source, from) in terms {
+                    let source = all[*source].0;
+                    add.extend(quote! {
+                        #p::frames::accumulate(&mut #out.#field, #row, #weight, &#out.#source, #from);
+                    });
+                }
+            }
+        }
+        (binding, points, summed, add)
+    }
+}
+
+/// The `let`s of `all` (each with its elements and level) whose rows come from the robot's
+/// tree ([`TreeLets`]), its momenta (`momenta`, indices into `all`) apart.
+fn tree_lets(
+    l: &Lowered,
+    all: &[(&Ident, Vec<Id>, bool)],
+    tree: &RobotTree,
+    momenta: &[usize],
+) -> TreeLets {
+    let mut points = Vec::new();
+    // Each point's elements: the point's index in `all` and the row.
+    let mut basis = std::collections::HashMap::new();
+    for (k, (field, elems, velocity)) in all.iter().enumerate() {
+        let name = key(field);
+        let at = tree.links.iter().enumerate().find_map(|(i, link)| {
+            if name == format!("{}_p", link.name) {
+                Some((i, [0.0; 3]))
+            } else if name == format!("{}_c", link.name) {
+                Some((i, link.com))
+            } else {
+                None
+            }
+        });
+        let Some((link, offset)) = at.filter(|_| !velocity && elems.len() == 3) else {
+            continue;
+        };
+        points.push((k, link, offset));
+        for (row, &e) in elems.iter().enumerate() {
+            basis.entry(e).or_insert((k, row));
+        }
+    }
+    let mut sums = Vec::new();
+    for (k, (_, elems, _)) in all.iter().enumerate() {
+        if momenta.contains(&k) || points.iter().any(|p| p.0 == k) {
+            continue;
+        }
+        let terms: Option<Vec<_>> = elems
+            .iter()
+            .map(|&e| {
+                let mut terms = Vec::new();
+                sum_of_points(l, &basis, e, None, &mut terms)?;
+                Some(terms)
+            })
+            .collect();
+        if let Some(terms) = terms {
+            sums.push((k, terms));
+        }
+    }
+    TreeLets { points, sums }
+}
+
+/// Adds to `terms` the node `id` as a sum of the points' elements (`basis`) with weights
+/// that do not vary with the state, times `weight` (`None`: 1); `None` when it is not one.
+fn sum_of_points(
+    l: &Lowered,
+    basis: &std::collections::HashMap<Id, (usize, usize)>,
+    id: Id,
+    weight: Option<TokenStream>,
+    terms: &mut Vec<Term>,
+) -> Option<()> {
+    let ir = &l.ir;
+    let fixed = |a: Id| !ir.deps(a).has(Deps::STATE);
+    if let Some(&(k, row)) = basis.get(&id) {
+        terms.push((weight.unwrap_or_else(|| quote!(1.0)), k, row));
+        return Some(());
+    }
+    if fixed(id) {
+        // Its rows are zeros.
+        return Some(());
+    }
+    let times = |w: TokenStream| match &weight {
+        Some(v) => quote!((#v) * (#w)),
+        None => w,
     };
-    let evaluate = quote!(#c::momenta::<#n, #m, #count, #bodies_count>(&Self::#name, &#x));
-    (evaluate, code)
+    match ir.op(id) {
+        Op::Add(a, b) => {
+            sum_of_points(l, basis, a, weight.clone(), terms)?;
+            sum_of_points(l, basis, b, weight, terms)
+        }
+        Op::Sub(a, b) => {
+            sum_of_points(l, basis, a, weight.clone(), terms)?;
+            sum_of_points(l, basis, b, Some(times(quote!(-1.0))), terms)
+        }
+        Op::Neg(a) => sum_of_points(l, basis, a, Some(times(quote!(-1.0))), terms),
+        Op::Mul(a, b) if fixed(a) => {
+            sum_of_points(l, basis, b, Some(times(fixed_value(l, a)?)), terms)
+        }
+        Op::Mul(a, b) if fixed(b) => {
+            sum_of_points(l, basis, a, Some(times(fixed_value(l, b)?)), terms)
+        }
+        Op::Div(a, b) if fixed(b) => {
+            let b = fixed_value(l, b)?;
+            sum_of_points(l, basis, a, Some(times(quote!(1.0 / (#b)))), terms)
+        }
+        _ => None,
+    }
+}
+
+/// A node that does not vary with the state as an `f64` expression in `jacobians`: of
+/// literals, parameters and inputs by the four operations; `None` for anything else.
+fn fixed_value(l: &Lowered, id: Id) -> Option<TokenStream> {
+    let x = internal("x");
+    let value = |a: Id| fixed_value(l, a);
+    Some(match l.ir.op(id) {
+        Op::Lit(bits) => float(f64::from_bits(bits), proc_macro2::Span::call_site()),
+        Op::Param(i) => {
+            let field = &l.parameters[i].name;
+            quote!(self.#field)
+        }
+        Op::Input(i) => quote!(#x.u[#i]),
+        Op::Neg(a) => {
+            let a = value(a)?;
+            quote!(-(#a))
+        }
+        Op::Add(a, b) => {
+            let (a, b) = (value(a)?, value(b)?);
+            quote!((#a) + (#b))
+        }
+        Op::Sub(a, b) => {
+            let (a, b) = (value(a)?, value(b)?);
+            quote!((#a) - (#b))
+        }
+        Op::Mul(a, b) => {
+            let (a, b) = (value(a)?, value(b)?);
+            quote!((#a) * (#b))
+        }
+        Op::Div(a, b) => {
+            let (a, b) = (value(a)?, value(b)?);
+            quote!((#a) / (#b))
+        }
+        _ => return None,
+    })
 }
 
 /// Whether every velocity-level element of `ids` is linear in the velocities, A(q, t) q̇

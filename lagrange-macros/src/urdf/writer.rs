@@ -849,7 +849,10 @@ fn robot_tree(tree: &Tree, kinematics: &Kinematics, bodies: &[Body]) -> RobotTre
     for (k, &l) in kinematics.frames.iter().enumerate() {
         index[l] = k;
     }
+    let com = |l: usize| tree.links[l].inertial.as_ref().map_or([0.0; 3], |i| i.xyz);
     let mut links = vec![TreeLink {
+        name: tree.link_id[tree.root].clone(),
+        com: com(tree.root),
         parent: 0,
         joint: TreeJoint::Root,
         xyz: [0.0; 3],
@@ -874,6 +877,8 @@ fn robot_tree(tree: &Tree, kinematics: &Kinematics, bodies: &[Body]) -> RobotTre
         }
         debug_assert_eq!(index[joint.child], links.len());
         links.push(TreeLink {
+            name: tree.link_id[joint.child].clone(),
+            com: com(joint.child),
             parent: index[joint.parent],
             joint: kind,
             xyz: joint.xyz,
