@@ -54,8 +54,8 @@ pub const PART: usize = 2_000;
 /// `inverse_dynamics` took 25% more instructions per call, its `mass_matrix` 17% more, the
 /// Solo-12's (2 400) 80% more (the tape's allocation and traffic, most of it the tape's
 /// zeroing, which callgrind counts byte by byte). Beyond, one function's build grows faster
-/// than its size: Talos (51 coordinates, 8 900), 34 s and 1.5 GB in release unsplit, 13 s
-/// and 0.5 GB split (10 000 before: it was not). A model of 20 `let`s of 120 terms (23 000,
+/// than its size: Talos (51 coordinates, 8 900) took 15 s of CPU and 1.5 GB to build in
+/// release unsplit, 13 s and 0.5 GB split (10 000 before: it was not). A model of 20 `let`s of 120 terms (23 000,
 /// 58 000 in all) took 2.1 GB and 23 s unsplit, 1.15 GB and 20 s split.
 pub const SPLIT_ABOVE: usize = 7_000;
 
