@@ -43,15 +43,21 @@ use syn::Ident;
 /// their tokens, which it counted when the times below were measured).
 /// Measured on `benches/compile_cost.sh`'s 60 `let`s (dev profile): 69 s with parts of
 /// 2 000, 64 s with 4 000, 76 s with 8 000, the same memory (2.9 GB), when values crossed
-/// one by one; by rows, 48 s and 1.97 GB, 47 s and 1.94 GB, 48 s and 1.87 GB.
-pub const PART: usize = 4_000;
+/// one by one; by rows, 48 s and 1.97 GB, 47 s and 1.94 GB, 48 s and 1.87 GB. In the
+/// release profile LLVM's SLP vectorizer took most of the time, and grows faster than a
+/// function's size: TIAGo dual's sweep (101 coordinates), LLVM 30 s with parts of 4 000,
+/// 23 s with 2 000 (single builds on a loaded machine).
+pub const PART: usize = 2_000;
 
 /// Sweeps whose primal and reverse passes have more statements than this are split. The
-/// G1 humanoid's have 5 800 (17 000 in all): it builds in 0.8 GB unsplit, and split its
-/// `inverse_dynamics` took 79% more instructions per call, its `mass_matrix` 37% more (the
-/// tape's allocation and traffic). A model of 20 `let`s of 120 terms (23 000, 58 000 in
-/// all) took 2.1 GB and 23 s unsplit, 1.15 GB and 20 s split.
-pub const SPLIT_ABOVE: usize = 10_000;
+/// G1 humanoid's have 6 000 (17 000 in all): it builds in 0.8 GB unsplit, and split its
+/// `inverse_dynamics` took 25% more instructions per call, its `mass_matrix` 17% more, the
+/// Solo-12's (2 400) 80% more (the tape's allocation and traffic, most of it the tape's
+/// zeroing, which callgrind counts byte by byte). Beyond, one function's build grows faster
+/// than its size: Talos (51 coordinates, 8 900) took 15 s of CPU and 1.5 GB to build in
+/// release unsplit, 13 s and 0.5 GB split (10 000 before: it was not). A model of 20 `let`s of 120 terms (23 000,
+/// 58 000 in all) took 2.1 GB and 23 s unsplit, 1.15 GB and 20 s split.
+pub const SPLIT_ABOVE: usize = 7_000;
 
 /// The values in a row of the tape. The 60 `let`s of `benches/compile_cost.sh` built in
 /// the same memory with rows of 16, 32 and 64 (2.13–2.14 GB before the reads became one

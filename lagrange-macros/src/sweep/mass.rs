@@ -227,11 +227,13 @@ fn mass_from_jacobians(
                 Some((c, v, key))
             })
             .collect();
-        // The limit the products are checked against below, reached by the statements
+        // The size the result is checked against at the end, reached by the statements
         // alone (which only grow): declined here, not after every Jacobian (a chain's
         // node has one entry per joint above it) and their products (as many squared):
-        // 110 s of the 270 s a 200-link URDF chain took to build (issue 45).
-        if e.statements.len() > GROUPED_MASS * MAX_WRITTEN_MASS {
+        // 110 s of the 270 s a 200-link URDF chain took to build (issue 45). (Against the
+        // products' limit, 50 times larger, TIAGo dual's Jacobians were all formed, 59 000
+        // statements, to be declined at the end: a tenth of the macro's time.)
+        if e.statements.len() > MAX_WRITTEN_MASS {
             return None;
         }
     }
@@ -606,28 +608,40 @@ pub(super) fn mass_columns(
         .filter_map(|expand| mass_from_jacobians(s, adjoint, mass, expand))
         .min_by_key(|(e, _)| e.work);
     let n = velocities.len();
-    // Every column once, to measure it: column j seeded by the literal one on q̇_j.
-    let columns: Vec<(Emit, Vec<Option<Val>>)> = (0..n)
-        .map(|j| {
-            let mut column = Emit::new("__c", Scalar::Generic);
-            let seed = |op: Op| match op {
-                Op::Vel(i) if i == j => Some(Val::Lit(1.0)),
-                _ => None,
-            };
-            let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed);
-            (column, tangents)
-        })
-        .collect();
-    let row =
-        |tangents: &[Option<Val>], i: usize| -> Option<Val> { tangents[velocities[i]?].clone() };
-    let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
-    let written = sizes.iter().sum::<usize>();
+    // Column j seeded by the literal one on q̇_j.
+    let column = |j: usize| {
+        let mut column = Emit::new("__c", Scalar::Generic);
+        let seed = |op: Op| match op {
+            Op::Vel(i) if i == j => Some(Val::Lit(1.0)),
+            _ => None,
+        };
+        let tangents = tangent(&mut column, s, adjoint, Deps::QD, &seed);
+        (column, tangents)
+    };
+    // Every column once, to measure it, until their work passes the Jacobians' (which
+    // then win: a robot's columns do three to eight times their arithmetic, and building
+    // all N of them to know it cost the macro O(N · size)).
+    let mut columns: Vec<(Emit, Vec<Option<Val>>)> = Vec::with_capacity(n);
+    let mut work = 0;
+    for j in 0..n {
+        if let Some((e, _)) = &by_jacobians {
+            if e.work <= work {
+                break;
+            }
+        }
+        columns.push(column(j));
+        work += columns[j].0.work;
+    }
     if let Some((e, stores)) = by_jacobians {
-        if e.work <= columns.iter().map(|c| c.0.work).sum::<usize>() {
+        if e.work <= work {
             let code = parts.straight(e.declaration(), &e.statements, stores, &[]);
             return quote!({ #code });
         }
     }
+    let row =
+        |tangents: &[Option<Val>], i: usize| -> Option<Val> { tangents[velocities[i]?].clone() };
+    let sizes: Vec<usize> = columns.iter().map(|c| c.0.statements.len()).collect();
+    let written = sizes.iter().sum::<usize>();
     if written <= MAX_WRITTEN_MASS {
         let code: Vec<TokenStream> = columns
             .iter()

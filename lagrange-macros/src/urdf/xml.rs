@@ -61,7 +61,17 @@ pub fn parse(text: &str) -> Result<Urdf, FileError> {
         let pos = e.pos();
         (Some(pos.row), format!("malformed XML: {e}"))
     })?;
-    let line = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row;
+    // A node's line, from where the file's lines start (roxmltree's `text_pos_at` counts
+    // them from the top for every node: 7% of the macro's time on a robot of 2 600 lines).
+    let newlines: Vec<usize> = text
+        .bytes()
+        .enumerate()
+        .filter_map(|(at, b)| (b == b'\n').then_some(at))
+        .collect();
+    let line = |n: roxmltree::Node| {
+        let before = newlines.partition_point(|&at| at < n.range().start);
+        u32::try_from(before + 1).unwrap_or(u32::MAX)
+    };
     let robot = doc.root_element();
     if !robot.has_tag_name("robot") {
         return Err((
