@@ -576,8 +576,8 @@ lagrangian! {
 /// told apart from one whose forces alone do.
 #[test]
 fn inputs_in_the_energies_and_in_the_forces() {
-    assert!(!<MovedAnchor as Model<1, 3>>::INPUTS_ONLY_IN_FORCES);
-    assert!(<Oscillator as Model<1, 1>>::INPUTS_ONLY_IN_FORCES);
+    const { assert!(!<MovedAnchor as Model<1, 3>>::INPUTS_ONLY_IN_FORCES) };
+    const { assert!(<Oscillator as Model<1, 1>>::INPUTS_ONLY_IN_FORCES) };
     let p = MovedAnchor::default();
     for (x, xd, a, w, f) in [(0.3, -1.1, 0.2, 0.7, 0.5), (0.0, 0.0, 0.0, 0.0, 0.0)] {
         let s = State::new(0.0, SVector::from([x]), SVector::from([xd]));
