@@ -165,9 +165,35 @@ fn spin_of(rd: &M3, r: &M3) -> V3 {
     ]
 }
 
+/// A floating base's rotation and its derivatives at a point: R(n) = B(n, n), Ṙ = 2 B(n, ṅ),
+/// R̈ at n̈ = 0 = 2 B(ṅ, ṅ), ∂R/∂n_k = 2 B(n, e_k) ([`quaternion`]), n the coordinates 3..7.
+pub(crate) struct Base {
+    pub(crate) r: M3,
+    pub(crate) rd: M3,
+    pub(crate) rdd: M3,
+    pub(crate) dr: [M3; 4],
+}
+
+impl Base {
+    pub(crate) fn at<const N: usize, const M: usize>(x: &Point<f64, N, M>) -> Self {
+        let n = [x.q[3], x.q[4], x.q[5], x.q[6]];
+        let nd = [x.qd[3], x.qd[4], x.qd[5], x.qd[6]];
+        let twice = |m: M3| m.map(|row| scale(2.0, row));
+        Base {
+            r: quaternion(n, n),
+            rd: twice(quaternion(n, nd)),
+            rdd: twice(quaternion(nd, nd)),
+            dr: std::array::from_fn(|k| {
+                let e: [f64; 4] = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
+                twice(quaternion(n, e))
+            }),
+        }
+    }
+}
+
 /// B(a, b), the symmetric bilinear form of the homogeneous quaternion rotation (`quat`):
 /// R(n) = B(n, n), diagonal w² + x² − y² − z², R01 = 2(xy − wz), ….
-pub(crate) fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
+fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
     let [w, x, y, z] = a;
     let [w2, x2, y2, z2] = b;
     // The symmetric product of two components: (p q' + p' q) / 2.
@@ -289,13 +315,9 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
             if robot.floating {
                 let n = [x.q[3], x.q[4], x.q[5], x.q[6]];
                 let nd = [x.qd[3], x.qd[4], x.qd[5], x.qd[6]];
-                let r = quaternion(n, n);
-                let rd = quaternion(n, nd).map(|row| scale(2.0, row));
-                let rdd = quaternion(nd, nd).map(|row| scale(2.0, row));
-                for (k, spin) in base_spin.iter_mut().enumerate() {
-                    let e: [f64; 4] = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
-                    let dr = quaternion(n, e).map(|row| scale(2.0, row));
-                    *spin = spin_of(&dr, &r);
+                let Base { r, rd, rdd, dr } = Base::at(x);
+                for (spin, dr) in base_spin.iter_mut().zip(&dr) {
+                    *spin = spin_of(dr, &r);
                 }
                 norm = n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3];
                 alpha = 2.0 * (n[0] * nd[0] + n[1] * nd[1] + n[2] * nd[2] + n[3] * nd[3]) / norm;

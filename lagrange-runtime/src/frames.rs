@@ -19,7 +19,7 @@
 //! same numbers as differentiating them, to rounding.
 
 use crate::centroidal::{
-    add, apply, cross, quaternion, rotated, scale, sub, Joint, Robot, IDENTITY, M3, V3,
+    add, apply, cross, rotated, scale, sub, Base, Joint, Robot, IDENTITY, M3, V3,
 };
 use crate::jacobian::Jacobian;
 use crate::model::Point;
@@ -45,15 +45,6 @@ struct Motion {
     /// of a prismatic one).
     x_world: V3,
     axis_world: V3,
-}
-
-/// A floating base's rotation and its derivatives: R(n) = B(n, n), Ṙ = 2 B(n, ṅ), R̈ at
-/// n̈ = 0 = 2 B(ṅ, ṅ), ∂R/∂n_k = 2 B(n, e_k).
-struct Base {
-    r: M3,
-    rd: M3,
-    rdd: M3,
-    dr: [M3; 4],
 }
 
 /// A robot's links as they move at a point: what the rows of any point fixed in a link
@@ -85,20 +76,7 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
             axis_world: [0.0; 3],
         };
         let mut links = [still; L];
-        let base = robot.floating.then(|| {
-            let n = [x.q[3], x.q[4], x.q[5], x.q[6]];
-            let nd = [x.qd[3], x.qd[4], x.qd[5], x.qd[6]];
-            let twice = |m: M3| m.map(|row| scale(2.0, row));
-            Base {
-                r: quaternion(n, n),
-                rd: twice(quaternion(n, nd)),
-                rdd: twice(quaternion(nd, nd)),
-                dr: std::array::from_fn(|k| {
-                    let e: [f64; 4] = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
-                    twice(quaternion(n, e))
-                }),
-            }
-        });
+        let base = robot.floating.then(|| Base::at(x));
         // R(n) (â × d) = (R(n) â / |n|²) × (R(n) d): R(n) is |n|² times a rotation.
         let (world, norm) = match &base {
             Some(b) => (
