@@ -189,6 +189,22 @@ pub(crate) fn solution<T: Model<N, M>, const N: usize, const M: usize, const K: 
     u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
 ) -> Result<Solution<N, K>, DynamicsError> {
+    solution_and_system::<T, N, M, K>(model, s, u, stabilization).map(|(solution, ..)| solution)
+}
+
+/// [`solution`] with the mass matrix and the constraint Jacobian it solved with: what the
+/// implicit derivatives of the solve (`linearize`) factor again.
+pub(crate) fn solution_and_system<
+    T: Model<N, M>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    stabilization: Option<Stabilization>,
+) -> Result<(Solution<N, K>, SMatrix<f64, N, N>, SMatrix<f64, K, N>), DynamicsError> {
     if let Some(gains) = stabilization {
         gains.check()?;
     }
@@ -218,10 +234,11 @@ pub(crate) fn solution<T: Model<N, M>, const N: usize, const M: usize, const K: 
         .map_err(|e| here_or_everywhere::<T, N, M, K>(model, s, u, e))?;
     finite(&qdd, "accelerations")?;
     finite(&lambda, "constraint multipliers")?;
-    Ok(Solution {
+    let solution = Solution {
         accelerations: qdd,
         multipliers: lambda,
-    })
+    };
+    Ok((solution, mass, j))
 }
 
 /// [`linalg::kkt::solve`] in `f64`, or why it has no solution: which velocities neither

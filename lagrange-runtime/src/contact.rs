@@ -299,6 +299,36 @@ fn solution<
     settings: &ContactSettings,
 ) -> Result<(SVector<f64, N>, SVector<f64, R>), DynamicsError> {
     settings.check()?;
+    let system = assembled::<T, N, M, K, C, R>(model, s, u, active, settings.velocity_gain)?;
+    solved::<T, N, M, K, C, R>(&system, active, settings)
+}
+
+/// What [`solution`] solves at a state: M and the rest of the equations f, the model's own
+/// rows, and those over the active contacts' (the inactive ones zero) with their targets,
+/// J q̈ = target (a velocity gain k: −drift − k J q̇).
+struct System<const N: usize, const K: usize, const R: usize> {
+    mass: SMatrix<f64, N, N>,
+    bias: SVector<f64, N>,
+    own: SMatrix<f64, K, N>,
+    j: SMatrix<f64, R, N>,
+    target: SVector<f64, R>,
+}
+
+/// The [`System`] at `s`, checked finite.
+fn assembled<
+    T: Contacts<N, M, C>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const C: usize,
+    const R: usize,
+>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    active: &[bool; C],
+    gain: f64,
+) -> Result<System<N, K, R>, DynamicsError> {
     check_state::<T, N, M>(s, u)?;
     let Equations {
         mass,
@@ -319,12 +349,40 @@ fn solution<
     let (j, mut target) = stacked::<f64, N, K, C, R>(&own, &own_gamma, &rows.matrix, active);
     for c in (0..C).filter(|&c| active[c]) {
         let velocity = row_times(&rows.matrix[c], &s.qd);
-        target[K + c] = -rows.drift[c] - settings.velocity_gain * velocity;
+        target[K + c] = -rows.drift[c] - gain * velocity;
     }
     finite(&j, "contact Jacobian")?;
     finite(&target, "contacts differentiated to acceleration level")?;
-    let (qdd, lambda) =
-        solve::<T, N, M, K, C, R>(&mass, &bias, &own, &j, &target, active, settings)?;
+    Ok(System {
+        mass,
+        bias,
+        own,
+        j,
+        target,
+    })
+}
+
+/// q̈ and every multiplier of a [`System`], checked finite.
+fn solved<
+    T: Contacts<N, M, C>,
+    const N: usize,
+    const M: usize,
+    const K: usize,
+    const C: usize,
+    const R: usize,
+>(
+    system: &System<N, K, R>,
+    active: &[bool; C],
+    settings: &ContactSettings,
+) -> Result<(SVector<f64, N>, SVector<f64, R>), DynamicsError> {
+    let System {
+        mass,
+        bias,
+        own,
+        j,
+        target,
+    } = system;
+    let (qdd, lambda) = solve::<T, N, M, K, C, R>(mass, bias, own, j, target, active, settings)?;
     finite(&qdd, "accelerations")?;
     finite(&lambda, "contact forces")?;
     Ok((qdd, lambda))
@@ -404,16 +462,14 @@ pub fn linearize<
     active: &[bool; C],
 ) -> Result<Linearization<N, M>, DynamicsError> {
     let settings = ContactSettings::default();
-    let (accelerations, lambda) = solution::<T, N, M, K, C, R>(model, s, u, active, &settings)?;
-    let x = Point::new(s, u);
-    let (j, target) = system::<T, f64, N, M, K, C, R>(model, &x, active);
+    let system = assembled::<T, N, M, K, C, R>(model, s, u, active, settings.velocity_gain)?;
+    let (accelerations, lambda) = solved::<T, N, M, K, C, R>(&system, active, &settings)?;
     let mut idle = [false; R];
-    for r in idle_rows(&j, &target, active) {
+    for r in idle_rows(&system.j, &system.target, active) {
         idle[r] = true;
     }
-    let mass = model.mass_matrix(s, u);
-    let own = j.fixed_rows::<K>(0).into_owned();
-    let kkt = kkt::Factored::new(&mass, &own, &j, &idle, T::MASS_TREE.as_ref())
+    let tree = T::MASS_TREE;
+    let kkt = kkt::Factored::new(&system.mass, &system.own, &system.j, &idle, tree.as_ref())
         .map_err(|_| crate::linearize::not_finite())?;
     let implicit = Implicit::new(kkt, &accelerations, &lambda);
     let tangent = manifold::<T, N, M, C>(model, s, u, active);
@@ -421,36 +477,14 @@ pub fn linearize<
         model,
         s,
         u,
-        accelerations,
         &tangent,
         |x| rows::<T, Dual64, N, M, K, C, R>(model, x, active),
         |x| targets::<T, Dual64, N, M, K, C, R>(model, x, active),
     )
 }
 
-/// The rows J of the model's own constraints over the active contacts' (the inactive
-/// ones zero) and their targets: J q̈ = target holds the constraints and the contacts at
-/// acceleration level (no velocity gain), at a point in any scalar.
-fn system<
-    T: Contacts<N, M, C>,
-    S: Scalar,
-    const N: usize,
-    const M: usize,
-    const K: usize,
-    const C: usize,
-    const R: usize,
->(
-    model: &T,
-    x: &Point<S, N, M>,
-    active: &[bool; C],
-) -> (SMatrix<S, R, N>, SVector<S, R>) {
-    (
-        rows::<T, S, N, M, K, C, R>(model, x, active),
-        targets::<T, S, N, M, K, C, R>(model, x, active),
-    )
-}
-
-/// The rows of [`system`].
+/// The rows of a [`System`] at a point in any scalar: the model's own constraints' over the
+/// active contacts' (the inactive ones zero).
 fn rows<
     T: Contacts<N, M, C>,
     S: Scalar,
@@ -470,7 +504,8 @@ fn rows<
     stacked::<S, N, K, C, R>(&own, &SVector::zeros(), &contacts, active).0
 }
 
-/// The targets of [`system`]: the model's γ, then minus each active contact's drift.
+/// The targets of a [`System`] without velocity gain at a point in any scalar: the model's
+/// γ, then minus each active contact's drift.
 fn targets<
     T: Contacts<N, M, C>,
     S: Scalar,

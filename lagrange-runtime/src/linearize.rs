@@ -203,11 +203,12 @@ pub fn linearize<T, const N: usize, const M: usize>(
 where
     T: Model<N, M>,
 {
-    let accelerations = model.accelerations(s, u)?;
+    // A constrained model's accelerations come with its multipliers, from the solve its
+    // derivatives are taken at.
     let lin = if !T::has_constraints() {
-        unconstrained(model, s, u, accelerations)?
+        unconstrained(model, s, u, model.accelerations(s, u)?)?
     } else {
-        constrained(model, s, u, accelerations)?
+        constrained(model, s, u)?
     };
     lin.checked()
 }
@@ -464,24 +465,17 @@ fn constrained<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
-    accelerations: SVector<f64, N>,
 ) -> Result<Linearization<N, M>, DynamicsError>
 where
     T: Model<N, M>,
 {
-    T::Constraints::with(ConstrainedLinearization {
-        model,
-        s,
-        u,
-        accelerations,
-    })
+    T::Constraints::with(ConstrainedLinearization { model, s, u })
 }
 
 struct ConstrainedLinearization<'a, T, const N: usize, const M: usize> {
     model: &'a T,
     s: &'a State<N>,
     u: &'a SVector<f64, M>,
-    accelerations: SVector<f64, N>,
 }
 
 impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
@@ -502,7 +496,6 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
             model,
             s,
             u,
-            self.accelerations,
             &tangent,
             |x| crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(model, x).1,
             |x| crate::dual_passes::gamma::<_, Dual64, N, M, K>(model, x),
@@ -550,9 +543,8 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         u: &SVector<f64, M>,
         failed: fn() -> DynamicsError,
     ) -> Result<Self, DynamicsError> {
-        let solution = crate::constrained::solution::<T, N, M, R>(model, s, u, None)?;
-        let mass = model.mass_matrix(s, u);
-        let (_, j) = crate::constrained::velocity_terms::<T, N, M, R>(model, s, u);
+        let (solution, mass, j) =
+            crate::constrained::solution_and_system::<T, N, M, R>(model, s, u, None)?;
         let kkt = linalg::kkt::Factored::new(&mass, &j, &j, &[false; R], T::MASS_TREE.as_ref())
             .map_err(|_| failed())?;
         Ok(Implicit::new(
@@ -580,7 +572,7 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         -self.kkt.solve(&dynamics, &velocity).0
     }
 
-    /// The linearization of the solution at `s`, `u` (its accelerations given): the
+    /// The linearization of the solution at `s`, `u`: the
     /// columns along (q, q̇, u), at a dual point the rows J by `rows` and their targets by
     /// `targets` (J q̈ = target), neither of which reads the inputs; the tangent basis the
     /// null space of `tangent`, the constraints' rows in the state (q, q̇); checked finite.
@@ -593,25 +585,27 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         model: &T,
         s: &State<N>,
         u: &SVector<f64, M>,
-        accelerations: SVector<f64, N>,
         tangent: &DMatrix<f64>,
         rows: impl Fn(&Point<Dual64, N, M>) -> SMatrix<Dual64, R, N>,
         targets: impl Fn(&Point<Dual64, N, M>) -> SVector<Dual64, R>,
     ) -> Result<Linearization<N, M>, DynamicsError> {
-        let mut lin = Linearization::zero(s, u, accelerations);
+        let mut lin = Linearization::zero(s, u, self.qdd.map(|x| x.re));
         lin.tangent = linalg::null_space(tangent);
         let x = Point::new(s, u);
         let by_forces = along_inputs(model, &x);
+        // The rows and their targets do not read the inputs: along an input, only the
+        // inverse dynamics moves.
         let evaluate = |k| {
             let x = x.seeded(k);
-            let dynamics = model.eval_inverse_dynamics_in(&x, &self.qdd.into());
-            if k < N {
-                self.residuals(dynamics, (rows(&x), targets(&x))).eps()
-            } else {
-                (SVector::from(dynamics).eps(), -targets(&x).eps())
+            let dynamics = SVector::from(model.eval_inverse_dynamics_in(&x, &self.qdd.into()));
+            match k {
+                k if k < N => self
+                    .residuals(dynamics.into(), (rows(&x), targets(&x)))
+                    .eps(),
+                k if k < 2 * N => (dynamics.eps(), -targets(&x).eps()),
+                _ => (dynamics.eps(), SVector::zeros()),
             }
         };
-        // The rows and their targets do not read the inputs.
         let from_forces = |column| (column, SVector::zeros());
         for (k, column) in columns(by_forces.as_ref(), evaluate, from_forces).enumerate() {
             lin.set_column(k, &self.column(column));
@@ -660,9 +654,9 @@ pub fn sensitivities<T, const N: usize, const M: usize, const P: usize>(
 where
     T: Parametric<N, M, P>,
 {
-    let accelerations = model.accelerations(s, u)?;
     let d = if !T::has_constraints() {
         // Column k: −M⁻¹ ∂(M a − bias)/∂p_k at a = q̈, one sweep per parameter.
+        let accelerations = model.accelerations(s, u)?;
         let values = model.parameter_values();
         let mass = crate::eval::equations(model, s, u).mass;
         let chol = crate::linalg::factor_mass(&mass, &<T as Model<N, M>>::COORDINATES)?;
