@@ -61,7 +61,7 @@
 //! matrices).
 
 use crate::constrained::{constraints_in_state, dependent_rows, finite, velocity_terms};
-use crate::dual_passes::{gamma, velocity_terms_in};
+use crate::dual_passes::{gamma, velocities_seeded, velocity_terms_in};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
 use crate::jacobian::Rows;
@@ -582,12 +582,7 @@ fn contact_velocity_terms<
     model: &T,
     x: &Point<S, N, M>,
 ) -> (SVector<S, C>, SMatrix<S, C, N>) {
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let seeded = Point {
-        qd: from_fn(|i| V::<S, N>::from_re(x.qd[i]).derivative(i)),
-        ..x.map(V::<S, N>::from_re)
-    };
-    let v = model.eval_contact_velocities(&seeded);
+    let v = model.eval_contact_velocities(&velocities_seeded(x));
     let mut j = SMatrix::<S, C, N>::zeros();
     for (c, value) in v.iter().enumerate() {
         j.set_row(c, &value.eps.unwrap_generic(Const::<N>, U1).transpose());

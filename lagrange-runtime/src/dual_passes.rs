@@ -47,12 +47,7 @@ pub fn gradient_in<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: usize>
     model: &T,
     x: &Point<S, N, M>,
 ) -> Gradient<N, S> {
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let qd = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
-    let l = model.lagrangian(&Point {
-        qd,
-        ..x.map(V::from_re)
-    });
+    let l = model.lagrangian(&velocities_seeded(x));
     Gradient {
         coordinates: lagrangian_gradient_q(model, x),
         momenta: l.eps.unwrap_generic(Const::<N>, U1),
@@ -115,6 +110,17 @@ fn lagrangian_gradient_q<T: Terms<S, N, M>, S: Scalar, const N: usize, const M: 
     l.eps.unwrap_generic(Const::<N>, U1)
 }
 
+/// `x` in vector dual numbers over the velocities (q̇_i with derivative e_i, the rest
+/// constant): one evaluation there gives a quantity's gradient with respect to q̇.
+pub(crate) fn velocities_seeded<S: Scalar, const N: usize, const M: usize>(
+    x: &Point<S, N, M>,
+) -> Point<DualVec<S, Const<N>>, N, M> {
+    Point {
+        qd: from_fn(|i| DualVec::<S, Const<N>>::from_re(x.qd[i]).derivative(i)),
+        ..x.map(DualVec::from_re)
+    }
+}
+
 /// The generalized forces Q = Σ F·∂v/∂q̇ − ∂D/∂q̇ of the applied forces and torques
 /// (v the velocity of the point a force acts on, or the angular velocity of the body a
 /// torque acts on; for a point p, ∂ṗ/∂q̇ = ∂p/∂q) and the dissipation, in any [`Scalar`]:
@@ -129,16 +135,11 @@ pub(crate) fn generalized_forces_in<
     model: &T,
     x: &Point<S, N, M>,
 ) -> [S; N] {
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
     let mut total = [S::zero(); N];
     if !T::HAS_FORCES && !T::HAS_DISSIPATION {
         return total;
     }
-    let qd = from_fn(|i| V::new(x.qd[i], Derivative::derivative_generic(Const::<N>, U1, i)));
-    let seeded = Point {
-        qd,
-        ..x.map(V::from_re)
-    };
+    let seeded = velocities_seeded(x);
     if T::HAS_FORCES {
         // Virtual power: Q_j += F · ∂v/∂q̇_j, v linear in q̇ (ṗ of a point, ω of a body).
         model.forces(&seeded, |f, v| {
@@ -172,11 +173,7 @@ pub(crate) fn forces_along_inputs<T: Terms<f64, N, M>, const N: usize, const M: 
     if !T::HAS_FORCES || M == 0 {
         return out;
     }
-    type V<const N: usize> = DualVec<f64, Const<N>>;
-    let seeded = Point {
-        qd: from_fn(|i| V::new(x.qd[i], Derivative::derivative_generic(Const::<N>, U1, i))),
-        ..x.map(V::from_re)
-    };
+    let seeded = velocities_seeded(x);
     // Each force's ∂v/∂q̇, in the order the forces are applied (the same in every pass).
     let mut rows: Vec<SVector<f64, N>> = Vec::new();
     model.forces(&seeded, |_, v| {
@@ -242,13 +239,8 @@ pub(crate) fn velocity_terms_in<
         }
         return (v, j);
     }
-    type V<S, const N: usize> = DualVec<S, Const<N>>;
-    let qd = from_fn(|i| V::from_re(x.qd[i]).derivative(i));
     let (mut v, mut j) = (SVector::<S, K>::zeros(), SMatrix::<S, K, N>::zeros());
-    let seeded = Point {
-        qd,
-        ..x.map(V::from_re)
-    };
+    let seeded = velocities_seeded(x);
     model.constraints(Level::Velocity, &seeded, |k, c| {
         if k < K {
             v[k] = c.re;
