@@ -30,24 +30,8 @@ TERMS=${TERMS:-120}
 COORDINATES=${COORDINATES:-6}
 MODE=${MODE:-build}
 dir=${COMPILE_COST_DIR:-$(mktemp -d)}
-mkdir -p "$dir/src"
-cat >"$dir/Cargo.toml" <<EOF
-[package]
-name = "compile_cost"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[workspace]
-
-[dependencies]
-lagrange-runtime = { path = "$repo/lagrange-runtime" }
-EOF
-cd "$dir"
-export CARGO_TARGET_DIR="$dir/target" CARGO_INCREMENTAL=0
-# The dependencies first, with an empty crate, so that only the model's crate is measured.
-echo "use lagrange_runtime as _;" >src/lib.rs
-cargo build --quiet
+source "$repo/benches/scratch_crate.sh"
+scratch_crate compile_cost "$dir" "$repo/lagrange-runtime" lib
 python3 - "$LETS" "$TERMS" "$COORDINATES" "${CHAIN:-0}" >src/lib.rs <<'EOF'
 import random
 import sys

@@ -27,25 +27,10 @@ file=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 floating=${2:-}
 PROFILE=${PROFILE:-release}
 dir=${ROBOT_COST_DIR:-$(mktemp -d)}
-mkdir -p "$dir/src"
-cat >"$dir/Cargo.toml" <<EOT
-[package]
-name = "robot_build_cost"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[workspace]
-
-[dependencies]
-lagrange-runtime = { path = "$repo/lagrange-runtime" }
-EOT
-cd "$dir"
-export CARGO_TARGET_DIR="$dir/target" CARGO_INCREMENTAL=0
 flag=--release
 [[ $PROFILE == dev ]] && flag=
-echo "use lagrange_runtime as _;" >src/lib.rs
-cargo build --quiet $flag
+source "$repo/benches/scratch_crate.sh"
+scratch_crate robot_build_cost "$dir" "$repo/lagrange-runtime" lib $flag
 cat >src/lib.rs <<EOT
 use lagrange_runtime::prelude::*;
 

@@ -25,24 +25,8 @@ LINKS=${LINKS:-50}
 MODE=${MODE:-build}
 RUNTIME=${RUNTIME:-$repo/lagrange-runtime}
 dir=${URDF_CHAIN_DIR:-$(mktemp -d)}
-mkdir -p "$dir/src"
-cat >"$dir/Cargo.toml" <<EOF
-[package]
-name = "urdf_chain_cost"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[workspace]
-
-[dependencies]
-lagrange-runtime = { path = "$RUNTIME" }
-EOF
-cd "$dir"
-export CARGO_TARGET_DIR="$dir/target" CARGO_INCREMENTAL=0
-# The dependencies first, with an empty crate, so that only the model's crate is measured.
-echo "use lagrange_runtime as _; fn main() {}" >src/main.rs
-cargo build --quiet
+source "$repo/benches/scratch_crate.sh"
+scratch_crate urdf_chain_cost "$dir" "$RUNTIME" bin
 python3 - "$LINKS" >chain.urdf <<'EOF'
 import random
 import sys
