@@ -1428,3 +1428,102 @@ fn the_g1_s_rows_from_its_tree_are_the_derivatives_of_its_lets() {
         );
     }
 }
+
+lagrangian! {
+    /// The UR5 with a rotor inertia on its first joint: no longer its tree alone, so its
+    /// derivatives are the dual numbers'.
+    pub struct Ur5Rotor {
+        urdf: "tests/robots/ur5.urdf";
+        kinetic = urdf_kinetic + 0.1 / 2 * dot(shoulder_pan_joint)^2;
+        potential = urdf_potential;
+    }
+}
+
+/// The derivatives of the inverse dynamics a robot that is its URDF's tree alone takes
+/// from its tree (`Model::eval_inverse_dynamics_derivatives`, Carpentier and Mansard's
+/// algorithm) are those of the same function in dual numbers, one direction at a time
+/// (`inverse_dynamics_derivatives_by_dual_numbers`), every entry to 1e-12 of the largest
+/// of its matrix: on the UR5 (torques on its joints), the Panda (a mimic finger, the
+/// file's damping), the mimic slider (a prismatic joint), the locked gripper (a fixed
+/// joint inside), the light wrist at the origin and 1 414 m from it; at all-zero states,
+/// at rest, moving without acceleration, and at random states with angles in [−π, π].
+/// Models that add to their tree (a rotor inertia) or float do not take it.
+#[test]
+fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
+    use lagrange_runtime::linearize::{
+        inverse_dynamics_derivatives, inverse_dynamics_derivatives_by_dual_numbers,
+    };
+    use lagrange_runtime::model::{Model, Point};
+
+    fn takes_its_tree<T: Model<N, M>, const N: usize, const M: usize>(model: &T) -> bool {
+        let x = Point::new(&State::at_rest(SVector::zeros()), &SVector::zeros());
+        let mut m = [SMatrix::<f64, N, N>::zeros(); 3];
+        let [a, b, c] = &mut m;
+        model.eval_inverse_dynamics_derivatives(&x, &[0.0; N], a, b, c)
+    }
+
+    fn check<T: Dynamics<N, M> + Model<N, M>, const N: usize, const M: usize>(
+        name: &str,
+        model: &T,
+        seed: u64,
+    ) {
+        assert!(
+            takes_its_tree(model),
+            "{name} takes its derivatives from its tree"
+        );
+        let mut rng = common::Rng(seed);
+        let mut random = |lo: f64, hi: f64| SVector::<f64, N>::from_fn(|_, _| rng.uniform(lo, hi));
+        let mut states = vec![
+            ("zero", SVector::zeros(), SVector::zeros(), SVector::zeros()),
+            (
+                "at rest",
+                random(-3.0, 3.0),
+                SVector::zeros(),
+                random(-2.0, 2.0),
+            ),
+            (
+                "coasting",
+                random(-3.0, 3.0),
+                random(-2.0, 2.0),
+                SVector::zeros(),
+            ),
+        ];
+        for _ in 0..4 {
+            states.push((
+                "random",
+                random(-3.0, 3.0),
+                random(-2.0, 2.0),
+                random(-3.0, 3.0),
+            ));
+        }
+        let u = SVector::<f64, M>::from_fn(|k, _| 0.5 - 0.25 * k as f64);
+        for (label, q, qd, qdd) in states {
+            let s = State::new(0.3, q, qd);
+            let tree = inverse_dynamics_derivatives(model, &s, &qdd, &u).expect("finite");
+            let duals = inverse_dynamics_derivatives_by_dual_numbers(model, &s, &qdd, &u);
+            for (what, a, b) in [
+                ("∂τ/∂q", &tree.d_q, &duals.d_q),
+                ("∂τ/∂q̇", &tree.d_qd, &duals.d_qd),
+                ("M", &tree.mass, &duals.mass),
+            ] {
+                let scale = b.amax().max(1e-3);
+                let off = (a - b).amax();
+                assert!(
+                    off <= 1e-12 * scale,
+                    "{name}, {label}: {what} off by {off:e} of {scale:e}\ntree {a}duals {b}"
+                );
+            }
+            assert_eq!(tree.d_u, duals.d_u, "{name}, {label}");
+            assert_eq!(tree.forces, duals.forces, "{name}, {label}");
+        }
+    }
+
+    check("UR5", &Ur5::default(), 1);
+    check("Panda", &Panda::default(), 2);
+    check("mimic slider", &MimicSlider::default(), 3);
+    check("locked gripper", &LockedGripper::default(), 4);
+    check("light wrist", &LightWrist::default(), 5);
+    check("light wrist at 1 414 m", &LightWrist1000::default(), 6);
+    assert!(!takes_its_tree(&Ur5Rotor::default()));
+    assert!(!takes_its_tree(&Solo12::default()));
+}

@@ -24,6 +24,8 @@ pub struct RobotJoint {
     pub limit: Option<[f64; 4]>,
     /// Its `<dynamics friction>`, 0 where the file gives none.
     pub friction: f64,
+    /// Its `<dynamics damping>` (`urdf_dissipation`), 0 where the file gives none.
+    pub damping: f64,
 }
 
 /// What a URDF file gives a model besides its statements.

@@ -93,22 +93,27 @@ pub enum Inertia {
     Plain(M3),
 }
 
+#[inline]
 pub(crate) fn add(a: V3, b: V3) -> V3 {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
+#[inline]
 pub(crate) fn sub(a: V3, b: V3) -> V3 {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
+#[inline]
 pub(crate) fn scale(s: f64, a: V3) -> V3 {
     [s * a[0], s * a[1], s * a[2]]
 }
 
+#[inline]
 pub(crate) fn dot(a: V3, b: V3) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+#[inline]
 pub(crate) fn cross(a: V3, b: V3) -> V3 {
     [
         a[1] * b[2] - a[2] * b[1],
@@ -117,6 +122,7 @@ pub(crate) fn cross(a: V3, b: V3) -> V3 {
     ]
 }
 
+#[inline]
 pub(crate) fn apply(m: &M3, v: V3) -> V3 {
     [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
 }
@@ -130,6 +136,7 @@ fn apply_transposed(m: &M3, v: V3) -> V3 {
     ]
 }
 
+#[inline]
 pub(crate) fn product(a: &M3, b: &M3) -> M3 {
     std::array::from_fn(|i| {
         std::array::from_fn(|j| a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j])
@@ -210,6 +217,7 @@ fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
 
 /// `m` times the rotation about the unit `axis` by `angle`: `rot_x` (…) for ± a frame
 /// axis, two columns mixed; Rodrigues' formula otherwise.
+#[inline]
 pub(crate) fn rotated(m: &M3, axis: V3, angle: f64) -> M3 {
     let (s, c) = angle.sin_cos();
     let frame_axis =

@@ -43,6 +43,8 @@ mod state;
 pub mod steady;
 mod terms;
 mod tolerances;
+#[doc(hidden)]
+pub mod tree_dynamics;
 mod units;
 
 pub use dynamics::{Constrained, ConstraintSolver, Dynamics};
@@ -142,6 +144,7 @@ pub mod __private {
     };
     pub use crate::robot::JointLimit;
     pub use crate::simulate;
+    pub use crate::tree_dynamics;
     /// The generic dual-number passes the generated code is tested against
     /// (`tests/fast_path.rs`, `benches/accelerations.rs`).
     pub mod passes {

@@ -352,6 +352,27 @@ pub trait Model<const N: usize, const M: usize> {
         (e.mass * SVector::from(*qdd) - e.bias).into()
     }
 
+    /// ∂τ/∂q, ∂τ/∂q̇ and ∂τ/∂q̈ = M of the inverse dynamics
+    /// ([`eval_inverse_dynamics_in`](Model::eval_inverse_dynamics_in)) at `x` and `qdd`,
+    /// from what `lagrangian!` knows of the model's structure, written into `d_q`, `d_qd`
+    /// and `mass`: for a robot that is its URDF's tree and nothing else, in one pass up
+    /// and down its tree (`crate::tree_dynamics`). `false`, the matrices left as they
+    /// are, for any other model (the default): the runtime then differentiates the
+    /// inverse dynamics in dual numbers, one direction at a time. The forces' derivatives
+    /// along the inputs are not among them. Not part of the public API.
+    #[doc(hidden)]
+    fn eval_inverse_dynamics_derivatives(
+        &self,
+        x: &Point<f64, N, M>,
+        qdd: &[f64; N],
+        d_q: &mut SMatrix<f64, N, N>,
+        d_qd: &mut SMatrix<f64, N, N>,
+        mass: &mut SMatrix<f64, N, N>,
+    ) -> bool {
+        let _ = (x, qdd, d_q, d_qd, mass);
+        false
+    }
+
     /// The accelerations at a point in any scalar: the equations of
     /// [`eval_equations_in`](Model::eval_equations_in) solved by the one solve of the
     /// runtime, with the model's constraints if it has any;

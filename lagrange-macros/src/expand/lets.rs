@@ -370,7 +370,7 @@ fn momenta_rows(n: usize, m: usize) -> TokenStream {
 }
 
 /// The associated constant holding a robot's tree ([`robot_constant`]).
-const ROBOT_TREE: &str = "__ROBOT_TREE";
+pub(super) const ROBOT_TREE: &str = "__ROBOT_TREE";
 
 /// A robot's tree as a constant (`lagrange_runtime::centroidal::Robot`), for its momenta's
 /// rows and its links' points' ([`momenta_rows`], [`TreeLets`]).

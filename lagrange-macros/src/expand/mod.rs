@@ -343,6 +343,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
                 });
         }
     });
+    let tree_derivatives = tree_derivatives(l);
     quote! {
         #inherent
 
@@ -362,8 +363,54 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
             #terms
             #equations
             #swept
+            #tree_derivatives
         }
     }
+}
+
+/// `Model::eval_inverse_dynamics_derivatives` of a robot that is its URDF's tree and
+/// nothing else ([`Lowered::tree_dynamics`]): from its tree constant, gravity the
+/// parameter `g`, damping the file's (`lagrange_runtime::tree_dynamics`).
+fn tree_derivatives(l: &Lowered) -> Option<TokenStream> {
+    let dynamics = l.tree_dynamics()?;
+    let p = private();
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let gravity = match dynamics.gravity {
+        Some(k) => {
+            let g = &l.parameters[k].name;
+            quote!(self.#g)
+        }
+        None => quote!(0.0),
+    };
+    let damping = dynamics
+        .damping
+        .iter()
+        .map(|&d| float(d, Span::call_site()));
+    let tree = internal(lets::ROBOT_TREE);
+    let [x, qdd, d_q, d_qd, mass] = ["x", "qdd", "d_q", "d_qd", "mass"].map(internal);
+    Some(quote! {
+        #[inline]
+        fn eval_inverse_dynamics_derivatives(
+            &self,
+            #x: &#p::Point<f64, #n, #m>,
+            #qdd: &[f64; #n],
+            #d_q: &mut #p::SMatrix<f64, #n, #n>,
+            #d_qd: &mut #p::SMatrix<f64, #n, #n>,
+            #mass: &mut #p::SMatrix<f64, #n, #n>,
+        ) -> bool {
+            #p::tree_dynamics::derivatives(
+                &Self::#tree,
+                #gravity,
+                &[#(#damping),*],
+                #x,
+                #qdd,
+                #d_q,
+                #d_qd,
+                #mass,
+            );
+            true
+        }
+    })
 }
 
 /// `impl Parametric<N, M, P>`: the same terms with the parameters taken from an array of

@@ -122,7 +122,65 @@ pub struct Lowered {
     pub robot: Option<crate::ast::Robot>,
 }
 
+/// A robot whose inverse dynamics is its tree's alone, so that the runtime can
+/// differentiate it from the tree (`lagrange_runtime::tree_dynamics`)
+/// ([`Lowered::tree_dynamics`]).
+pub struct TreeDynamics {
+    /// The parameter that is gravity's magnitude (`urdf_potential`'s `g`), by index, or
+    /// `None` without a potential.
+    pub gravity: Option<usize>,
+    /// Each coordinate's damping (`urdf_dissipation`), zeros without a dissipation.
+    pub damping: Vec<f64>,
+}
+
 impl Lowered {
+    /// Whether the model is its URDF's tree and nothing else, as far as its inverse
+    /// dynamics goes: a fixed base; every coordinate a joint's; `kinetic = urdf_kinetic;`,
+    /// `potential = urdf_potential;` (with a parameter `g`) or none, `dissipation =
+    /// urdf_dissipation;` or none; and forces that do not depend on the state, on
+    /// coordinates (`force tau on joint;`, `actuated`). Constraints, contacts and `let`s
+    /// do not matter. `None` for any other model.
+    pub fn tree_dynamics(&self) -> Option<TreeDynamics> {
+        let robot = self.robot.as_ref()?;
+        if robot.tree.floating || robot.joints.len() != self.coordinates.len() {
+            return None;
+        }
+        let urdf_let = |name: &str| {
+            let found = self.lets.iter().find(|l| l.name == name)?;
+            match found.value.as_ref()?.elems.as_slice() {
+                &[id] => Some(id),
+                _ => None,
+            }
+        };
+        if Some(self.kinetic) != urdf_let("urdf_kinetic") {
+            return None;
+        }
+        let gravity = match self.potential {
+            None => None,
+            Some(v) if Some(v) == urdf_let("urdf_potential") => {
+                Some(self.parameters.iter().position(|p| p.name == "g")?)
+            }
+            Some(_) => return None,
+        };
+        let damping = match self.dissipation {
+            None => vec![0.0; self.coordinates.len()],
+            Some(d) if Some(d) == urdf_let("urdf_dissipation") => {
+                robot.joints.iter().map(|j| j.damping).collect()
+            }
+            Some(_) => return None,
+        };
+        let on_a_coordinate = |velocity: Id| match self.ir.op(velocity) {
+            Op::Vel(_) => true,
+            Op::Dot(a) => matches!(self.ir.op(a), Op::Coord(_)),
+            _ => false,
+        };
+        let still = |force: Id| !self.ir.deps(force).has(crate::ir::Deps::STATE);
+        self.forces
+            .iter()
+            .all(|f| still(f.force) && on_a_coordinate(f.velocity))
+            .then_some(TreeDynamics { gravity, damping })
+    }
+
     /// Whether L = T − V is a polynomial of degree at most two in the velocities, so that
     /// the momenta are affine in q̇ and the mass matrix does not depend on q̇: true of
     /// every kinetic energy ½ q̇ᵀ M(q) q̇ + q̇ᵀ b(q, t) + c(q, t), false of a relativistic

@@ -359,6 +359,7 @@ impl Writer {
                 file_name: joint.name.clone(),
                 limit: joint.limit,
                 friction: joint.friction,
+                damping: joint.damping,
             });
         }
         if coordinates.is_empty() && !own_coordinates {

@@ -1,0 +1,414 @@
+//! The derivatives of a URDF robot's inverse dynamics from its tree, in one pass up and
+//! one down it: ∂τ/∂q, ∂τ/∂q̇ and the mass matrix M = ∂τ/∂q̈ at (q, q̇, q̈), the
+//! analytical derivatives of the recursive Newton–Euler algorithm (Carpentier & Mansard,
+//! "Analytical derivatives of rigid body dynamics algorithms", RSS 2018), in O(links ·
+//! depth) arithmetic instead of one evaluation in dual numbers per coordinate. The
+//! generated `Model::eval_inverse_dynamics_derivatives` calls it for a robot whose model
+//! is its URDF's and nothing else ([`Robot`]: `kinetic = urdf_kinetic;`, `potential =
+//! urdf_potential;` or none, `dissipation = urdf_dissipation;` or none, forces that do not
+//! depend on the state, a fixed base). Not part of the public API.
+//!
+//! # The algorithm
+//! Spatial vectors in the world's axes, at a reference point o fixed in the world: the
+//! origin of the link that does not move above the moving part of the tree (as
+//! `crate::frames` measures positions, so that a wrist 1 km from the world's origin keeps
+//! its digits). A motion is (ω, v), v the velocity of the body point at o; a force (n, f),
+//! n the moment about o. A joint's column is S = (a, x × a) for a revolute joint of unit
+//! axis a through x, (0, a) for a prismatic one. Down the tree: v_i = v_λ + S q̇,
+//! a_i = a_λ + S q̈ + v_i × S q̇ with a = (0, g ẑ) above the moving part (gravity as an
+//! upward acceleration of the ground), f_i = I_i a_i + v_i ×* I_i v_i. Up the tree: the
+//! composite inertia Y_i and force F_i of the subtree at i, and τ_i = S_i · F_i.
+//!
+//! Moving q_j displaces the subtree below joint j rigidly by S_j, except for the motion
+//! of j's parent, which does not move with it: with α_j = S_j × v_λ(j) and
+//! γ_j = S_j × a_λ(j) − α_j × v_λ(j), each body's force changes by S_j ×* f_k (rigidly)
+//! minus I_k γ_j + Γ_k α_j, where Γ_k α = I_k (α × v_k) + α ×* (I_k v_k) + v_k ×* (I_k α).
+//! Γ_k is zero on translations and its force's linear part is −2 (m v + ω × h) × α_ω
+//! (h the first moment), so a subtree's Γ is one 3 × 3 block and its linear momentum.
+//! With Y_i, Γ_i and F_i summed over the subtree at i, for j an ancestor of i or i itself
+//! (the rigid parts cancel against the displaced column S_i):
+//!
+//! ```text
+//! ∂τ_i/∂q_j = −S_i · (Y_i γ_j + Γ_i α_j)     ∂τ_i/∂q̇_j = S_i · (Γ_i S_j − 2 Y_i α_j)
+//! ∂τ_j/∂q_i = S_j · (S_i ×* F_i − Y_i γ_i − Γ_i α_i)
+//! ∂τ_j/∂q̇_i = S_j · (Γ_i S_i − 2 Y_i α_i)    M_ij = S_i · Y_i S_j
+//! ```
+//!
+//! (the last two lines for j a strict ancestor). The URDF's damping adds its diagonal to
+//! ∂τ/∂q̇. These are the derivatives of the same function of (q, q̇, q̈) as the model's
+//! own inverse dynamics, so they agree with its dual-number derivatives to rounding.
+
+use crate::centroidal::{
+    add, apply, cross, dot, product, rotated, scale, sub, Inertia, Joint, Robot, M3, V3,
+};
+use crate::model::Point;
+use nalgebra::SMatrix;
+
+/// A spatial vector, (ω, v) for a motion, (n, f) for a force.
+type Spatial = [f64; 6];
+
+#[inline]
+fn angular(s: &Spatial) -> V3 {
+    [s[0], s[1], s[2]]
+}
+
+#[inline]
+fn linear(s: &Spatial) -> V3 {
+    [s[3], s[4], s[5]]
+}
+
+#[inline]
+fn join(a: V3, b: V3) -> Spatial {
+    [a[0], a[1], a[2], b[0], b[1], b[2]]
+}
+
+#[inline]
+fn pair(a: &Spatial, b: &Spatial) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// m × s, both motions.
+#[inline]
+fn cross_motion(m: &Spatial, s: &Spatial) -> Spatial {
+    let (w, v) = (angular(m), linear(m));
+    join(
+        cross(w, angular(s)),
+        add(cross(w, linear(s)), cross(v, angular(s))),
+    )
+}
+
+/// m ×* f, m a motion and f a force.
+#[inline]
+fn cross_force(m: &Spatial, f: &Spatial) -> Spatial {
+    let (w, v) = (angular(m), linear(m));
+    join(
+        add(cross(w, angular(f)), cross(v, linear(f))),
+        cross(w, linear(f)),
+    )
+}
+
+/// [a×] b× + … as matrices: the matrix of x ↦ a × (b × x).
+#[inline]
+fn cross_cross(a: V3, b: V3) -> M3 {
+    // a × (b × x) = b (a · x) − x (a · b).
+    let ab = dot(a, b);
+    std::array::from_fn(|i| std::array::from_fn(|j| b[i] * a[j] - if i == j { ab } else { 0.0 }))
+}
+
+/// The matrix of x ↦ a × x.
+#[inline]
+fn cross_matrix(a: V3) -> M3 {
+    [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]]
+}
+
+#[inline]
+fn transposed(m: &M3) -> M3 {
+    std::array::from_fn(|i| std::array::from_fn(|j| m[j][i]))
+}
+
+#[inline]
+fn add_matrix(a: &mut M3, b: &M3) {
+    for (ra, rb) in a.iter_mut().zip(b) {
+        for (x, y) in ra.iter_mut().zip(rb) {
+            *x += y;
+        }
+    }
+}
+
+/// A spatial inertia at o: mass m, first moment h = m c, rotational inertia J about o.
+#[derive(Clone, Copy)]
+struct SpatialInertia {
+    m: f64,
+    h: V3,
+    j: M3,
+}
+
+impl SpatialInertia {
+    const ZERO: Self = SpatialInertia {
+        m: 0.0,
+        h: [0.0; 3],
+        j: [[0.0; 3]; 3],
+    };
+
+    /// Y (ω, v) = (J ω + h × v, m v − h × ω).
+    #[inline]
+    fn apply(&self, s: &Spatial) -> Spatial {
+        let (w, v) = (angular(s), linear(s));
+        join(
+            add(apply(&self.j, w), cross(self.h, v)),
+            sub(scale(self.m, v), cross(self.h, w)),
+        )
+    }
+
+    #[inline]
+    fn add(&mut self, other: &Self) {
+        self.m += other.m;
+        self.h = add(self.h, other.h);
+        add_matrix(&mut self.j, &other.j);
+    }
+}
+
+/// A link as it moves at a point.
+#[derive(Clone, Copy)]
+struct Motion {
+    moves: bool,
+    /// Its rotation, and its origin from o.
+    r: M3,
+    x: V3,
+    /// Its joint's column and coordinate, for a joint that has one.
+    column: Spatial,
+    coordinate: Option<usize>,
+    /// Its velocity and its acceleration (gravity's included).
+    v: Spatial,
+    a: Spatial,
+    /// α = S × v_λ and γ = S × a_λ − α × v_λ, λ its parent.
+    alpha: Spatial,
+    gamma: Spatial,
+}
+
+/// The sums over the subtree at a link: inertia, force, Γ's block and linear momentum.
+#[derive(Clone, Copy)]
+struct Subtree {
+    inertia: SpatialInertia,
+    force: Spatial,
+    gamma: M3,
+    momentum: V3,
+}
+
+impl Subtree {
+    const ZERO: Self = Subtree {
+        inertia: SpatialInertia::ZERO,
+        force: [0.0; 6],
+        gamma: [[0.0; 3]; 3],
+        momentum: [0.0; 3],
+    };
+
+    #[inline]
+    fn add(&mut self, other: &Self) {
+        self.inertia.add(&other.inertia);
+        for (a, b) in self.force.iter_mut().zip(other.force) {
+            *a += b;
+        }
+        add_matrix(&mut self.gamma, &other.gamma);
+        self.momentum = add(self.momentum, other.momentum);
+    }
+
+    /// Γ s: (G s_ω, −2 p × s_ω).
+    #[inline]
+    fn gamma(&self, s: &Spatial) -> Spatial {
+        let w = angular(s);
+        join(apply(&self.gamma, w), scale(-2.0, cross(self.momentum, w)))
+    }
+
+    /// Γᵀ s: (Gᵀ s_ω + 2 p × s_v, 0).
+    #[inline]
+    fn gamma_transposed(&self, s: &Spatial) -> Spatial {
+        let w = apply(&transposed(&self.gamma), angular(s));
+        join(
+            add(w, scale(2.0, cross(self.momentum, linear(s)))),
+            [0.0; 3],
+        )
+    }
+}
+
+/// ∂τ/∂q, ∂τ/∂q̇ and M of the inverse dynamics of `robot` (a fixed base) at `x` and
+/// `qdd`, gravity `g` along −z and `damping[k]` the damping of coordinate k, written into
+/// `d_q`, `d_qd` and `mass` (every entry: the coordinates no joint moves get zeros).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usize>(
+    robot: &Robot<L, B>,
+    g: f64,
+    damping: &[f64; N],
+    x: &Point<f64, N, M>,
+    qdd: &[f64; N],
+    d_q: &mut SMatrix<f64, N, N>,
+    d_qd: &mut SMatrix<f64, N, N>,
+    mass: &mut SMatrix<f64, N, N>,
+) {
+    debug_assert!(!robot.floating, "a floating base has its own derivatives");
+    let ground: Spatial = [0.0, 0.0, 0.0, 0.0, 0.0, g];
+    let still = Motion {
+        moves: false,
+        r: crate::centroidal::IDENTITY,
+        x: [0.0; 3],
+        column: [0.0; 6],
+        coordinate: None,
+        v: [0.0; 6],
+        a: ground,
+        alpha: [0.0; 6],
+        gamma: [0.0; 6],
+    };
+    let mut links = [still; L];
+    // Down the tree: each link's place, velocity and acceleration.
+    for (l, link) in robot.links.iter().enumerate() {
+        if let Joint::Root = link.joint {
+            continue;
+        }
+        let parent = &links[link.parent];
+        let from = if parent.moves { parent.x } else { [0.0; 3] };
+        let r = match &link.rpy {
+            Some(rpy) => product(&parent.r, rpy),
+            None => parent.r,
+        };
+        let mut m = Motion {
+            moves: parent.moves,
+            r,
+            x: add(from, apply(&parent.r, link.xyz)),
+            v: parent.v,
+            a: parent.a,
+            ..still
+        };
+        match link.joint {
+            Joint::Revolute {
+                coordinate,
+                axis,
+                along,
+            } => {
+                let a = apply(&parent.r, along);
+                m.r = rotated(&r, axis, x.q[coordinate]);
+                m.column = join(a, cross(m.x, a));
+                m.coordinate = Some(coordinate);
+            }
+            Joint::Prismatic { coordinate, along } => {
+                let a = apply(&parent.r, along);
+                m.x = add(m.x, scale(x.q[coordinate], a));
+                m.column = join([0.0; 3], a);
+                m.coordinate = Some(coordinate);
+            }
+            Joint::Root | Joint::Fixed => {}
+        }
+        if let Some(c) = m.coordinate {
+            m.moves = true;
+            m.alpha = cross_motion(&m.column, &m.v);
+            let sa = cross_motion(&m.column, &m.a);
+            let av = cross_motion(&m.alpha, &m.v);
+            m.gamma = std::array::from_fn(|k| sa[k] - av[k]);
+            let (qd, qdd, column) = (x.qd[c], qdd[c], m.column);
+            for (v, s) in m.v.iter_mut().zip(column) {
+                *v += s * qd;
+            }
+            let turning = cross_motion(&m.v, &column);
+            for ((a, s), t) in m.a.iter_mut().zip(column).zip(turning) {
+                *a += s * qdd + t * qd;
+            }
+        }
+        links[l] = m;
+    }
+    // Each body's inertia, force and Γ at its link.
+    let mut sums = [Subtree::ZERO; L];
+    for body in &robot.bodies {
+        let m = &links[body.link];
+        if !m.moves {
+            continue;
+        }
+        let c = add(m.x, apply(&m.r, body.com));
+        let mut j = match body.inertia {
+            Inertia::Zero => [[0.0; 3]; 3],
+            Inertia::Plain(tensor) => product(&product(&m.r, &tensor), &transposed(&m.r)),
+            Inertia::Factored(factors) => {
+                let mut j = [[0.0; 3]; 3];
+                for (d, l) in factors {
+                    let l = apply(&m.r, *l);
+                    for (row, li) in j.iter_mut().zip(l) {
+                        for (e, lj) in row.iter_mut().zip(l) {
+                            *e += d * li * lj;
+                        }
+                    }
+                }
+                j
+            }
+        };
+        // About o: J = I_c + m (|c|² 1 − c cᵀ).
+        let cc = dot(c, c);
+        for (i, row) in j.iter_mut().enumerate() {
+            for (k, e) in row.iter_mut().enumerate() {
+                *e += body.mass * (if i == k { cc } else { 0.0 } - c[i] * c[k]);
+            }
+        }
+        let inertia = SpatialInertia {
+            m: body.mass,
+            h: scale(body.mass, c),
+            j,
+        };
+        let momentum = inertia.apply(&m.v);
+        let inertial = inertia.apply(&m.a);
+        let turning = cross_force(&m.v, &momentum);
+        // Γ's block: [ω×] J − J [ω×] − [v×][h×] − [h×][v×] − [n×], n the moment of the
+        // momentum.
+        let (w, v) = (angular(&m.v), linear(&m.v));
+        let wx = cross_matrix(w);
+        let mut gamma = product(&wx, &inertia.j);
+        let jw = product(&inertia.j, &wx);
+        let uh = cross_cross(v, inertia.h);
+        let hu = cross_cross(inertia.h, v);
+        let nx = cross_matrix(angular(&momentum));
+        for i in 0..3 {
+            for k in 0..3 {
+                gamma[i][k] -= jw[i][k] + uh[i][k] + hu[i][k] + nx[i][k];
+            }
+        }
+        sums[body.link].add(&Subtree {
+            inertia,
+            force: std::array::from_fn(|k| inertial[k] + turning[k]),
+            gamma,
+            momentum: linear(&momentum),
+        });
+    }
+    // Up the tree: the sums over each subtree (within the part that moves, where o is
+    // shared).
+    for l in (0..L).rev() {
+        let parent = robot.links[l].parent;
+        if parent == l || !links[l].moves || !links[parent].moves {
+            continue;
+        }
+        let child = sums[l];
+        sums[parent].add(&child);
+    }
+    d_q.fill(0.0);
+    d_qd.fill(0.0);
+    mass.fill(0.0);
+    for (i, link) in links.iter().enumerate() {
+        let Some(ci) = link.coordinate else {
+            continue;
+        };
+        let (s, sum) = (&link.column, &sums[i]);
+        // Y_i S_i and Γ_iᵀ S_i.
+        let y = sum.inertia.apply(s);
+        let gt = sum.gamma_transposed(s);
+        // The vectors its ancestors' rows take.
+        let (alpha, gamma) = (&link.alpha, &link.gamma);
+        let yg = sum.inertia.apply(gamma);
+        let ga = sum.gamma(alpha);
+        let sf = cross_force(s, &sum.force);
+        let ya = sum.inertia.apply(alpha);
+        let gs = sum.gamma(s);
+        let w: Spatial = std::array::from_fn(|k| sf[k] - yg[k] - ga[k]);
+        let u: Spatial = std::array::from_fn(|k| gs[k] - 2.0 * ya[k]);
+        // Down its own line of ancestors (itself first).
+        let mut a = i;
+        loop {
+            let anc = &links[a];
+            if let Some(cj) = anc.coordinate {
+                let (sj, alpha_j, gamma_j) = (&anc.column, &anc.alpha, &anc.gamma);
+                d_q[(ci, cj)] = -(pair(&y, gamma_j) + pair(&gt, alpha_j));
+                d_qd[(ci, cj)] = pair(&gt, sj) - 2.0 * pair(&y, alpha_j);
+                let mij = pair(&y, sj);
+                mass[(ci, cj)] = mij;
+                mass[(cj, ci)] = mij;
+                if a != i {
+                    d_q[(cj, ci)] = pair(sj, &w);
+                    d_qd[(cj, ci)] = pair(sj, &u);
+                }
+            }
+            let up = robot.links[a].parent;
+            if up == a || !links[up].moves {
+                break;
+            }
+            a = up;
+        }
+    }
+    for (k, d) in damping.iter().enumerate() {
+        d_qd[(k, k)] += d;
+    }
+}
