@@ -87,20 +87,6 @@ fn cross_force(m: &Spatial, f: &Spatial) -> Spatial {
     )
 }
 
-/// [a×] b× + … as matrices: the matrix of x ↦ a × (b × x).
-#[inline]
-fn cross_cross(a: V3, b: V3) -> M3 {
-    // a × (b × x) = b (a · x) − x (a · b).
-    let ab = dot(a, b);
-    std::array::from_fn(|i| std::array::from_fn(|j| b[i] * a[j] - if i == j { ab } else { 0.0 }))
-}
-
-/// The matrix of x ↦ a × x.
-#[inline]
-fn cross_matrix(a: V3) -> M3 {
-    [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]]
-}
-
 #[inline]
 fn transposed(m: &M3) -> M3 {
     std::array::from_fn(|i| std::array::from_fn(|j| m[j][i]))
@@ -200,14 +186,12 @@ impl Subtree {
         join(apply(&self.gamma, w), scale(-2.0, cross(self.momentum, w)))
     }
 
-    /// Γᵀ s: (Gᵀ s_ω + 2 p × s_v, 0).
+    /// Γᵀ s = (Gᵀ s_ω + 2 p × s_v, 0): its angular part.
     #[inline]
-    fn gamma_transposed(&self, s: &Spatial) -> Spatial {
-        let w = apply(&transposed(&self.gamma), angular(s));
-        join(
-            add(w, scale(2.0, cross(self.momentum, linear(s)))),
-            [0.0; 3],
-        )
+    fn gamma_transposed(&self, s: &Spatial) -> V3 {
+        let (w, g) = (angular(s), &self.gamma);
+        let gw: V3 = std::array::from_fn(|k| g[0][k] * w[0] + g[1][k] * w[1] + g[2][k] * w[2]);
+        add(gw, scale(2.0, cross(self.momentum, linear(s))))
     }
 }
 
@@ -335,19 +319,27 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
         let inertial = inertia.apply(&m.a);
         let turning = cross_force(&m.v, &momentum);
         // Γ's block: [ω×] J − J [ω×] − [v×][h×] − [h×][v×] − [n×], n the moment of the
-        // momentum.
-        let (w, v) = (angular(&m.v), linear(&m.v));
-        let wx = cross_matrix(w);
-        let mut gamma = product(&wx, &inertia.j);
-        let jw = product(&inertia.j, &wx);
-        let uh = cross_cross(v, inertia.h);
-        let hu = cross_cross(inertia.h, v);
-        let nx = cross_matrix(angular(&momentum));
-        for i in 0..3 {
-            for k in 0..3 {
-                gamma[i][k] -= jw[i][k] + uh[i][k] + hu[i][k] + nx[i][k];
-            }
-        }
+        // momentum; with X = [ω×] J (column k: ω × J's k-th, J symmetric), J [ω×] = −Xᵀ,
+        // and [v×][h×] + [h×][v×] = h vᵀ + v hᵀ − 2 (v · h) 1.
+        let (w, v, h) = (angular(&m.v), linear(&m.v), inertia.h);
+        let x: [V3; 3] = std::array::from_fn(|k| cross(w, inertia.j[k]));
+        let vh = 2.0 * dot(v, h);
+        let n = angular(&momentum);
+        let gamma: M3 = std::array::from_fn(|i| {
+            std::array::from_fn(|k| {
+                let spin = match (i, k) {
+                    (0, 1) => -n[2],
+                    (1, 0) => n[2],
+                    (0, 2) => n[1],
+                    (2, 0) => -n[1],
+                    (1, 2) => -n[0],
+                    (2, 1) => n[0],
+                    _ => 0.0,
+                };
+                x[k][i] + x[i][k] - (h[i] * v[k] + v[i] * h[k]) + if i == k { vh } else { 0.0 }
+                    - spin
+            })
+        });
         sums[body.link].add(&Subtree {
             inertia,
             force: std::array::from_fn(|k| inertial[k] + turning[k]),
@@ -373,7 +365,7 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
             continue;
         };
         let (s, sum) = (&link.column, &sums[i]);
-        // Y_i S_i and Γ_iᵀ S_i.
+        // Y_i S_i and Γ_iᵀ S_i (its angular part: the linear one is zero).
         let y = sum.inertia.apply(s);
         let gt = sum.gamma_transposed(s);
         // The vectors its ancestors' rows take.
@@ -391,8 +383,8 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
             let anc = &links[a];
             if let Some(cj) = anc.coordinate {
                 let (sj, alpha_j, gamma_j) = (&anc.column, &anc.alpha, &anc.gamma);
-                d_q[(ci, cj)] = -(pair(&y, gamma_j) + pair(&gt, alpha_j));
-                d_qd[(ci, cj)] = pair(&gt, sj) - 2.0 * pair(&y, alpha_j);
+                d_q[(ci, cj)] = -(pair(&y, gamma_j) + dot(gt, angular(alpha_j)));
+                d_qd[(ci, cj)] = dot(gt, angular(sj)) - 2.0 * pair(&y, alpha_j);
                 let mij = pair(&y, sj);
                 mass[(ci, cj)] = mij;
                 mass[(cj, ci)] = mij;
