@@ -286,6 +286,10 @@ int main(int argc, char **argv) {
                              pinocchio::getFrameJacobian(model, data, frame, pinocchio::LOCAL_WORLD_ALIGNED, jacobian);
                            },
                            budget_ms));
+    // Every joint's Jacobian and its time variation: what `jacobians` gives, rows and
+    // drifts of every link's frame.
+    report("computeJointJacobiansTimeVariation",
+           time_it([&] { pinocchio::computeJointJacobiansTimeVariation(model, data, qx, vx); }, budget_ms));
     if (!contact_models.empty()) {
       pinocchio::ProximalSettings exact(1e-14, 0.0, 1);
       report("constraintDynamics", time_it(

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # lagrange against Pinocchio's C++ on this machine: `accelerations` / `aba`,
-# `inverse_dynamics` / `rnea`, `mass_matrix` / `crba`, `jacobians` / a frame Jacobian,
+# `inverse_dynamics` / `rnea`, `mass_matrix` / `crba`, `jacobians` / a frame Jacobian and
+# / `computeJointJacobiansTimeVariation` (every joint's Jacobian and its time variation),
 # `linearize` / `computeABADerivatives`, `inverse_dynamics_derivatives` /
 # `computeRNEADerivatives` and, for the robots with contacts, `contact_dynamics` /
 # `constraintDynamics`, `impulse_dynamics` / `impulseDynamics` and `linearize_contacts` /
@@ -129,6 +130,7 @@ for line in open(states):
         robots.append(w[1])
 pairs = [("accelerations", "aba"), ("inverse_dynamics", "rnea"),
          ("mass_matrix", "crba"), ("jacobians", "jacobian"),
+         ("jacobians", "computeJointJacobiansTimeVariation"),
          ("linearize", "computeABADerivatives"),
          ("inverse_dynamics_derivatives", "computeRNEADerivatives"),
          ("contact_dynamics", "constraintDynamics"),
