@@ -1527,3 +1527,92 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
     assert!(!takes_its_tree(&Ur5Rotor::default()));
     assert!(!takes_its_tree(&Solo12::default()));
 }
+
+lagrangian! {
+    /// The Panda with its hand's origin as a candidate point contact: a fixed-base robot
+    /// whose contact-constrained derivatives take the tree's.
+    pub struct PandaHolding {
+        urdf: "tests/robots/panda.urdf";
+        contact hand = panda_hand_p;
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+        dissipation = urdf_dissipation;
+    }
+}
+
+/// The constrained solves that robots differentiate implicitly with their tree's
+/// derivatives of the inverse dynamics (the mimic joints' constraint, a held contact)
+/// against central differences of the solves themselves: `linearize` of the Panda (its
+/// mimic finger) and of the mimic slider (a prismatic joint tied to a revolute one, a
+/// torque input), `linearize_contacts` of the Panda holding its hand; at rest away from
+/// zero and at a random moving state.
+#[test]
+fn constrained_robots_linearize_with_their_tree() {
+    use common::derivatives::agree_with_central_differences;
+    use lagrange_runtime::linearize::linearize;
+    use lagrange_runtime::model::{Model, Point};
+
+    let panda = Panda::default();
+    let holding = PandaHolding::default();
+    let slider = MimicSlider::default();
+    {
+        let x = Point::new(
+            &State::at_rest(SVector::<f64, 9>::zeros()),
+            &SVector::zeros(),
+        );
+        let mut m = [SMatrix::<f64, 9, 9>::zeros(); 3];
+        let [a, b, c] = &mut m;
+        assert!(holding.eval_inverse_dynamics_derivatives(&x, &[0.0; 9], a, b, c));
+    }
+    let mut rng = common::Rng(47);
+    for moving in [false, true] {
+        let mut q = SVector::<f64, 9>::from_fn(|_, _| rng.uniform(-1.5, 1.5));
+        // The fingers open 1–3 cm, the second as the first.
+        q[7] = rng.uniform(0.01, 0.03);
+        q[8] = q[7];
+        let mut qd = SVector::<f64, 9>::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+        qd[8] = qd[7];
+        if !moving {
+            qd = SVector::zeros();
+        }
+        let s = State::new(0.0, q, qd);
+        let none = SVector::<f64, 0>::zeros();
+        let label = if moving { "moving" } else { "at rest" };
+        let lin = linearize(&panda, &s, &none).expect("regular");
+        agree_with_central_differences(
+            &lin,
+            |s, u| panda.accelerations(s, u).unwrap(),
+            1e-6,
+            &format!("Panda, {label}"),
+        );
+        let lin = holding
+            .linearize_contacts(&s, &none, &PandaHoldingContacts::ALL)
+            .expect("regular");
+        agree_with_central_differences(
+            &lin,
+            |s, u| {
+                holding
+                    .contact_dynamics(s, u, &PandaHoldingContacts::ALL)
+                    .unwrap()
+                    .accelerations
+            },
+            1e-6,
+            &format!("Panda holding its hand, {label}"),
+        );
+        let theta = rng.uniform(-2.0, 2.0);
+        let rate = if moving { rng.uniform(-1.0, 1.0) } else { 0.0 };
+        let s = State::new(
+            0.0,
+            SVector::from([theta, 0.1 * theta + 0.02]),
+            SVector::from([rate, 0.1 * rate]),
+        );
+        let u = SVector::from([0.3]);
+        let lin = linearize(&slider, &s, &u).expect("regular");
+        agree_with_central_differences(
+            &lin,
+            |s, u| slider.accelerations(s, u).unwrap(),
+            1e-6,
+            &format!("mimic slider, {label}"),
+        );
+    }
+}
