@@ -200,7 +200,7 @@ impl Base {
 
 /// B(a, b), the symmetric bilinear form of the homogeneous quaternion rotation (`quat`):
 /// R(n) = B(n, n), diagonal w² + x² − y² − z², R01 = 2(xy − wz), ….
-fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
+pub(crate) fn quaternion(a: [f64; 4], b: [f64; 4]) -> M3 {
     let [w, x, y, z] = a;
     let [w2, x2, y2, z2] = b;
     // The symmetric product of two components: (p q' + p' q) / 2.

@@ -199,8 +199,9 @@ struct Generated {
 impl Generated {
     fn choose(l: &Lowered, unrolled: &Graph) -> Self {
         let sweep = crate::sweep::sweep_fn(l);
+        let tree_mass = tree_mass_matrix(l);
         let equations = match crate::fast::equations_fn(l, unrolled, crate::fast::MAX_STATEMENTS) {
-            Some(code) => Some(code),
+            Some(code) => Some(quote!(#code #tree_mass)),
             None if sweep.is_some() => {
                 let p = private();
                 let (n, m) = (l.coordinates.len(), l.inputs.len());
@@ -208,8 +209,14 @@ impl Generated {
                 let x = internal("x");
                 let values = quote!(&[#(self.#fields),*]);
                 let equations = sweep_equations(n, &quote!(f64), &values, &x, true);
-                let mass_matrix = sweep_equations(n, &quote!(f64), &values, &x, false);
-                let mass_matrix = quote!(#mass_matrix.mass);
+                let mass_matrix = tree_mass.unwrap_or_else(|| {
+                    let mass_matrix = sweep_equations(n, &quote!(f64), &values, &x, false);
+                    quote! {
+                        fn eval_mass_matrix(&self, #x: &#p::Point<f64, #n, #m>) -> #p::SMatrix<f64, #n, #n> {
+                            #mass_matrix.mass
+                        }
+                    }
+                });
                 Some(quote! {
                     const FAST_EQUATIONS: bool = true;
 
@@ -217,15 +224,32 @@ impl Generated {
                         #equations
                     }
 
-                    fn eval_mass_matrix(&self, #x: &#p::Point<f64, #n, #m>) -> #p::SMatrix<f64, #n, #n> {
-                        #mass_matrix
-                    }
+                    #mass_matrix
                 })
             }
-            None => None,
+            None => tree_mass,
         };
         Generated { sweep, equations }
     }
+}
+
+/// `Model::eval_mass_matrix` of a robot whose kinetic energy is its URDF tree's alone
+/// ([`Lowered::tree_kinetic`]): the composite-rigid-body algorithm over its tree constant
+/// (`lagrange_runtime::tree_dynamics::mass_matrix`), which costs less than the sweep's
+/// columns (the Panda 699 → 607 ns, the Solo-12 1.46 → 1.08 µs, the G1 3.88 → 2.95 µs).
+fn tree_mass_matrix(l: &Lowered) -> Option<TokenStream> {
+    if !l.tree_kinetic() {
+        return None;
+    }
+    let p = private();
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let tree = internal(lets::ROBOT_TREE);
+    let x = internal("x");
+    Some(quote! {
+        fn eval_mass_matrix(&self, #x: &#p::Point<f64, #n, #m>) -> #p::SMatrix<f64, #n, #n> {
+            #p::tree_dynamics::mass_matrix(&Self::#tree, #x)
+        }
+    })
 }
 
 /// The [`Equations`](lagrange_runtime::model::Equations) from `__lagrange_sweep` in the

@@ -134,6 +134,35 @@ pub struct TreeDynamics {
 }
 
 impl Lowered {
+    /// The one scalar element of the `let` `name` (`urdf_kinetic`, …), if it has one.
+    fn urdf_let(&self, name: &str) -> Option<Id> {
+        let found = self.lets.iter().find(|l| l.name == name)?;
+        match found.value.as_ref()?.elems.as_slice() {
+            &[id] => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Whether the kinetic energy is its URDF tree's alone, `kinetic = urdf_kinetic;`,
+    /// with every coordinate a joint's (after a floating base's seven), and a floating base
+    /// carrying revolute joints only (a prismatic joint's rate is not scaled as the rest
+    /// off the unit quaternion): then the runtime forms the mass matrix from the tree
+    /// (`lagrange_runtime::tree_dynamics::mass_matrix`).
+    pub fn tree_kinetic(&self) -> bool {
+        let Some(robot) = self.robot.as_ref() else {
+            return false;
+        };
+        let base = if robot.tree.floating { 7 } else { 0 };
+        robot.joints.len() + base == self.coordinates.len()
+            && Some(self.kinetic) == self.urdf_let("urdf_kinetic")
+            && (!robot.tree.floating
+                || robot
+                    .tree
+                    .links
+                    .iter()
+                    .all(|l| !matches!(l.joint, crate::ast::TreeJoint::Prismatic { .. })))
+    }
+
     /// Whether the model is its URDF's tree and nothing else, as far as its inverse
     /// dynamics goes: a fixed base; every coordinate a joint's; `kinetic = urdf_kinetic;`,
     /// `potential = urdf_potential;` (with a parameter `g`) or none, `dissipation =
@@ -142,19 +171,10 @@ impl Lowered {
     /// do not matter. `None` for any other model.
     pub fn tree_dynamics(&self) -> Option<TreeDynamics> {
         let robot = self.robot.as_ref()?;
-        if robot.tree.floating || robot.joints.len() != self.coordinates.len() {
+        if robot.tree.floating || !self.tree_kinetic() {
             return None;
         }
-        let urdf_let = |name: &str| {
-            let found = self.lets.iter().find(|l| l.name == name)?;
-            match found.value.as_ref()?.elems.as_slice() {
-                &[id] => Some(id),
-                _ => None,
-            }
-        };
-        if Some(self.kinetic) != urdf_let("urdf_kinetic") {
-            return None;
-        }
+        let urdf_let = |name: &str| self.urdf_let(name);
         let gravity = match self.potential {
             None => None,
             Some(v) if Some(v) == urdf_let("urdf_potential") => {
