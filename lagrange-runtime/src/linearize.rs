@@ -250,8 +250,7 @@ impl<const N: usize, const M: usize> Blocks<N, M> {
         set_column((&mut self.d_q, &mut self.d_qd, &mut self.d_u), k, column);
     }
 
-    /// The linearization at `s`, `u` with these derivatives and the tangent basis
-    /// `tangent` if all are finite, else [`not_finite`].
+    /// The linearization at `s`, `u` with these derivatives: [`finished`].
     fn linearization(
         &self,
         s: &State<N>,
@@ -259,24 +258,42 @@ impl<const N: usize, const M: usize> Blocks<N, M> {
         accelerations: SVector<f64, N>,
         tangent: DMatrix<f64>,
     ) -> Result<Linearization<N, M>, DynamicsError> {
-        let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-        if !(finite(self.d_q.as_slice())
-            && finite(self.d_qd.as_slice())
-            && finite(self.d_u.as_slice())
-            && finite(tangent.as_slice()))
-        {
-            return Err(not_finite());
-        }
-        Ok(Linearization {
-            state: *s,
-            inputs: *u,
-            accelerations,
-            d_q: self.d_q,
-            d_qd: self.d_qd,
-            d_u: self.d_u,
-            tangent,
-        })
+        finished(s, u, accelerations, (&self.d_q, &self.d_qd, &self.d_u), tangent)
     }
+}
+
+/// The linearization at `s`, `u` with the derivatives ∂q̈/∂(q, q̇, u) and the tangent basis
+/// `tangent` if all are finite, else [`not_finite`]: built in the caller's place, the
+/// matrices copied once from wherever they were computed (the heap, for a large model).
+#[allow(clippy::type_complexity)]
+fn finished<const N: usize, const M: usize>(
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    accelerations: SVector<f64, N>,
+    (d_q, d_qd, d_u): (
+        &SMatrix<f64, N, N>,
+        &SMatrix<f64, N, N>,
+        &SMatrix<f64, N, M>,
+    ),
+    tangent: DMatrix<f64>,
+) -> Result<Linearization<N, M>, DynamicsError> {
+    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+    if !(finite(d_q.as_slice())
+        && finite(d_qd.as_slice())
+        && finite(d_u.as_slice())
+        && finite(tangent.as_slice()))
+    {
+        return Err(not_finite());
+    }
+    Ok(Linearization {
+        state: *s,
+        inputs: *u,
+        accelerations,
+        d_q: *d_q,
+        d_qd: *d_qd,
+        d_u: *d_u,
+        tangent,
+    })
 }
 
 /// A `T`, zero, then written by `fill`, and returned unless `fill` fails: built as
@@ -392,22 +409,7 @@ where
                 d.d_u.set_column(k, &column);
             }
             let tangent = DMatrix::identity(2 * N, 2 * N);
-            let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-            if !(finite(d.d_q.as_slice())
-                && finite(d.d_qd.as_slice())
-                && finite(d.d_u.as_slice()))
-            {
-                return Err(not_finite());
-            }
-            Ok(Linearization {
-                state: *s,
-                inputs: *u,
-                accelerations,
-                d_q: d.d_q,
-                d_qd: d.d_qd,
-                d_u: d.d_u,
-                tangent,
-            })
+            finished(s, u, accelerations, (&d.d_q, &d.d_qd, &d.d_u), tangent)
         })
     })
 }
