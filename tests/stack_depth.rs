@@ -245,7 +245,15 @@ fn stiffness(i: usize, j: usize) -> f64 {
 fn a_large_model_linearizes_in_a_two_mib_thread() {
     in_two_mib(|| {
         let lin = linearize(&Springs::default(), &state(), &SVector::zeros()).unwrap();
-        for (i, j) in [(0, 0), (0, 1), (1, 0), (57, 57), (57, 58), (N - 1, N - 1), (3, 9)] {
+        for (i, j) in [
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (57, 57),
+            (57, 58),
+            (N - 1, N - 1),
+            (3, 9),
+        ] {
             assert_eq!(lin.d_q[(i, j)], -stiffness(i, j), "∂q̈/∂q at ({i}, {j})");
             assert_eq!(lin.d_u[(i, j)], if i == j { 1.0 } else { 0.0 });
         }
@@ -258,9 +266,18 @@ fn a_large_model_linearizes_in_a_two_mib_thread() {
 fn a_large_model_differentiates_its_inverse_dynamics_in_a_two_mib_thread() {
     in_two_mib(|| {
         let qdd = SVector::from_fn(|i, _| 0.1 * i as f64);
-        let d = inverse_dynamics_derivatives(&Springs::default(), &state(), &qdd, &SVector::zeros())
-            .unwrap();
-        for (i, j) in [(0, 0), (0, 1), (1, 0), (57, 57), (57, 58), (N - 1, N - 1), (3, 9)] {
+        let d =
+            inverse_dynamics_derivatives(&Springs::default(), &state(), &qdd, &SVector::zeros())
+                .unwrap();
+        for (i, j) in [
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (57, 57),
+            (57, 58),
+            (N - 1, N - 1),
+            (3, 9),
+        ] {
             assert_eq!(d.d_q[(i, j)], stiffness(i, j), "∂τ/∂q at ({i}, {j})");
             assert_eq!(d.mass[(i, j)], if i == j { 1.0 } else { 0.0 });
             assert_eq!(d.d_u[(i, j)], if i == j { -1.0 } else { 0.0 });

@@ -589,12 +589,7 @@ fn along_positions<T: Contacts<N, M, C>, const N: usize, const M: usize, const C
 
 /// [`along_positions`] in one pass in vector dual numbers: a function of its own, so that
 /// a large model's monomorphization, which never calls it, never has its frame.
-fn along_positions_at_once<
-    T: Contacts<N, M, C>,
-    const N: usize,
-    const M: usize,
-    const C: usize,
->(
+fn along_positions_at_once<T: Contacts<N, M, C>, const N: usize, const M: usize, const C: usize>(
     model: &T,
     x: &Point<f64, N, M>,
     v_q: &mut SMatrix<f64, C, N>,

@@ -258,7 +258,13 @@ impl<const N: usize, const M: usize> Blocks<N, M> {
         accelerations: SVector<f64, N>,
         tangent: DMatrix<f64>,
     ) -> Result<Linearization<N, M>, DynamicsError> {
-        finished(s, u, accelerations, (&self.d_q, &self.d_qd, &self.d_u), tangent)
+        finished(
+            s,
+            u,
+            accelerations,
+            (&self.d_q, &self.d_qd, &self.d_u),
+            tangent,
+        )
     }
 }
 
