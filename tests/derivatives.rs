@@ -10,3 +10,4 @@ pub mod fast_path;
 pub mod frame_jacobians;
 pub mod linearization;
 pub mod parameter_sensitivities;
+pub mod stack_depth;

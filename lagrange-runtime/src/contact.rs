@@ -544,23 +544,16 @@ fn manifold<T: Contacts<N, M, C>, const N: usize, const M: usize, const C: usize
     let own = constraints_in_state(model, s, u);
     let x = Point::new(s, u);
     let (_, j) = contact_velocity_terms::<T, f64, N, M, C>(model, &x);
-    // ∂v/∂q: one pass with q seeded.
-    type V<const N: usize> = DualVec<f64, Const<N>>;
-    let seeded = Point {
-        q: from_fn(|i| V::<N>::from_re(s.q[i]).derivative(i)),
-        ..x.map(V::<N>::from_re)
-    };
-    let v = model.eval_contact_velocities(&seeded);
+    let v_q = along_positions(model, &x);
     let rows: Vec<usize> = (0..C).filter(|&c| active[c]).collect();
     let held = rows.len();
     let mut c = DMatrix::zeros(own.nrows() + 2 * held, 2 * N);
     c.view_mut((0, 0), own.shape()).copy_from(&own);
     for (k, &r) in rows.iter().enumerate() {
         let at = own.nrows() + 2 * k;
-        let dq: SVector<f64, N> = v[r].eps.unwrap_generic(Const::<N>, U1);
         for i in 0..N {
             c[(at, i)] = j[(r, i)];
-            c[(at + 1, i)] = dq[i];
+            c[(at + 1, i)] = v_q[(r, i)];
             c[(at + 1, N + i)] = j[(r, i)];
         }
     }
@@ -571,8 +564,69 @@ fn manifold<T: Contacts<N, M, C>, const N: usize, const M: usize, const C: usize
     c.select_rows(&kept)
 }
 
-/// The contacts' velocities and their Jacobian ∂v/∂q̇, from one pass over q̇.
+/// ∂v/∂q of the contacts' velocities at `x`: one pass with q seeded in vector dual
+/// numbers, or for a large model one per coordinate in first-order ones (as
+/// [`contact_velocity_terms_by_columns`], for the same reason).
+fn along_positions<T: Contacts<N, M, C>, const N: usize, const M: usize, const C: usize>(
+    model: &T,
+    x: &Point<f64, N, M>,
+) -> SMatrix<f64, C, N> {
+    let mut v_q = SMatrix::<f64, C, N>::zeros();
+    if size_of::<Point<DualVec<f64, Const<N>>, N, M>>() >= kkt::ON_HEAP_FROM {
+        let base = x.map(Dual64::from_re);
+        for i in 0..N {
+            let mut seeded = base;
+            seeded.q[i] = Dual64::from_re(x.q[i]).derivative();
+            for (c, value) in model.eval_contact_velocities(&seeded).iter().enumerate() {
+                v_q[(c, i)] = value.eps;
+            }
+        }
+    } else {
+        along_positions_at_once(model, x, &mut v_q);
+    }
+    v_q
+}
+
+/// [`along_positions`] in one pass in vector dual numbers: a function of its own, so that
+/// a large model's monomorphization, which never calls it, never has its frame.
+fn along_positions_at_once<T: Contacts<N, M, C>, const N: usize, const M: usize, const C: usize>(
+    model: &T,
+    x: &Point<f64, N, M>,
+    v_q: &mut SMatrix<f64, C, N>,
+) {
+    type V<const N: usize> = DualVec<f64, Const<N>>;
+    let seeded = Point {
+        q: from_fn(|i| V::<N>::from_re(x.q[i]).derivative(i)),
+        ..x.map(V::<N>::from_re)
+    };
+    for (c, value) in model.eval_contact_velocities(&seeded).iter().enumerate() {
+        v_q.set_row(c, &value.eps.unwrap_generic(Const::<N>, U1).transpose());
+    }
+}
+
+/// The contacts' velocities and their Jacobian ∂v/∂q̇, from one pass over q̇ in vector
+/// dual numbers, or for a large model one pass per velocity in first-order ones
+/// ([`contact_velocity_terms_by_columns`]).
 fn contact_velocity_terms<
+    T: Contacts<N, M, C>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const C: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> (SVector<S, C>, SMatrix<S, C, N>) {
+    if size_of::<Point<DualVec<S, Const<N>>, N, M>>() >= kkt::ON_HEAP_FROM {
+        contact_velocity_terms_by_columns(model, x)
+    } else {
+        contact_velocity_terms_at_once(model, x)
+    }
+}
+
+/// [`contact_velocity_terms`] in one pass in vector dual numbers: a function of its own,
+/// so that a large model's monomorphization, which never calls it, never has its frame.
+fn contact_velocity_terms_at_once<
     T: Contacts<N, M, C>,
     S: Scalar,
     const N: usize,
@@ -588,6 +642,37 @@ fn contact_velocity_terms<
         j.set_row(c, &value.eps.unwrap_generic(Const::<N>, U1).transpose());
     }
     (SVector::from_fn(|c, _| v[c].re), j)
+}
+
+/// [`contact_velocity_terms`] one velocity at a time, seeded in a first-order dual number
+/// over `S`: the same arithmetic per column as a vector dual number's entry (num-dual's
+/// rules are the same for both), without the vector's N entries in every value of the
+/// model's code. For a large model (the point in vector duals [`ON_HEAP_FROM`](kkt::ON_HEAP_FROM)
+/// bytes or more), whose contact velocities in vector duals over first-order ones (the
+/// rows of `linearize_contacts`) took 1.9 MB of stack in one frame of an unoptimized
+/// build for a 51-coordinate humanoid (840 bytes a value).
+fn contact_velocity_terms_by_columns<
+    T: Contacts<N, M, C>,
+    S: Scalar,
+    const N: usize,
+    const M: usize,
+    const C: usize,
+>(
+    model: &T,
+    x: &Point<S, N, M>,
+) -> (SVector<S, C>, SMatrix<S, C, N>) {
+    let base = x.map(Dual::from_re);
+    let mut v = SVector::<S, C>::zeros();
+    let mut j = SMatrix::<S, C, N>::zeros();
+    for i in 0..N {
+        let mut seeded = base;
+        seeded.qd[i] = Dual::from_re(x.qd[i]).derivative();
+        for (c, value) in model.eval_contact_velocities(&seeded).iter().enumerate() {
+            v[c] = value.re;
+            j[(c, i)] = value.eps;
+        }
+    }
+    (v, j)
 }
 
 /// The contacts' drift, their acceleration at q̈ = 0: ∂v/∂q q̇ + ∂v/∂t, from one pass

@@ -121,6 +121,56 @@ pub(crate) fn velocities_seeded<S: Scalar, const N: usize, const M: usize>(
     }
 }
 
+/// `f` of [`velocities_seeded`]`(x)`, that point in `f`'s frame for a small model and on
+/// the heap from [`ON_HEAP_FROM`](linalg::kkt::ON_HEAP_FROM) bytes on: a 101-coordinate
+/// robot's is 250 KiB, and an unoptimized build kept four copies of it in the frames
+/// that built it.
+pub(crate) fn with_velocities_seeded<S: Scalar, const N: usize, const M: usize, R>(
+    x: &Point<S, N, M>,
+    f: impl FnOnce(&Point<DualVec<S, Const<N>>, N, M>) -> R,
+) -> R {
+    if size_of::<Point<DualVec<S, Const<N>>, N, M>>() >= linalg::kkt::ON_HEAP_FROM {
+        f(&velocities_seeded_boxed(x))
+    } else {
+        seeded_on_stack(x, f)
+    }
+}
+
+/// [`with_velocities_seeded`] in a frame: a function of its own, which a large point's
+/// monomorphization never calls, so never has that frame.
+fn seeded_on_stack<S: Scalar, const N: usize, const M: usize, R>(
+    x: &Point<S, N, M>,
+    f: impl FnOnce(&Point<DualVec<S, Const<N>>, N, M>) -> R,
+) -> R {
+    f(&velocities_seeded(x))
+}
+
+/// [`velocities_seeded`] written on the heap entry by entry, never whole on the stack.
+fn velocities_seeded_boxed<S: Scalar, const N: usize, const M: usize>(
+    x: &Point<S, N, M>,
+) -> Box<Point<DualVec<S, Const<N>>, N, M>> {
+    let mut point = Box::<Point<DualVec<S, Const<N>>, N, M>>::new_uninit();
+    let p = point.as_mut_ptr();
+    // SAFETY: every field of the point is written, each array entry by entry through a
+    // pointer into the allocation (in bounds: i < the array's length), before
+    // `assume_init`; nothing reads it before.
+    unsafe {
+        std::ptr::addr_of_mut!((*p).t).write(DualVec::from_re(x.t));
+        let q = std::ptr::addr_of_mut!((*p).q).cast::<DualVec<S, Const<N>>>();
+        let qd = std::ptr::addr_of_mut!((*p).qd).cast::<DualVec<S, Const<N>>>();
+        for i in 0..N {
+            q.add(i).write(DualVec::from_re(x.q[i]));
+            qd.add(i)
+                .write(DualVec::<S, Const<N>>::from_re(x.qd[i]).derivative(i));
+        }
+        let u = std::ptr::addr_of_mut!((*p).u).cast::<DualVec<S, Const<N>>>();
+        for (i, &value) in x.u.iter().enumerate() {
+            u.add(i).write(DualVec::from_re(value));
+        }
+        point.assume_init()
+    }
+}
+
 /// The generalized forces Q = Σ F·∂v/∂q̇ − ∂D/∂q̇ of the applied forces and torques
 /// (v the velocity of the point a force acts on, or the angular velocity of the body a
 /// torque acts on; for a point p, ∂ṗ/∂q̇ = ∂p/∂q) and the dissipation, in any [`Scalar`]:
@@ -164,20 +214,23 @@ pub(crate) fn generalized_forces_in<
 /// ([`Model::INPUTS_ONLY_IN_FORCES`](crate::model::Model::INPUTS_ONLY_IN_FORCES)): the
 /// velocity v a force acts through does not read the inputs, so ∂Q_j/∂u_k = Σ ∂F/∂u_k
 /// ∂v/∂q̇_j, with every force's ∂v/∂q̇ from one pass over q̇ and its ∂F/∂u_k from one pass
-/// in first-order dual numbers per input (the forces alone, not the dynamics).
+/// in first-order dual numbers per input (the forces alone, not the dynamics). Written
+/// into `out`, which for a large model the caller keeps on the heap.
 pub(crate) fn forces_along_inputs<T: Terms<f64, N, M>, const N: usize, const M: usize>(
     model: &T,
     x: &Point<f64, N, M>,
-) -> SMatrix<f64, N, M> {
-    let mut out = SMatrix::<f64, N, M>::zeros();
+    out: &mut SMatrix<f64, N, M>,
+) {
+    out.fill(0.0);
     if !T::HAS_FORCES || M == 0 {
-        return out;
+        return;
     }
-    let seeded = velocities_seeded(x);
     // Each force's ∂v/∂q̇, in the order the forces are applied (the same in every pass).
     let mut rows: Vec<SVector<f64, N>> = Vec::new();
-    model.forces(&seeded, |_, v| {
-        rows.push(v.eps.unwrap_generic(Const::<N>, U1));
+    with_velocities_seeded(x, |seeded| {
+        model.forces(seeded, |_, v| {
+            rows.push(v.eps.unwrap_generic(Const::<N>, U1));
+        })
     });
     let base = x.map(Dual::from_re);
     for k in 0..M {
@@ -191,7 +244,6 @@ pub(crate) fn forces_along_inputs<T: Terms<f64, N, M>, const N: usize, const M: 
         });
         out.set_column(k, &column);
     }
-    out
 }
 
 /// Everything but the inertial term M q̈ (∂L/∂q − ∂²L/∂q̇∂q q̇ − ∂²L/∂q̇∂t + Q) at a

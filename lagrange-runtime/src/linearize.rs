@@ -48,6 +48,7 @@ use crate::constrained::constraints_in_state;
 use crate::error::DynamicsError;
 use crate::jacobian_seed::{forward_jacobian, Eps, Seed};
 use crate::linalg;
+use crate::linalg::kkt::{with_scratch, zeroed_box, Zeroable, ON_HEAP_FROM};
 use crate::model::Point;
 use crate::model::{
     ConstraintCount, ConstraintKinds, Model, Parametric, WithCount, WithParameters,
@@ -214,13 +215,14 @@ where
     T: Model<N, M>,
 {
     // A constrained model's accelerations come with its multipliers, from the solve its
-    // derivatives are taken at.
-    let lin = if !T::has_constraints() {
-        unconstrained(model, s, u, model.accelerations(s, u)?)?
+    // derivatives are taken at. Both return their result as it is built (no copy of it in
+    // this frame: see `linalg::kkt::ON_HEAP_FROM`), checked finite.
+    if !T::has_constraints() {
+        let accelerations = model.accelerations(s, u)?;
+        unconstrained(model, s, u, accelerations)
     } else {
-        constrained(model, s, u)?
-    };
-    lin.checked()
+        constrained(model, s, u)
+    }
 }
 
 /// The error of derivatives of the accelerations that cannot be evaluated or are not
@@ -231,39 +233,99 @@ pub(crate) fn not_finite() -> DynamicsError {
     }
 }
 
-impl<const N: usize, const M: usize> Linearization<N, M> {
-    /// The linearization at `s`, `u` with all derivatives zero, to be filled column by
-    /// column.
-    fn zero(s: &State<N>, u: &SVector<f64, M>, accelerations: SVector<f64, N>) -> Self {
-        Linearization {
-            state: *s,
-            inputs: *u,
-            accelerations,
-            d_q: SMatrix::zeros(),
-            d_qd: SMatrix::zeros(),
-            d_u: SMatrix::zeros(),
-            tangent: DMatrix::identity(2 * N, 2 * N),
-        }
-    }
+/// The blocks ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂u of a [`Linearization`] while their columns are
+/// computed: in a frame for a small model, on the heap for a large one ([`with_scratch`]).
+struct Blocks<const N: usize, const M: usize> {
+    d_q: SMatrix<f64, N, N>,
+    d_qd: SMatrix<f64, N, N>,
+    d_u: SMatrix<f64, N, M>,
+}
 
+// SAFETY: matrices of `f64`, for which all bits zero is 0.0.
+unsafe impl<const N: usize, const M: usize> Zeroable for Blocks<N, M> {}
+
+impl<const N: usize, const M: usize> Blocks<N, M> {
     /// Sets column `k` of ∂q̈/∂(q, q̇, u), counted across the three blocks in that order.
     fn set_column(&mut self, k: usize, column: &SVector<f64, N>) {
         set_column((&mut self.d_q, &mut self.d_qd, &mut self.d_u), k, column);
     }
 
-    /// Itself if every derivative and the tangent basis are finite, else [`not_finite`].
-    fn checked(self) -> Result<Self, DynamicsError> {
-        let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-        if finite(self.d_q.as_slice())
-            && finite(self.d_qd.as_slice())
-            && finite(self.d_u.as_slice())
-            && finite(self.tangent.as_slice())
-        {
-            Ok(self)
-        } else {
-            Err(not_finite())
-        }
+    /// The linearization at `s`, `u` with these derivatives: [`finished`].
+    fn linearization(
+        &self,
+        s: &State<N>,
+        u: &SVector<f64, M>,
+        accelerations: SVector<f64, N>,
+        tangent: DMatrix<f64>,
+    ) -> Result<Linearization<N, M>, DynamicsError> {
+        finished(
+            s,
+            u,
+            accelerations,
+            (&self.d_q, &self.d_qd, &self.d_u),
+            tangent,
+        )
     }
+}
+
+/// The linearization at `s`, `u` with the derivatives ∂q̈/∂(q, q̇, u) and the tangent basis
+/// `tangent` if all are finite, else [`not_finite`]: built in the caller's place, the
+/// matrices copied once from wherever they were computed (the heap, for a large model).
+#[allow(clippy::type_complexity)]
+fn finished<const N: usize, const M: usize>(
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    accelerations: SVector<f64, N>,
+    (d_q, d_qd, d_u): (
+        &SMatrix<f64, N, N>,
+        &SMatrix<f64, N, N>,
+        &SMatrix<f64, N, M>,
+    ),
+    tangent: DMatrix<f64>,
+) -> Result<Linearization<N, M>, DynamicsError> {
+    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+    if !(finite(d_q.as_slice())
+        && finite(d_qd.as_slice())
+        && finite(d_u.as_slice())
+        && finite(tangent.as_slice()))
+    {
+        return Err(not_finite());
+    }
+    Ok(Linearization {
+        state: *s,
+        inputs: *u,
+        accelerations,
+        d_q: *d_q,
+        d_qd: *d_qd,
+        d_u: *d_u,
+        tangent,
+    })
+}
+
+/// A `T`, zero, then written by `fill`, and returned unless `fill` fails: built as
+/// [`with_scratch`] builds its scratch (on the heap from [`ON_HEAP_FROM`] bytes on), and
+/// moved from there to the caller's.
+fn built<T: Zeroable, E>(fill: impl FnOnce(&mut T) -> Result<(), E>) -> Result<T, E> {
+    if size_of::<T>() >= ON_HEAP_FROM {
+        built_on_heap(fill)
+    } else {
+        built_on_stack(fill)
+    }
+}
+
+/// [`built`] on the heap.
+fn built_on_heap<T: Zeroable, E>(fill: impl FnOnce(&mut T) -> Result<(), E>) -> Result<T, E> {
+    let mut value = zeroed_box::<T>();
+    fill(&mut value)?;
+    Ok(*value)
+}
+
+/// [`built`] in a frame.
+fn built_on_stack<T: Zeroable, E>(fill: impl FnOnce(&mut T) -> Result<(), E>) -> Result<T, E> {
+    // SAFETY: all bits zero is a valid `T` (`Zeroable`'s contract).
+    let mut value: T = unsafe { std::mem::zeroed() };
+    fill(&mut value)?;
+    Ok(value)
 }
 
 /// Sets column `k` of a derivative along (q, q̇, u), held as its three blocks, counted
@@ -286,14 +348,20 @@ fn set_column<const N: usize, const M: usize>(
     }
 }
 
-/// ∂τ/∂u = −∂Q/∂u from the forces alone, for a model whose inputs act only through its
-/// forces ([`Model::INPUTS_ONLY_IN_FORCES`]): a few evaluations of the forces instead of
-/// one of the whole inverse dynamics per input. `None` for another model.
+/// ∂τ/∂u = −∂Q/∂u from the forces alone into `d_u`, for a model whose inputs act only
+/// through its forces ([`Model::INPUTS_ONLY_IN_FORCES`]): a few evaluations of the forces
+/// instead of one of the whole inverse dynamics per input. False (and `d_u` untouched)
+/// for another model.
 fn along_inputs<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     x: &Point<f64, N, M>,
-) -> Option<SMatrix<f64, N, M>> {
-    T::INPUTS_ONLY_IN_FORCES.then(|| -crate::dual_passes::forces_along_inputs(model, x))
+    d_u: &mut SMatrix<f64, N, M>,
+) -> bool {
+    if T::INPUTS_ONLY_IN_FORCES {
+        crate::dual_passes::forces_along_inputs(model, x, d_u);
+        d_u.neg_mut();
+    }
+    T::INPUTS_ONLY_IN_FORCES
 }
 
 /// The columns of a derivative along (q, q̇, u) from the `from`-th on, in that order,
@@ -311,21 +379,6 @@ fn columns<const N: usize, const M: usize, C>(
     })
 }
 
-/// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics at `x` and `qdd` from the model's structure
-/// ([`Model::eval_inverse_dynamics_derivatives`], a robot's tree), with M: `None` for a
-/// model without it, whose columns are evaluated in dual numbers one by one.
-#[allow(clippy::type_complexity)]
-fn by_structure<T: Model<N, M>, const N: usize, const M: usize>(
-    model: &T,
-    x: &Point<f64, N, M>,
-    qdd: &SVector<f64, N>,
-) -> Option<(SMatrix<f64, N, N>, SMatrix<f64, N, N>, SMatrix<f64, N, N>)> {
-    let (mut d_q, mut d_qd, mut mass) = (SMatrix::zeros(), SMatrix::zeros(), SMatrix::zeros());
-    model
-        .eval_inverse_dynamics_derivatives(x, &(*qdd).into(), &mut d_q, &mut d_qd, &mut mass)
-        .then_some((d_q, d_qd, mass))
-}
-
 /// [`linearize`] without constraints: ∂q̈/∂x = −M⁻¹ ∂τ/∂x at q̈ fixed, from the
 /// derivatives of the inverse dynamics and one factorization of M.
 fn unconstrained<T, const N: usize, const M: usize>(
@@ -337,26 +390,34 @@ fn unconstrained<T, const N: usize, const M: usize>(
 where
     T: Model<N, M>,
 {
-    let d = derivatives_of_inverse_dynamics(model, s, &accelerations, u, true);
-    // `accelerations` has solved with this matrix, so it factors; the diagnosis is only a
-    // guard.
-    let Some(ldlt) = crate::linalg::Ldlt::factor(&d.mass) else {
-        return Err(
-            crate::linalg::factor_mass(&d.mass, &<T as Model<N, M>>::COORDINATES)
-                .err()
-                .unwrap_or(DynamicsError::SingularMassMatrix),
-        );
-    };
-    let mut lin = Linearization::zero(s, u, accelerations);
-    let solve = |column: SVector<f64, N>| -ldlt.solve(&column);
-    for k in 0..N {
-        lin.d_q.set_column(k, &solve(d.d_q.column(k).into()));
-        lin.d_qd.set_column(k, &solve(d.d_qd.column(k).into()));
-    }
-    for k in 0..M {
-        lin.d_u.set_column(k, &solve(d.d_u.column(k).into()));
-    }
-    Ok(lin)
+    with_scratch(|d: &mut InverseDynamicsDerivatives<N, M>| {
+        derivatives_of_inverse_dynamics(model, s, &accelerations, u, true, d);
+        with_scratch(|ldlt: &mut linalg::Ldlt<f64, N>| {
+            // `accelerations` has solved with this matrix, so it factors; the diagnosis is
+            // only a guard.
+            if !ldlt.refactor(&d.mass) {
+                return Err(
+                    crate::linalg::factor_mass(&d.mass, &<T as Model<N, M>>::COORDINATES)
+                        .err()
+                        .unwrap_or(DynamicsError::SingularMassMatrix),
+                );
+            }
+            // ∂q̈/∂x = −M⁻¹ ∂τ/∂x, column by column in place.
+            let solve = |column: SVector<f64, N>| -ldlt.solve(&column);
+            for k in 0..N {
+                let column = solve(d.d_q.column(k).into());
+                d.d_q.set_column(k, &column);
+                let column = solve(d.d_qd.column(k).into());
+                d.d_qd.set_column(k, &column);
+            }
+            for k in 0..M {
+                let column = solve(d.d_u.column(k).into());
+                d.d_u.set_column(k, &column);
+            }
+            let tangent = DMatrix::identity(2 * N, 2 * N);
+            finished(s, u, accelerations, (&d.d_q, &d.d_qd, &d.d_u), tangent)
+        })
+    })
 }
 
 /// The derivatives of the inverse dynamics at a state, accelerations and inputs
@@ -427,26 +488,31 @@ where
             "the accelerations at which the inverse dynamics is differentiated must be finite",
         ));
     }
-    let d = derivatives_of_inverse_dynamics(model, s, qdd, u, true);
-    let d = with_forces(model, s, qdd, u, d);
-    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
-    if [
-        d.forces.as_slice(),
-        d.d_q.as_slice(),
-        d.d_qd.as_slice(),
-        d.d_u.as_slice(),
-        d.mass.as_slice(),
-    ]
-    .into_iter()
-    .all(finite)
-    {
-        Ok(d)
-    } else {
-        Err(DynamicsError::NonFiniteResult {
-            quantity: "derivatives of the inverse dynamics",
-        })
-    }
+    built(|d: &mut InverseDynamicsDerivatives<N, M>| {
+        derivatives_of_inverse_dynamics(model, s, qdd, u, true, d);
+        with_forces(model, s, qdd, u, d);
+        let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+        if [
+            d.forces.as_slice(),
+            d.d_q.as_slice(),
+            d.d_qd.as_slice(),
+            d.d_u.as_slice(),
+            d.mass.as_slice(),
+        ]
+        .into_iter()
+        .all(finite)
+        {
+            Ok(())
+        } else {
+            Err(DynamicsError::NonFiniteResult {
+                quantity: "derivatives of the inverse dynamics",
+            })
+        }
+    })
 }
+
+// SAFETY: a vector and matrices of `f64`, for which all bits zero is 0.0.
+unsafe impl<const N: usize, const M: usize> Zeroable for InverseDynamicsDerivatives<N, M> {}
 
 /// [`inverse_dynamics_derivatives`] by dual numbers alone, never from the model's
 /// structure (a robot's tree): the reference the tests hold the tree's derivatives to.
@@ -461,69 +527,69 @@ pub fn inverse_dynamics_derivatives_by_dual_numbers<T, const N: usize, const M: 
 where
     T: Model<N, M>,
 {
-    let d = derivatives_of_inverse_dynamics(model, s, qdd, u, false);
-    with_forces(model, s, qdd, u, d)
+    let Ok(d) = built(|d: &mut InverseDynamicsDerivatives<N, M>| {
+        derivatives_of_inverse_dynamics(model, s, qdd, u, false, d);
+        with_forces(model, s, qdd, u, d);
+        Ok::<(), std::convert::Infallible>(())
+    });
+    d
 }
 
-/// [`inverse_dynamics_derivatives`] without the checks and without τ itself (zeros): the
-/// columns along (q, q̇) from the model's structure when it has one (and `structure`),
-/// else one evaluation in dual numbers each; along u, from the forces or in dual numbers;
-/// the mass matrix.
+/// [`inverse_dynamics_derivatives`] without the checks and without τ itself, into `d`
+/// (whose `forces` it leaves): the columns along (q, q̇) from the model's structure when
+/// it has one (and `structure`), else one evaluation in dual numbers each; along u, from
+/// the forces or in dual numbers; the mass matrix.
 fn derivatives_of_inverse_dynamics<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     qdd: &SVector<f64, N>,
     u: &SVector<f64, M>,
     structure: bool,
-) -> InverseDynamicsDerivatives<N, M>
-where
+    d: &mut InverseDynamicsDerivatives<N, M>,
+) where
     T: Model<N, M>,
 {
     let x = Point::new(s, u);
-    let mut d = InverseDynamicsDerivatives {
-        forces: SVector::zeros(),
-        d_q: SMatrix::zeros(),
-        d_qd: SMatrix::zeros(),
-        d_u: SMatrix::zeros(),
-        mass: SMatrix::zeros(),
-    };
     // From the model's structure, or one evaluation in dual numbers per column.
-    let from = match structure.then(|| by_structure(model, &x, qdd)).flatten() {
-        Some((d_q, d_qd, mass)) => {
-            (d.d_q, d.d_qd, d.mass) = (d_q, d_qd, mass);
-            2 * N
-        }
-        None => {
-            d.mass = model.mass_matrix(s, u);
-            0
-        }
+    let from = if structure
+        && model.eval_inverse_dynamics_derivatives(
+            &x,
+            &(*qdd).into(),
+            &mut d.d_q,
+            &mut d.d_qd,
+            &mut d.mass,
+        ) {
+        2 * N
+    } else {
+        d.mass = model.mass_matrix(s, u);
+        0
     };
     let a: [Dual64; N] = qdd.map(Dual64::from_re).into();
-    let by_forces = along_inputs(model, &x);
-    let evaluate = |k| {
-        model
+    let to = if along_inputs(model, &x, &mut d.d_u) {
+        2 * N
+    } else {
+        2 * N + M
+    };
+    for k in from..to {
+        let column: SVector<f64, N> = model
             .eval_inverse_dynamics_in(&x.seeded(k), &a)
             .eps()
-            .into()
-    };
-    for (k, column) in columns(from, by_forces.as_ref(), evaluate, |c| c) {
+            .into();
         set_column((&mut d.d_q, &mut d.d_qd, &mut d.d_u), k, &column);
     }
-    d
 }
 
-/// The inverse dynamics τ itself, for [`InverseDynamicsDerivatives::forces`] (the
+/// The inverse dynamics τ itself into [`InverseDynamicsDerivatives::forces`] (the
 /// linearization does not read it).
 fn with_forces<T: Model<N, M>, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     qdd: &SVector<f64, N>,
     u: &SVector<f64, M>,
-    mut d: InverseDynamicsDerivatives<N, M>,
-) -> InverseDynamicsDerivatives<N, M> {
+    d: &mut InverseDynamicsDerivatives<N, M>,
+) {
     let forces = model.eval_inverse_dynamics_in(&Point::new(s, u), &(*qdd).into());
     d.forces = SVector::from(forces);
-    d
 }
 
 /// [`linearize`] of a constrained model, by implicit differentiation of its KKT system
@@ -659,28 +725,34 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         rows: impl Fn(&Point<Dual64, N, M>) -> SMatrix<Dual64, R, N>,
         targets: impl Fn(&Point<Dual64, N, M>) -> SVector<Dual64, R>,
     ) -> Result<Linearization<N, M>, DynamicsError> {
-        let mut lin = Linearization::zero(s, u, self.qdd.map(|x| x.re));
-        lin.tangent = linalg::null_space(tangent);
+        let tangent = linalg::null_space(tangent);
         let x = Point::new(s, u);
-        let by_forces = along_inputs(model, &x);
-        // The rows and their targets do not read the inputs: along an input, only the
-        // inverse dynamics moves.
-        let tree = by_structure(model, &x, &self.qdd.map(|a| a.re));
         let (qdd, lambda) = (self.qdd.map(|a| a.re), self.lambda.map(|l| l.re));
-        let evaluate = |k| {
-            let x = x.seeded(k);
-            match &tree {
-                Some((d_q, _, _)) if k < N => {
+        // ∂τ/∂q and ∂τ/∂q̇ from the model's structure where it has one, and ∂τ/∂u from
+        // the forces, in `d`.
+        with_scratch(|d: &mut InverseDynamicsDerivatives<N, M>| {
+            let by_forces = along_inputs(model, &x, &mut d.d_u);
+            let tree = model.eval_inverse_dynamics_derivatives(
+                &x,
+                &qdd.into(),
+                &mut d.d_q,
+                &mut d.d_qd,
+                &mut d.mass,
+            );
+            let d = &*d;
+            // The rows and their targets do not read the inputs: along an input, only the
+            // inverse dynamics moves.
+            let evaluate = |k| {
+                let x = x.seeded(k);
+                if tree && k < N {
                     let j = rows(&x).map(|e| e.eps);
                     (
-                        d_q.column(k) + j.transpose() * lambda,
+                        d.d_q.column(k) + j.transpose() * lambda,
                         j * qdd - targets(&x).eps(),
                     )
-                }
-                Some((_, d_qd, _)) if k < 2 * N => {
-                    (d_qd.column(k - N).into_owned(), -targets(&x).eps())
-                }
-                _ => {
+                } else if tree && k < 2 * N {
+                    (d.d_qd.column(k - N).into_owned(), -targets(&x).eps())
+                } else {
                     let dynamics =
                         SVector::from(model.eval_inverse_dynamics_in(&x, &self.qdd.into()));
                     match k {
@@ -691,13 +763,16 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
                         _ => (dynamics.eps(), SVector::zeros()),
                     }
                 }
-            }
-        };
-        let from_forces = |column| (column, SVector::zeros());
-        for (k, column) in columns(0, by_forces.as_ref(), evaluate, from_forces) {
-            lin.set_column(k, &self.column(column));
-        }
-        lin.checked()
+            };
+            let from_forces = |column| (column, SVector::zeros());
+            with_scratch(|lin: &mut Blocks<N, M>| {
+                let by_forces = by_forces.then_some(&d.d_u);
+                for (k, column) in columns(0, by_forces, evaluate, from_forces) {
+                    lin.set_column(k, &self.column(column));
+                }
+                lin.linearization(s, u, qdd, tangent)
+            })
+        })
     }
 }
 

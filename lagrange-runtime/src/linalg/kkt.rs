@@ -21,6 +21,69 @@ use crate::scalar::Scalar;
 use crate::tolerances;
 use nalgebra::{SMatrix, SVector};
 
+/// Values of this many bytes or more are built on the heap by the derivatives' code paths
+/// ([`zeroed_box`], `linearize::built`) rather than in a stack frame: the matrices of a
+/// robot of 64 coordinates and more (an N × N matrix of `f64` is 32 KiB at N = 64). In an
+/// unoptimized build (Cargo's default `dev` profile) every by-value return and temporary
+/// of such a value is a copy in some frame, and a 101-coordinate robot's linearization
+/// overflowed a test thread's 2 MiB stack; below, the values stay on the stack, so that
+/// small models do not allocate.
+pub(crate) const ON_HEAP_FROM: usize = 32 * 1024;
+
+/// Types for which the value whose bits are all zero is a valid one (zero matrices of
+/// `f64` and the structs of them), which [`zeroed_box`] allocates directly on the heap.
+///
+/// # Safety
+/// Every bit zero must be a valid value of the type, and the type must not need `Drop`.
+pub(crate) unsafe trait Zeroable: Sized {}
+
+// SAFETY: an array of `f64` (and zero-sized markers): all bits zero is 0.0.
+unsafe impl<const R: usize, const C: usize> Zeroable for SMatrix<f64, R, C> {}
+
+/// A zero value on the heap, written there directly: `Box::new(SMatrix::zeros())` builds
+/// it on the stack first, several times over in an unoptimized build (nalgebra's
+/// construction is a chain of calls, each frame with its copy).
+pub(crate) fn zeroed_box<T: Zeroable>() -> Box<T> {
+    // Never `T` by value in this frame, not even in a branch not taken: an unoptimized
+    // build gives it a slot all the same.
+    let layout = std::alloc::Layout::new::<T>();
+    if layout.size() == 0 {
+        // SAFETY: a dangling, aligned pointer is a valid `Box` of a zero-sized type, and
+        // its one value is valid (`Zeroable`).
+        return unsafe { Box::from_raw(std::ptr::NonNull::<T>::dangling().as_ptr()) };
+    }
+    // SAFETY: `layout` is `T`'s and not zero-sized, so `alloc_zeroed` may be called with
+    // it, and the memory it returns (checked not null) is what `Box::from_raw` takes: from
+    // the global allocator, with `T`'s layout, holding a valid `T` (all bits zero, by
+    // `Zeroable`'s contract).
+    unsafe {
+        let memory = std::alloc::alloc_zeroed(layout).cast::<T>();
+        if memory.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(memory)
+    }
+}
+
+/// `f` of a zero `T` it may write: the `T` in `f`'s frame for a small model, on the heap
+/// from [`ON_HEAP_FROM`] bytes on (a large model's matrices, each copy of which an
+/// unoptimized build keeps in a frame of its own), so that neither costs the other.
+pub(crate) fn with_scratch<T: Zeroable, R>(f: impl FnOnce(&mut T) -> R) -> R {
+    if size_of::<T>() >= ON_HEAP_FROM {
+        f(&mut zeroed_box::<T>())
+    } else {
+        on_stack(f)
+    }
+}
+
+/// [`with_scratch`]'s `T` in a frame: a function of its own, so that a large `T`'s
+/// monomorphization, which never calls it, never has that frame.
+fn on_stack<T: Zeroable, R>(f: impl FnOnce(&mut T) -> R) -> R {
+    // SAFETY: all bits zero is a valid `T` (`Zeroable`'s contract).
+    let mut value: T = unsafe { std::mem::zeroed() };
+    f(&mut value)
+}
+
 /// Why [`solve`] found no solution, with what the diagnosis reads.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Unsolvable<S, const K: usize> {

@@ -124,8 +124,32 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
     #[inline]
     pub(crate) fn factor_above(mass: &SMatrix<S, N, N>, threshold: f64) -> Option<Self> {
         // Row i of the copy is column i of `mass`: by symmetry, M's row i.
-        let mut l = mass.data.0;
-        let mut inv = [S::zero(); N];
+        let mut factored = Ldlt {
+            l: mass.data.0,
+            inv: [S::zero(); N],
+        };
+        if factored.factor_rows(mass, threshold) {
+            Some(factored)
+        } else {
+            None
+        }
+    }
+
+    /// [`factor`](Self::factor) into `self` (whatever it held): false where it fails. For
+    /// a factorization kept where its caller chooses (on the heap for a large matrix, a
+    /// 101-coordinate robot's is 80 KiB, whose copies in an unoptimized build's frames
+    /// overflow a thread's stack: `kkt::with_scratch`).
+    pub(crate) fn refactor(&mut self, mass: &SMatrix<S, N, N>) -> bool {
+        self.l = mass.data.0;
+        self.inv = [S::zero(); N];
+        self.factor_rows(mass, crate::tolerances::SINGULAR_MASS)
+    }
+
+    /// Factors in place `self.l`, a copy of `mass` (row i column i), with `inv` zero:
+    /// false where a pivot fails the test of [`factor_above`](Self::factor_above).
+    #[inline]
+    fn factor_rows(&mut self, mass: &SMatrix<S, N, N>, threshold: f64) -> bool {
+        let Ldlt { l, inv } = self;
         let largest = largest_diagonal(mass);
         // w = l[j][k] d_k for the column j being computed, as computed before the
         // division by d_k: kept in the triangle above the diagonal, which nothing else
@@ -138,7 +162,7 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
             let (row_j, below) = l[j..].split_first_mut().expect("j < N");
             let d = reduce(row_j[j], &row_j[..j], &w[..j]);
             if !clear_pivot(d.re(), mass[(j, j)].re(), threshold, largest) {
-                return None;
+                return false;
             }
             let inv_j = d.recip();
             inv[j] = inv_j;
@@ -148,7 +172,7 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
                 row_j[j + 1 + i] = x;
             }
         }
-        Some(Ldlt { l, inv })
+        true
     }
 
     /// Solves `mass · x = rhs`: L y = rhs by rows, then Lᵀ x = D⁻¹ y from the last.
@@ -166,6 +190,9 @@ impl<S: Scalar, const N: usize> Ldlt<S, N> {
         SVector::from(y)
     }
 }
+
+// SAFETY: two arrays of `f64`, for which all bits zero is 0.0.
+unsafe impl<const N: usize> crate::linalg::kkt::Zeroable for Ldlt<f64, N> {}
 
 impl<S: Scalar, const N: usize> super::Factor<S, N> for Ldlt<S, N> {
     fn solve(&self, rhs: &SVector<S, N>) -> SVector<S, N> {
