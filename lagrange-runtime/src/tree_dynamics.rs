@@ -170,16 +170,109 @@ impl SpatialInertia {
     }
 }
 
-/// A link as it moves at a point.
+/// Where a link is at a point: whether it moves, its rotation, its origin from o, its
+/// joint's column and coordinate (for a joint that has one).
 #[derive(Clone, Copy)]
-struct Motion {
+struct Place {
     moves: bool,
-    /// Its rotation, and its origin from o.
     r: M3,
     x: V3,
-    /// Its joint's column and coordinate, for a joint that has one.
     column: Spatial,
     coordinate: Option<usize>,
+}
+
+/// Every link's place at `q`, down the tree: the root turned by `root`, moving with a
+/// floating base; below it, each link from its parent's, as the URDF writer places it
+/// (its origin from o, the origin of the nearest link above that does not move).
+fn places<const L: usize, const B: usize, const N: usize>(
+    robot: &Robot<L, B>,
+    root: M3,
+    q: &[f64; N],
+) -> [Place; L] {
+    let still = Place {
+        moves: false,
+        r: root,
+        x: [0.0; 3],
+        column: [0.0; 6],
+        coordinate: None,
+    };
+    let mut links = [still; L];
+    for (l, link) in robot.links.iter().enumerate() {
+        if let Joint::Root = link.joint {
+            links[l].moves = robot.floating;
+            continue;
+        }
+        let parent = &links[link.parent];
+        let from = if parent.moves { parent.x } else { [0.0; 3] };
+        let r = match &link.rpy {
+            Some(rpy) => product(&parent.r, rpy),
+            None => parent.r,
+        };
+        let mut m = Place {
+            moves: parent.moves,
+            r,
+            x: add(from, apply(&parent.r, link.xyz)),
+            ..still
+        };
+        match link.joint {
+            Joint::Revolute {
+                coordinate,
+                axis,
+                along,
+            } => {
+                let a = apply(&parent.r, along);
+                m.r = rotated(&r, axis, q[coordinate]);
+                m.column = join(a, cross(m.x, a));
+                m.coordinate = Some(coordinate);
+                m.moves = true;
+            }
+            Joint::Prismatic { coordinate, along } => {
+                let a = apply(&parent.r, along);
+                m.x = add(m.x, scale(q[coordinate], a));
+                m.column = join([0.0; 3], a);
+                m.coordinate = Some(coordinate);
+                m.moves = true;
+            }
+            Joint::Root | Joint::Fixed => {}
+        }
+        links[l] = m;
+    }
+    links
+}
+
+/// Link `i` and its ancestors, up to the last that moves (the part of the tree where o is
+/// shared).
+fn line<'a, const L: usize, const B: usize>(
+    robot: &'a Robot<L, B>,
+    places: &'a [Place; L],
+    i: usize,
+) -> impl Iterator<Item = usize> + 'a {
+    std::iter::successors(Some(i), move |&a| {
+        let up = robot.links[a].parent;
+        (up != a && places[up].moves).then_some(up)
+    })
+}
+
+/// Adds each link's sum over its subtree into its parent's, up the tree, within the part
+/// that moves.
+fn sum_up<T: Copy, const L: usize, const B: usize>(
+    robot: &Robot<L, B>,
+    places: &[Place; L],
+    sums: &mut [T; L],
+    add: impl Fn(&mut T, &T),
+) {
+    for l in (0..L).rev() {
+        let parent = robot.links[l].parent;
+        if parent != l && places[l].moves && places[parent].moves {
+            let child = sums[l];
+            add(&mut sums[parent], &child);
+        }
+    }
+}
+
+/// A link's motion at a point, beside its [`Place`].
+#[derive(Clone, Copy)]
+struct Motion {
     /// Its velocity and its acceleration (gravity's included).
     v: Spatial,
     a: Spatial,
@@ -248,63 +341,32 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
 ) {
     debug_assert!(!robot.floating, "a floating base has its own derivatives");
     let ground: Spatial = [0.0, 0.0, 0.0, 0.0, 0.0, g];
+    let places = places(robot, crate::centroidal::IDENTITY, &x.q);
     let still = Motion {
-        moves: false,
-        r: crate::centroidal::IDENTITY,
-        x: [0.0; 3],
-        column: [0.0; 6],
-        coordinate: None,
         v: [0.0; 6],
         a: ground,
         alpha: [0.0; 6],
         gamma: [0.0; 6],
     };
     let mut links = [still; L];
-    // Down the tree: each link's place, velocity and acceleration.
+    // Down the tree: each link's velocity and acceleration.
     for (l, link) in robot.links.iter().enumerate() {
         if let Joint::Root = link.joint {
             continue;
         }
         let parent = &links[link.parent];
-        let from = if parent.moves { parent.x } else { [0.0; 3] };
-        let r = match &link.rpy {
-            Some(rpy) => product(&parent.r, rpy),
-            None => parent.r,
-        };
         let mut m = Motion {
-            moves: parent.moves,
-            r,
-            x: add(from, apply(&parent.r, link.xyz)),
             v: parent.v,
             a: parent.a,
             ..still
         };
-        match link.joint {
-            Joint::Revolute {
-                coordinate,
-                axis,
-                along,
-            } => {
-                let a = apply(&parent.r, along);
-                m.r = rotated(&r, axis, x.q[coordinate]);
-                m.column = join(a, cross(m.x, a));
-                m.coordinate = Some(coordinate);
-            }
-            Joint::Prismatic { coordinate, along } => {
-                let a = apply(&parent.r, along);
-                m.x = add(m.x, scale(x.q[coordinate], a));
-                m.column = join([0.0; 3], a);
-                m.coordinate = Some(coordinate);
-            }
-            Joint::Root | Joint::Fixed => {}
-        }
-        if let Some(c) = m.coordinate {
-            m.moves = true;
-            m.alpha = cross_motion(&m.column, &m.v);
-            let sa = cross_motion(&m.column, &m.a);
+        if let Some(c) = places[l].coordinate {
+            let column = places[l].column;
+            m.alpha = cross_motion(&column, &m.v);
+            let sa = cross_motion(&column, &m.a);
             let av = cross_motion(&m.alpha, &m.v);
             m.gamma = std::array::from_fn(|k| sa[k] - av[k]);
-            let (qd, qdd, column) = (x.qd[c], qdd[c], m.column);
+            let (qd, qdd) = (x.qd[c], qdd[c]);
             for (v, s) in m.v.iter_mut().zip(column) {
                 *v += s * qd;
             }
@@ -318,11 +380,11 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     // Each body's inertia, force and Γ at its link.
     let mut sums = [Subtree::ZERO; L];
     for body in &robot.bodies {
-        let m = &links[body.link];
-        if !m.moves {
+        let (place, m) = (&places[body.link], &links[body.link]);
+        if !place.moves {
             continue;
         }
-        let inertia = SpatialInertia::of(body, &m.r, m.x);
+        let inertia = SpatialInertia::of(body, &place.r, place.x);
         let momentum = inertia.apply(&m.v);
         let inertial = inertia.apply(&m.a);
         let turning = cross_force(&m.v, &momentum);
@@ -357,22 +419,15 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     }
     // Up the tree: the sums over each subtree (within the part that moves, where o is
     // shared).
-    for l in (0..L).rev() {
-        let parent = robot.links[l].parent;
-        if parent == l || !links[l].moves || !links[parent].moves {
-            continue;
-        }
-        let child = sums[l];
-        sums[parent].add(&child);
-    }
+    sum_up(robot, &places, &mut sums, Subtree::add);
     d_q.fill(0.0);
     d_qd.fill(0.0);
     mass.fill(0.0);
-    for (i, link) in links.iter().enumerate() {
-        let Some(ci) = link.coordinate else {
+    for (i, place) in places.iter().enumerate() {
+        let Some(ci) = place.coordinate else {
             continue;
         };
-        let (s, sum) = (&link.column, &sums[i]);
+        let (s, sum, link) = (&place.column, &sums[i], &links[i]);
         // Y_i S_i and Γ_iᵀ S_i (its angular part: the linear one is zero).
         let y = sum.inertia.apply(s);
         let gt = sum.gamma_transposed(s);
@@ -386,42 +441,25 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
         let w: Spatial = std::array::from_fn(|k| sf[k] - yg[k] - ga[k]);
         let u: Spatial = std::array::from_fn(|k| gs[k] - 2.0 * ya[k]);
         // Down its own line of ancestors (itself first).
-        let mut a = i;
-        loop {
-            let anc = &links[a];
-            if let Some(cj) = anc.coordinate {
-                let (sj, alpha_j, gamma_j) = (&anc.column, &anc.alpha, &anc.gamma);
-                d_q[(ci, cj)] = -(pair(&y, gamma_j) + dot(gt, angular(alpha_j)));
-                d_qd[(ci, cj)] = dot(gt, angular(sj)) - 2.0 * pair(&y, alpha_j);
-                let mij = pair(&y, sj);
-                mass[(ci, cj)] = mij;
-                mass[(cj, ci)] = mij;
-                if a != i {
-                    d_q[(cj, ci)] = pair(sj, &w);
-                    d_qd[(cj, ci)] = pair(sj, &u);
-                }
+        for a in line(robot, &places, i) {
+            let Some(cj) = places[a].coordinate else {
+                continue;
+            };
+            let (sj, alpha_j, gamma_j) = (&places[a].column, &links[a].alpha, &links[a].gamma);
+            d_q[(ci, cj)] = -(pair(&y, gamma_j) + dot(gt, angular(alpha_j)));
+            d_qd[(ci, cj)] = dot(gt, angular(sj)) - 2.0 * pair(&y, alpha_j);
+            let mij = pair(&y, sj);
+            mass[(ci, cj)] = mij;
+            mass[(cj, ci)] = mij;
+            if a != i {
+                d_q[(cj, ci)] = pair(sj, &w);
+                d_qd[(cj, ci)] = pair(sj, &u);
             }
-            let up = robot.links[a].parent;
-            if up == a || !links[up].moves {
-                break;
-            }
-            a = up;
         }
     }
     for (k, d) in damping.iter().enumerate() {
         d_qd[(k, k)] += d;
     }
-}
-
-/// Where a link is, for the mass matrix: its rotation, its origin from o, its joint's
-/// column and coordinate.
-#[derive(Clone, Copy)]
-struct Place {
-    moves: bool,
-    r: M3,
-    x: V3,
-    column: Spatial,
-    coordinate: Option<usize>,
 }
 
 /// The mass matrix M = ∂²T/∂q̇² of a robot whose kinetic energy is its tree's
@@ -454,54 +492,7 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
         }
         None => crate::centroidal::IDENTITY,
     };
-    let still = Place {
-        moves: false,
-        r: root,
-        x: [0.0; 3],
-        column: [0.0; 6],
-        coordinate: None,
-    };
-    let mut links = [still; L];
-    for (l, link) in robot.links.iter().enumerate() {
-        if let Joint::Root = link.joint {
-            links[l].moves = robot.floating;
-            continue;
-        }
-        let parent = &links[link.parent];
-        let from = if parent.moves { parent.x } else { [0.0; 3] };
-        let r = match &link.rpy {
-            Some(rpy) => product(&parent.r, rpy),
-            None => parent.r,
-        };
-        let mut m = Place {
-            moves: parent.moves,
-            r,
-            x: add(from, apply(&parent.r, link.xyz)),
-            ..still
-        };
-        match link.joint {
-            Joint::Revolute {
-                coordinate,
-                axis,
-                along,
-            } => {
-                let a = apply(&parent.r, along);
-                m.r = rotated(&r, axis, x.q[coordinate]);
-                m.column = join(a, cross(m.x, a));
-                m.coordinate = Some(coordinate);
-                m.moves = true;
-            }
-            Joint::Prismatic { coordinate, along } => {
-                let a = apply(&parent.r, along);
-                m.x = add(m.x, scale(x.q[coordinate], a));
-                m.column = join([0.0; 3], a);
-                m.coordinate = Some(coordinate);
-                m.moves = true;
-            }
-            Joint::Root | Joint::Fixed => {}
-        }
-        links[l] = m;
-    }
+    let links = places(robot, root, &x.q);
     let mut sums = [SpatialInertia::ZERO; L];
     for body in &robot.bodies {
         let m = &links[body.link];
@@ -509,46 +500,32 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
             sums[body.link].add(&SpatialInertia::of(body, &m.r, m.x));
         }
     }
-    for l in (0..L).rev() {
-        let parent = robot.links[l].parent;
-        if parent != l && links[l].moves && links[parent].moves {
-            let child = sums[l];
-            sums[parent].add(&child);
-        }
-    }
+    sum_up(robot, &links, &mut sums, SpatialInertia::add);
     // The rigid tree's entries, s⁴ times (the joints' block), and its base's with the
     // joints (rows ω, v of Y_i S_i).
     let weight = base.map_or(1.0, |(_, s)| (s * s) * (s * s));
-    let w_of = |n: [f64; 4]| -> [[f64; 4]; 3] {
-        let [w, a, b, c] = n;
+    // W(n), with W(n) ṅ = 2 Im(ṅ n*).
+    let wn = base.map(|([w, a, b, c], _)| {
         [
             [-2.0 * a, 2.0 * w, -2.0 * c, 2.0 * b],
             [-2.0 * b, 2.0 * c, 2.0 * w, -2.0 * a],
             [-2.0 * c, -2.0 * b, 2.0 * a, 2.0 * w],
         ]
-    };
+    });
     for (i, link) in links.iter().enumerate() {
         let Some(ci) = link.coordinate else {
             continue;
         };
         let y = sums[i].apply(&link.column);
-        let mut a = i;
-        loop {
-            let anc = &links[a];
-            if let Some(cj) = anc.coordinate {
-                let mij = weight * pair(&y, &anc.column);
+        for a in line(robot, &links, i) {
+            if let Some(cj) = links[a].coordinate {
+                let mij = weight * pair(&y, &links[a].column);
                 mass[(ci, cj)] = mij;
                 mass[(cj, ci)] = mij;
             }
-            let up = robot.links[a].parent;
-            if up == a || !links[up].moves {
-                break;
-            }
-            a = up;
         }
-        if let Some((n, s)) = base {
+        if let (Some((_, s)), Some(wn)) = (base, &wn) {
             // M_pθ = s⁴ / s² f, M_nθ = s⁴ Wᵀ n_moment.
-            let wn = w_of(n);
             for k in 0..3 {
                 let e = s * s * y[3 + k];
                 mass[(k, ci)] = e;
@@ -561,11 +538,10 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
             }
         }
     }
-    if let Some((n, s)) = base {
+    if let (Some((_, s)), Some(wn)) = (base, &wn) {
         // The base's own block from the whole tree's inertia at its origin:
         // T = ½ ωᵀ J ω + ωᵀ [h×] v + ½ m |v|², v = ṗ / s², ω = W(n) ṅ.
         let whole = &sums[0];
-        let wn = w_of(n);
         for k in 0..3 {
             mass[(k, k)] = whole.m;
         }
