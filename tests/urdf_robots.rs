@@ -1441,6 +1441,18 @@ lagrangian! {
     }
 }
 
+/// Whether `model` takes the derivatives of its inverse dynamics from its tree
+/// (`Model::eval_inverse_dynamics_derivatives` gives them).
+fn takes_its_tree<T: lagrange_runtime::model::Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+) -> bool {
+    let x =
+        lagrange_runtime::model::Point::new(&State::at_rest(SVector::zeros()), &SVector::zeros());
+    let mut m = [SMatrix::<f64, N, N>::zeros(); 3];
+    let [a, b, c] = &mut m;
+    model.eval_inverse_dynamics_derivatives(&x, &[0.0; N], a, b, c)
+}
+
 /// The derivatives of the inverse dynamics a robot that is its URDF's tree alone takes
 /// from its tree (`Model::eval_inverse_dynamics_derivatives`, Carpentier and Mansard's
 /// algorithm) are those of the same function in dual numbers, one direction at a time
@@ -1455,14 +1467,7 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
     use lagrange_runtime::linearize::{
         inverse_dynamics_derivatives, inverse_dynamics_derivatives_by_dual_numbers,
     };
-    use lagrange_runtime::model::{Model, Point};
-
-    fn takes_its_tree<T: Model<N, M>, const N: usize, const M: usize>(model: &T) -> bool {
-        let x = Point::new(&State::at_rest(SVector::zeros()), &SVector::zeros());
-        let mut m = [SMatrix::<f64, N, N>::zeros(); 3];
-        let [a, b, c] = &mut m;
-        model.eval_inverse_dynamics_derivatives(&x, &[0.0; N], a, b, c)
-    }
+    use lagrange_runtime::model::Model;
 
     fn check<T: Dynamics<N, M> + Model<N, M>, const N: usize, const M: usize>(
         name: &str,
@@ -1552,20 +1557,11 @@ lagrangian! {
 fn constrained_robots_linearize_with_their_tree() {
     use common::derivatives::agree_with_central_differences;
     use lagrange_runtime::linearize::linearize;
-    use lagrange_runtime::model::{Model, Point};
 
     let panda = Panda::default();
     let holding = PandaHolding::default();
     let slider = MimicSlider::default();
-    {
-        let x = Point::new(
-            &State::at_rest(SVector::<f64, 9>::zeros()),
-            &SVector::zeros(),
-        );
-        let mut m = [SMatrix::<f64, 9, 9>::zeros(); 3];
-        let [a, b, c] = &mut m;
-        assert!(holding.eval_inverse_dynamics_derivatives(&x, &[0.0; 9], a, b, c));
-    }
+    assert!(takes_its_tree(&holding));
     let mut rng = common::Rng(47);
     for moving in [false, true] {
         let mut q = SVector::<f64, 9>::from_fn(|_, _| rng.uniform(-1.5, 1.5));

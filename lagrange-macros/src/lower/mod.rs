@@ -174,17 +174,16 @@ impl Lowered {
         if robot.tree.floating || !self.tree_kinetic() {
             return None;
         }
-        let urdf_let = |name: &str| self.urdf_let(name);
         let gravity = match self.potential {
             None => None,
-            Some(v) if Some(v) == urdf_let("urdf_potential") => {
+            Some(v) if Some(v) == self.urdf_let("urdf_potential") => {
                 Some(self.parameters.iter().position(|p| p.name == "g")?)
             }
             Some(_) => return None,
         };
         let damping = match self.dissipation {
             None => vec![0.0; self.coordinates.len()],
-            Some(d) if Some(d) == urdf_let("urdf_dissipation") => {
+            Some(d) if Some(d) == self.urdf_let("urdf_dissipation") => {
                 robot.joints.iter().map(|j| j.damping).collect()
             }
             Some(_) => return None,
