@@ -1459,9 +1459,12 @@ fn takes_its_tree<T: lagrange_runtime::model::Model<N, M>, const N: usize, const
 /// (`inverse_dynamics_derivatives_by_dual_numbers`), every entry to 1e-12 of the largest
 /// of its matrix: on the UR5 (torques on its joints), the Panda (a mimic finger, the
 /// file's damping), the mimic slider (a prismatic joint), the locked gripper (a fixed
-/// joint inside), the light wrist at the origin and 1 414 m from it; at all-zero states,
-/// at rest, moving without acceleration, and at random states with angles in [−π, π].
-/// Models that add to their tree (a rotor inertia) or float do not take it.
+/// joint inside), the light wrist at the origin and 1 414 m from it, and the floating
+/// Solo-12 and G1 (their quaternions up to 10 % off the unit sphere, with rates across
+/// it: the rigid tree turned by the normalized quaternion, mapped to (p, n)); at
+/// all-zero states (the identity quaternion for a floating base), at rest, moving without
+/// acceleration, and at random states with angles in [−π, π]. A model that adds to its
+/// tree (a rotor inertia) does not take it.
 #[test]
 fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
     use lagrange_runtime::linearize::{
@@ -1473,6 +1476,7 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
         name: &str,
         model: &T,
         seed: u64,
+        floating: bool,
     ) {
         assert!(
             takes_its_tree(model),
@@ -1504,7 +1508,17 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
             ));
         }
         let u = SVector::<f64, M>::from_fn(|k, _| 0.5 - 0.25 * k as f64);
-        for (label, q, qd, qdd) in states {
+        for (k, (label, mut q, qd, qdd)) in states.into_iter().enumerate() {
+            if floating {
+                // The identity first, then unit quaternions scaled off the sphere.
+                let n = if k == 0 {
+                    SVector::<f64, 4>::x()
+                } else {
+                    SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize()
+                        * (1.0 + rng.uniform(-0.1, 0.1))
+                };
+                q.fixed_rows_mut::<4>(3).copy_from(&n);
+            }
             let s = State::new(0.3, q, qd);
             let tree = inverse_dynamics_derivatives(model, &s, &qdd, &u).expect("finite");
             let duals = inverse_dynamics_derivatives_by_dual_numbers(model, &s, &qdd, &u);
@@ -1525,14 +1539,20 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
         }
     }
 
-    check("UR5", &Ur5::default(), 1);
-    check("Panda", &Panda::default(), 2);
-    check("mimic slider", &MimicSlider::default(), 3);
-    check("locked gripper", &LockedGripper::default(), 4);
-    check("light wrist", &LightWrist::default(), 5);
-    check("light wrist at 1 414 m", &LightWrist1000::default(), 6);
+    check("UR5", &Ur5::default(), 1, false);
+    check("Panda", &Panda::default(), 2, false);
+    check("mimic slider", &MimicSlider::default(), 3, false);
+    check("locked gripper", &LockedGripper::default(), 4, false);
+    check("light wrist", &LightWrist::default(), 5, false);
+    check(
+        "light wrist at 1 414 m",
+        &LightWrist1000::default(),
+        6,
+        false,
+    );
+    check("Solo-12", &Solo12::default(), 7, true);
+    check("G1", &lagrange_test_models::g1::G1::default(), 8, true);
     assert!(!takes_its_tree(&Ur5Rotor::default()));
-    assert!(!takes_its_tree(&Solo12::default()));
 }
 
 lagrangian! {
@@ -1616,7 +1636,7 @@ fn constrained_robots_linearize_with_their_tree() {
 }
 
 /// The mass matrix from a robot's tree (`tree_dynamics::mass_matrix`, the
-/// composite-rigid-body algorithm, the floating base through s⁴ Dᵀ M_rigid D), which
+/// composite-rigid-body algorithm, the floating base through Dᵀ M_rigid D), which
 /// `mass_matrix` returns for a robot whose kinetic energy is its tree's, is ∂²L/∂q̇² of
 /// the model's equations (its sweep), every entry to 1e-13 of the largest: the UR5,
 /// the Panda, the light wrist 1 414 m from the origin, and the Solo-12 and the G1 with

@@ -172,8 +172,11 @@ fn spin_of(rd: &M3, r: &M3) -> V3 {
     ]
 }
 
-/// A floating base's rotation and its derivatives at a point: R(n) = B(n, n), Ṙ = 2 B(n, ṅ),
-/// R̈ at n̈ = 0 = 2 B(ṅ, ṅ), ∂R/∂n_k = 2 B(n, e_k) ([`quaternion`]), n the coordinates 3..7.
+/// A floating base's rotation and its derivatives at a point: the rotation of the
+/// normalized quaternion R(n) = B(n, n) / s with s = |n|² ([`quaternion`], as the URDF
+/// writer turns the base), Ṙ, R̈ at n̈ = 0 and ∂R/∂n_k, n the coordinates 3..7. With
+/// ṡ = 2 n · ṅ and s̈ = 2 |ṅ|² (n̈ = 0): Ṙ = (2 B(n, ṅ) − ṡ R) / s, R̈ = (2 B(ṅ, ṅ) − 2 ṡ Ṙ −
+/// s̈ R) / s, ∂R/∂n_k = (2 B(n, e_k) − 2 n_k R) / s.
 pub(crate) struct Base {
     pub(crate) r: M3,
     pub(crate) rd: M3,
@@ -185,14 +188,25 @@ impl Base {
     pub(crate) fn at<const N: usize, const M: usize>(x: &Point<f64, N, M>) -> Self {
         let n = [x.q[3], x.q[4], x.q[5], x.q[6]];
         let nd = [x.qd[3], x.qd[4], x.qd[5], x.qd[6]];
-        let twice = |m: M3| m.map(|row| scale(2.0, row));
+        let s = n.iter().map(|v| v * v).sum::<f64>();
+        let sd = 2.0 * n.iter().zip(&nd).map(|(a, b)| a * b).sum::<f64>();
+        let sdd = 2.0 * nd.iter().map(|v| v * v).sum::<f64>();
+        // (Σ c_i m_i) / s, entry by entry.
+        let combine = |terms: &[(f64, &M3)]| -> M3 {
+            std::array::from_fn(|i| {
+                std::array::from_fn(|j| terms.iter().map(|(c, m)| c * m[i][j]).sum::<f64>() / s)
+            })
+        };
+        let r = combine(&[(1.0, &quaternion(n, n))]);
+        let rd = combine(&[(2.0, &quaternion(n, nd)), (-sd, &r)]);
+        let rdd = combine(&[(2.0, &quaternion(nd, nd)), (-2.0 * sd, &rd), (-sdd, &r)]);
         Base {
-            r: quaternion(n, n),
-            rd: twice(quaternion(n, nd)),
-            rdd: twice(quaternion(nd, nd)),
+            r,
+            rd,
+            rdd,
             dr: std::array::from_fn(|k| {
                 let e: [f64; 4] = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
-                twice(quaternion(n, e))
+                combine(&[(2.0, &quaternion(n, e)), (-2.0 * n[k], &r)])
             }),
         }
     }
@@ -261,13 +275,10 @@ struct Frame {
     /// The link whose origin is the reference point o (`Kinematics::reference`).
     reference: usize,
     r: M3,
-    /// The rate of the rotation: Ṙ = α R + [Ω]× R, α the floating base's rate of |n|²
-    /// over |n|² (zero on a fixed base), the same for every link.
-    rate: V3,
     /// The origin from o, and its rate.
     f: V3,
     fd: V3,
-    /// The angular velocity as the momenta are written, and its rate.
+    /// The angular velocity, and its rate.
     w: V3,
     wd: V3,
     /// The velocity of the link's point at o, and its rate.
@@ -288,11 +299,9 @@ struct Composite {
 /// The rows of `urdf_momentum` (0..3) and `urdf_angular_momentum` (3..6): ∂/∂q̇ and the
 /// drifts.
 ///
-/// Every rotation of the tree is a floating base's homogeneous `quat(n)` (|n|² times a
-/// rotation) or 1, times rotations, so its rate is α R + [Ω]× R, with α = 2 n · ṅ / |n|²
-/// and Ω its true angular velocity (the base's ω / |n|⁴ plus a / |n|² q̇ per joint, a =
-/// R_parent · axis): the rates of the arms and axes are α x + Ω × x, never a product of
-/// matrices.
+/// Every rotation of the tree is a rotation ([`Base`]'s for a floating base), so its rate
+/// is [Ω]× R, Ω its angular velocity (the base's plus a q̇ per joint, a = R_parent · axis):
+/// the rates of the arms and axes are Ω × x, never a product of matrices.
 #[doc(hidden)]
 #[must_use]
 #[allow(clippy::too_many_lines)]
@@ -304,7 +313,6 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
         moves: false,
         reference: 0,
         r: IDENTITY,
-        rate: [0.0; 3],
         f: [0.0; 3],
         fd: [0.0; 3],
         w: [0.0; 3],
@@ -314,27 +322,21 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
         p: [0.0; 3],
     };
     let mut frames = [still; L];
-    // Each quaternion rate's ∂ω/∂ṅ_k of a floating root; |n|² and α.
+    // Each quaternion rate's ∂ω/∂ṅ_k of a floating root.
     let mut base_spin = [[0.0; 3]; 4];
-    let (mut norm, mut alpha) = (1.0, 0.0);
     for l in 0..L {
         let link = &robot.links[l];
         if let Joint::Root = link.joint {
             if robot.floating {
-                let n = [x.q[3], x.q[4], x.q[5], x.q[6]];
-                let nd = [x.qd[3], x.qd[4], x.qd[5], x.qd[6]];
                 let Base { r, rd, rdd, dr } = Base::at(x);
                 for (spin, dr) in base_spin.iter_mut().zip(&dr) {
                     *spin = spin_of(dr, &r);
                 }
-                norm = n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3];
-                alpha = 2.0 * (n[0] * nd[0] + n[1] * nd[1] + n[2] * nd[2] + n[3] * nd[3]) / norm;
                 let w = spin_of(&rd, &r);
                 frames[l] = Frame {
                     moves: true,
                     reference: l,
                     r,
-                    rate: scale(1.0 / (norm * norm), w),
                     w,
                     wd: spin_of(&rdd, &r),
                     v: [x.qd[0], x.qd[1], x.qd[2]],
@@ -359,8 +361,8 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
             Some(rpy) => product(&parent.r, rpy),
             None => parent.r,
         };
-        // The rate of x = R_parent y: α x + Ω_parent × x.
-        let rate_of = |x: V3| add(scale(alpha, x), cross(parent.rate, x));
+        // The rate of x = R_parent y: Ω_parent × x.
+        let rate_of = |x: V3| cross(parent.w, x);
         let mut offset = link.xyz;
         let (mut qd, mut along) = (0.0, [0.0; 3]);
         match link.joint {
@@ -401,7 +403,6 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
         }
         match link.joint {
             Joint::Revolute { .. } => {
-                frame.rate = add(parent.rate, scale(qd / norm, a));
                 frame.w = add(parent.w, scale(qd, a));
                 frame.wd = add(parent.wd, scale(qd, ad));
                 frame.v = add(parent.v, scale(qd, cross(frame.f, a)));
@@ -445,8 +446,8 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
     }; L];
     for body in &robot.bodies {
         let fr = &frames[body.link];
-        // The rate of x = R y: α x + Ω × x.
-        let rate_of = |x: V3| add(scale(alpha, x), cross(fr.rate, x));
+        // The rate of x = R y: Ω × x.
+        let rate_of = |x: V3| cross(fr.w, x);
         let rc = apply(&fr.r, body.com);
         let r = add(fr.f, rc);
         let rd = add(fr.fd, rate_of(rc));
@@ -485,13 +486,10 @@ pub fn momenta<const N: usize, const M: usize, const L: usize, const B: usize>(
                 }
             }
             Inertia::Plain(tensor) => {
-                // d/dt R (I (Rᵀ ω)) with Ṙᵀ ω = α Rᵀ ω − Rᵀ (Ω × ω).
+                // d/dt R (I (Rᵀ ω)), with Ṙᵀ ω = −Rᵀ (ω × ω) = 0.
                 let body_w = apply_transposed(&fr.r, w);
                 let spin = apply(&tensor, body_w);
-                let body_wd = add(
-                    scale(alpha, body_w),
-                    apply_transposed(&fr.r, sub(wd, cross(fr.rate, w))),
-                );
+                let body_wd = apply_transposed(&fr.r, wd);
                 let spin_d = apply(&tensor, body_wd);
                 angular_d = add(
                     angular_d,

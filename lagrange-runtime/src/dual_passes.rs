@@ -146,7 +146,7 @@ fn seeded_on_stack<S: Scalar, const N: usize, const M: usize, R>(
 }
 
 /// [`velocities_seeded`] written on the heap entry by entry, never whole on the stack.
-fn velocities_seeded_boxed<S: Scalar, const N: usize, const M: usize>(
+pub(crate) fn velocities_seeded_boxed<S: Scalar, const N: usize, const M: usize>(
     x: &Point<S, N, M>,
 ) -> Box<Point<DualVec<S, Const<N>>, N, M>> {
     let mut point = Box::<Point<DualVec<S, Const<N>>, N, M>>::new_uninit();

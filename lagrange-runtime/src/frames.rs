@@ -11,11 +11,11 @@
 //! rotation is proper: a point x(q) (from the reference point o, the origin of the nearest
 //! link above that does not move, as the writer measures it), its rate and its
 //! acceleration at q̈ = 0, and the column of a revolute joint of axis â through o_j, â ×
-//! (x − o_j), or â of a prismatic one. A floating base's position p and homogeneous
-//! quaternion rotation R(n) = B(n, n) (|n|² times a rotation, `quat`) then carry it to the
-//! world, as the `let`s do: p + R(n) x, whose columns along a joint are R(n) times the
-//! root frame's, along p the identity, along n_k 2 B(n, e_k) x, and whose drift is
-//! 2 B(ṅ, ṅ) x + 2 · 2 B(n, ṅ) ẋ + R(n) ẍ. The same functions of q as the `let`s, so the
+//! (x − o_j), or â of a prismatic one. A floating base's position p and the rotation
+//! of its normalized quaternion R(n) = B(n, n) / |n|² (`quat(n) / |n|²`, [`Base`]) then
+//! carry it to the world, as the `let`s do: p + R(n) x, whose columns along a joint are
+//! R(n) times the root frame's, along p the identity, along n_k ∂R/∂n_k x, and whose drift
+//! is R̈ x + 2 Ṙ ẋ + R(n) ẍ. The same functions of q as the `let`s, so the
 //! same numbers as differentiating them, to rounding.
 
 use crate::centroidal::{
@@ -77,14 +77,8 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
         };
         let mut links = [still; L];
         let base = robot.floating.then(|| Base::at(x));
-        // R(n) (â × d) = (R(n) â / |n|²) × (R(n) d): R(n) is |n|² times a rotation.
-        let (world, norm) = match &base {
-            Some(b) => (
-                b.r,
-                x.q[3] * x.q[3] + x.q[4] * x.q[4] + x.q[5] * x.q[5] + x.q[6] * x.q[6],
-            ),
-            None => (IDENTITY, 1.0),
-        };
+        // R(n) (â × d) = (R(n) â) × (R(n) d): R(n) is a rotation.
+        let world = base.as_ref().map_or(IDENTITY, |b| b.r);
         for (l, link) in robot.links.iter().enumerate() {
             if let Joint::Root = link.joint {
                 links[l].moves = robot.floating;
@@ -117,7 +111,7 @@ impl<'a, const L: usize, const B: usize> Frames<'a, L, B> {
                     m.moves = true;
                     m.r = rotated(&r, axis, x.q[coordinate]);
                     m.axis = a;
-                    m.axis_world = scale(1.0 / norm, apply(&world, a));
+                    m.axis_world = apply(&world, a);
                     m.w = add(w, scale(qd, a));
                     m.wd = add(wd, scale(qd, cross(w, a)));
                 }

@@ -7,8 +7,10 @@
 //! depth) arithmetic instead of one evaluation in dual numbers per coordinate. The
 //! generated `Model::eval_inverse_dynamics_derivatives` calls it for a robot whose model
 //! is its URDF's and nothing else ([`Robot`]: `kinetic = urdf_kinetic;`, `potential =
-//! urdf_potential;` or none, `dissipation = urdf_dissipation;` or none, forces that do not
-//! depend on the state, a fixed base). Not part of the public API.
+//! urdf_potential;` or none, `dissipation = urdf_dissipation;` or none; a fixed or a
+//! floating base; forces of any kind, whose derivatives along the state, when they have
+//! any, come from dual numbers over the forces alone, [`forces_along_state`]). Not part of
+//! the public API.
 //!
 //! # The algorithm
 //! Spatial vectors in the world's axes, at a reference point o fixed in the world: the
@@ -39,12 +41,26 @@
 //! (the last two lines for j a strict ancestor). The URDF's damping adds its diagonal to
 //! ∂τ/∂q̇. These are the derivatives of the same function of (q, q̇, q̈) as the model's
 //! own inverse dynamics, so they agree with its dual-number derivatives to rounding.
+//!
+//! # A floating base
+//! The URDF writer turns the base by the normalized quaternion, so the robot is a rigid
+//! tree for every n ≠ 0, and its Lagrangian is the rigid tree's at the base's pose
+//! (p, R̂(n)) and spatial velocity V = (ω, ṗ) at o = p, ω = C ṅ with C = W(n) / |n|²
+//! ([`FloatingBase`]). The generalized forces are then the rigid tree's mapped back:
+//! τ_p = f and τ_n = Cᵀ n for the base force F = (n, f), the joints' own. The base is a
+//! joint of six columns fixed in the world (S = 1): moving along a twist ξ moves the whole
+//! tree rigidly while V and the base's acceleration a stay, which is the rule above with
+//! the base itself as the parent (α = ξ × V, γ = ξ × a − α × V); a change δV of the base's
+//! velocity changes the bodies' accelerations by δV × (v_k − V) (no term of the base's
+//! own, whose acceleration A = (ω̇, p̈ − ω × ṗ) is held). Each of the seven coordinates
+//! changes (ξ, V, A) and the map C: the chain rule through them gives its column.
 
 use crate::centroidal::{
     add, apply, cross, dot, product, rotated, scale, sub, Body, Inertia, Joint, Robot, M3, V3,
 };
-use crate::model::Point;
-use nalgebra::SMatrix;
+use crate::model::{Model, Point};
+use nalgebra::{Const, SMatrix, U1};
+use num_dual::{Dual64, DualVec};
 
 /// A spatial vector, (ω, v) for a motion, (n, f) for a force.
 type Spatial = [f64; 6];
@@ -101,6 +117,159 @@ fn add_matrix(a: &mut M3, b: &M3) {
             *x += y;
         }
     }
+}
+
+/// W(n), the 3 × 4 matrix with W(n) ṅ = 2 Im(ṅ n*): a floating base turned by the
+/// normalized quaternion turns at W(n) ṅ / |n|². W is linear in n and W(a) b = −W(b) a.
+#[inline]
+fn quaternion_rate([w, a, b, c]: [f64; 4]) -> [[f64; 4]; 3] {
+    [
+        [-2.0 * a, 2.0 * w, -2.0 * c, 2.0 * b],
+        [-2.0 * b, 2.0 * c, 2.0 * w, -2.0 * a],
+        [-2.0 * c, -2.0 * b, 2.0 * a, 2.0 * w],
+    ]
+}
+
+/// Column k of a 3 × 4 matrix.
+#[inline]
+fn column(m: &[[f64; 4]; 3], k: usize) -> V3 {
+    [m[0][k], m[1][k], m[2][k]]
+}
+
+/// mᵀ v, m 3 × 4.
+#[inline]
+fn transposed_apply(m: &[[f64; 4]; 3], v: V3) -> [f64; 4] {
+    std::array::from_fn(|k| dot(column(m, k), v))
+}
+
+/// A floating base at a point, the rigid tree's base seen from its coordinates (p, n):
+/// it turns by R̂ = B(n, n) / s (s = |n|²) at ω = C ṅ, C = W(n) / s, and its spatial
+/// velocity at o = p is V = (ω, ṗ), its acceleration A = (ω̇, p̈ − ω × ṗ) with ω̇ = C n̈ −
+/// ω ṡ / s. The generalized forces are the rigid tree's base force F = (n, f) (at o)
+/// mapped back, τ_p = f and τ_n = Cᵀ n, and the joints' own.
+///
+/// A change of a coordinate of the base moves the rigid tree by a twist ξ, changes V and
+/// A by δV and δA (o stays where it was), and changes the map itself; `directions` holds
+/// (ξ, δV, δA) for each of the seven coordinates, along q, along q̇ and along q̈.
+struct FloatingBase {
+    r: M3,
+    /// C = W(n) / s.
+    c: [[f64; 4]; 3],
+    v: Spatial,
+    a: Spatial,
+    /// Along q, q̇ and q̈, for the coordinates p₀ p₁ p₂ n₀ … n₃: (ξ, δV, δA).
+    directions: [[[Spatial; 3]; 7]; 3],
+    /// For the rows of n along q: ∂C/∂n_k (for δ(Cᵀ) n).
+    dc: [[[f64; 4]; 3]; 4],
+}
+
+impl FloatingBase {
+    fn at<const N: usize, const M: usize>(x: &Point<f64, N, M>, qdd: &[f64; N]) -> Self {
+        let quaternion = |v: &[f64]| [v[3], v[4], v[5], v[6]];
+        let (n, nd, ndd) = (quaternion(&x.q), quaternion(&x.qd), quaternion(qdd));
+        let (pd, pdd) = ([x.qd[0], x.qd[1], x.qd[2]], [qdd[0], qdd[1], qdd[2]]);
+        let s = n.iter().map(|v| v * v).sum::<f64>();
+        let sd = 2.0 * n.iter().zip(&nd).map(|(a, b)| a * b).sum::<f64>();
+        let c = quaternion_rate(n).map(|row| row.map(|e| e / s));
+        let omega = apply4(&c, nd);
+        let omega_d = sub(apply4(&c, ndd), scale(sd / s, omega));
+        let r = crate::centroidal::quaternion(n, n).map(|row| scale(1.0 / s, row));
+        let (w_nd, w_ndd) = (quaternion_rate(nd), quaternion_rate(ndd));
+        let zero = [0.0; 6];
+        let linear_only = |v: V3| join([0.0; 3], v);
+        // p_k: a translation; the velocity and acceleration of the body point at o change
+        // by −ω × e and −ω̇ × e. Then ṗ_k and p̈_k.
+        let translation = |k: usize| -> [[Spatial; 3]; 3] {
+            let e: V3 = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
+            let turning = linear_only(scale(-1.0, cross(omega, e)));
+            [
+                [
+                    linear_only(e),
+                    turning,
+                    linear_only(scale(-1.0, cross(omega_d, e))),
+                ],
+                [zero, linear_only(e), turning],
+                [zero, zero, linear_only(e)],
+            ]
+        };
+        let turn = |k: usize| -> [[Spatial; 3]; 3] {
+            let ck = column(&c, k);
+            // n_k: a turn by C e_k about p; ∂ω/∂n_k = −W(ṅ) e_k / s − 2 n_k ω / s, and
+            // ∂ω̇/∂n_k = −W(n̈) e_k / s − 2 n_k ω̇ / s − ṡ / s ∂ω/∂n_k − 2 ṅ_k ω / s.
+            let dw = sub(
+                scale(-1.0 / s, column(&w_nd, k)),
+                scale(2.0 * n[k] / s, omega),
+            );
+            let dwd = sub(
+                sub(
+                    scale(-1.0 / s, column(&w_ndd, k)),
+                    scale(2.0 * n[k] / s, omega_d),
+                ),
+                add(scale(sd / s, dw), scale(2.0 * nd[k] / s, omega)),
+            );
+            // ṅ_k: ∂ω/∂ṅ_k = C e_k, ∂ω̇/∂ṅ_k = −ṡ / s C e_k − 2 n_k ω / s.
+            let dwd_rate = sub(scale(-sd / s, ck), scale(2.0 * n[k] / s, omega));
+            [
+                [
+                    join(ck, [0.0; 3]),
+                    join(dw, [0.0; 3]),
+                    join(dwd, scale(-1.0, cross(dw, pd))),
+                ],
+                [
+                    zero,
+                    join(ck, [0.0; 3]),
+                    join(dwd_rate, scale(-1.0, cross(ck, pd))),
+                ],
+                [zero, zero, join(ck, [0.0; 3])],
+            ]
+        };
+        let each: [[[Spatial; 3]; 3]; 7] =
+            std::array::from_fn(|k| if k < 3 { translation(k) } else { turn(k - 3) });
+        let directions = std::array::from_fn(|order| std::array::from_fn(|k| each[k][order]));
+        let dc = std::array::from_fn(|k| {
+            let e: [f64; 4] = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
+            let we = quaternion_rate(e);
+            std::array::from_fn(|i| {
+                std::array::from_fn(|j| we[i][j] / s - 2.0 * n[k] / s * c[i][j])
+            })
+        });
+        FloatingBase {
+            r,
+            c,
+            v: join(omega, pd),
+            a: join(omega_d, sub(pdd, cross(omega, pd))),
+            directions,
+            dc,
+        }
+    }
+}
+
+impl FloatingBase {
+    /// What a direction (ξ, δV, δA) does to every body's force, beside the rigid turn
+    /// ξ ×* f of the base's own rows: the subtree moves rigidly with ξ but the base's
+    /// velocity V and acceleration a (gravity's included) stay, α = ξ × V and γ = ξ × a −
+    /// α × V, as for a joint whose parent is the base itself; δV changes the bodies'
+    /// accelerations by δV × (v_k − V); δA changes them by δA. So δf_k = I_k acc + Γ_k gam,
+    /// returned as (acc, gam) = (δA − γ − δV × V, δV − α).
+    fn effect(&self, [xi, dv, da]: &[Spatial; 3], ground: &Spatial) -> (Spatial, Spatial) {
+        let a: Spatial = std::array::from_fn(|k| ground[k] + self.a[k]);
+        let alpha = cross_motion(xi, &self.v);
+        let (xa, av, dvv) = (
+            cross_motion(xi, &a),
+            cross_motion(&alpha, &self.v),
+            cross_motion(dv, &self.v),
+        );
+        (
+            std::array::from_fn(|k| da[k] - (xa[k] - av[k]) - dvv[k]),
+            std::array::from_fn(|k| dv[k] - alpha[k]),
+        )
+    }
+}
+
+/// m v, m 3 × 4.
+#[inline]
+fn apply4(m: &[[f64; 4]; 3], v: [f64; 4]) -> V3 {
+    std::array::from_fn(|i| (0..4).map(|k| m[i][k] * v[k]).sum())
 }
 
 /// A spatial inertia at o: mass m, first moment h = m c, rotational inertia J about o.
@@ -339,9 +508,10 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     d_qd: &mut SMatrix<f64, N, N>,
     mass: &mut SMatrix<f64, N, N>,
 ) {
-    debug_assert!(!robot.floating, "a floating base has its own derivatives");
     let ground: Spatial = [0.0, 0.0, 0.0, 0.0, 0.0, g];
-    let places = places(robot, crate::centroidal::IDENTITY, &x.q);
+    let base = robot.floating.then(|| FloatingBase::at(x, qdd));
+    let root = base.as_ref().map_or(crate::centroidal::IDENTITY, |b| b.r);
+    let places = places(robot, root, &x.q);
     let still = Motion {
         v: [0.0; 6],
         a: ground,
@@ -352,6 +522,10 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     // Down the tree: each link's velocity and acceleration.
     for (l, link) in robot.links.iter().enumerate() {
         if let Joint::Root = link.joint {
+            if let Some(b) = &base {
+                links[l].v = b.v;
+                links[l].a = std::array::from_fn(|k| ground[k] + b.a[k]);
+            }
             continue;
         }
         let parent = &links[link.parent];
@@ -456,9 +630,124 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
                 d_qd[(cj, ci)] = pair(sj, &u);
             }
         }
+        if let Some(b) = &base {
+            // The base's rows along the joint (S_j = e_k for the base's six), mapped to
+            // (p, n); the joint's row along the base's coordinates, (ξ, δV, δA) each:
+            // ∂τ_i = Y_i S_i · (δA − ξ × a₀) + Γ_iᵀ S_i · δV (α = 0 for the base).
+            for (matrix, along) in [(&mut *d_q, &w), (&mut *d_qd, &u), (&mut *mass, &y)] {
+                let (torque, force) = (transposed_apply(&b.c, angular(along)), linear(along));
+                for k in 0..3 {
+                    matrix[(k, ci)] = force[k];
+                }
+                for k in 0..4 {
+                    matrix[(3 + k, ci)] = torque[k];
+                }
+            }
+            let along = |direction: &[Spatial; 3]| {
+                let (acc, gam) = b.effect(direction, &ground);
+                pair(&y, &acc) + dot(gt, angular(&gam))
+            };
+            for (matrix, directions) in [
+                (&mut *d_q, &b.directions[0]),
+                (&mut *d_qd, &b.directions[1]),
+                (&mut *mass, &b.directions[2]),
+            ] {
+                for (k, d) in directions.iter().enumerate() {
+                    matrix[(ci, k)] = along(d);
+                }
+            }
+        }
+    }
+    if let Some(b) = &base {
+        // The base's own block: the rigid tree's base force F changes by
+        // ξ ×* F + Y (δA − ξ × a₀) + Γ δV, and its map (p, n) by δτ_n = δCᵀ n − Cᵀ (δp × f).
+        let root = robot
+            .links
+            .iter()
+            .position(|l| matches!(l.joint, Joint::Root))
+            .unwrap_or(0);
+        let whole = &sums[root];
+        let (n, f) = (angular(&whole.force), linear(&whole.force));
+        for (q, (matrix, directions)) in [
+            (&mut *d_q, &b.directions[0]),
+            (&mut *d_qd, &b.directions[1]),
+            (&mut *mass, &b.directions[2]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (k, direction) in directions.iter().enumerate() {
+                let (acc, gam) = b.effect(direction, &ground);
+                let (turned, inertial, gamma) = (
+                    cross_force(&direction[0], &whole.force),
+                    whole.inertia.apply(&acc),
+                    whole.gamma(&gam),
+                );
+                let df: Spatial = std::array::from_fn(|i| turned[i] + inertial[i] + gamma[i]);
+                let mut torque = transposed_apply(&b.c, angular(&df));
+                if q == 0 {
+                    let extra = if k < 3 {
+                        let mut e = [0.0; 3];
+                        e[k] = 1.0;
+                        transposed_apply(&b.c, scale(-1.0, cross(e, f)))
+                    } else {
+                        transposed_apply(&b.dc[k - 3], n)
+                    };
+                    torque = std::array::from_fn(|i| torque[i] + extra[i]);
+                }
+                for i in 0..3 {
+                    matrix[(i, k)] = df[3 + i];
+                }
+                for i in 0..4 {
+                    matrix[(3 + i, k)] = torque[i];
+                }
+            }
+        }
     }
     for (k, d) in damping.iter().enumerate() {
         d_qd[(k, k)] += d;
+    }
+}
+
+/// Subtracts the derivatives of the generalized forces Q along q (the coordinates in
+/// `read`, those the forces read: Q does not change along the others) and with
+/// `velocities` along q̇ from `d_q` (and `d_qd`), for a robot whose forces move with its
+/// state (a wrench in the base's axes): ∂τ/∂x = ∂(tree)/∂x − ∂Q/∂x. Q_k = Σ F ∂v/∂q̇_k,
+/// in dual numbers along each direction over a pass of the forces alone with q̇ seeded
+/// (the point built once, on the heap, and only its seed moved).
+#[doc(hidden)]
+pub fn forces_along_state<T: Model<N, M>, const N: usize, const M: usize>(
+    model: &T,
+    x: &Point<f64, N, M>,
+    read: &[usize],
+    velocities: bool,
+    d_q: &mut SMatrix<f64, N, N>,
+    d_qd: &mut SMatrix<f64, N, N>,
+) {
+    let mut seeded = crate::dual_passes::velocities_seeded_boxed(&x.map(Dual64::from_re));
+    let along_qd = (0..N).filter(|_| velocities).map(|k| N + k);
+    for j in read.iter().copied().chain(along_qd) {
+        let seed = |point: &mut Point<_, N, M>, eps: f64| {
+            let value: &mut DualVec<Dual64, Const<N>> = if j < N {
+                &mut point.q[j]
+            } else {
+                &mut point.qd[j - N]
+            };
+            value.re.eps = eps;
+        };
+        seed(&mut seeded, 1.0);
+        let mut column = [0.0; N];
+        model.eval_forces(&*seeded, |f, v| {
+            let rows = v.eps.unwrap_generic(Const::<N>, U1);
+            for (c, row) in column.iter_mut().zip(rows.iter()) {
+                *c += (f.re * *row).eps;
+            }
+        });
+        seed(&mut seeded, 0.0);
+        let matrix = if j < N { &mut *d_q } else { &mut *d_qd };
+        for (k, c) in column.iter().enumerate() {
+            matrix[(k, j % N)] -= c;
+        }
     }
 }
 
@@ -466,14 +755,10 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
 /// (`urdf_kinetic`): the composite-rigid-body algorithm
 /// over the tree, M_ij = S_i · Y_i S_j for j an ancestor of i or i itself.
 ///
-/// A floating base (coordinates p, then the quaternion n, then revolute joints only) has
-/// the kinetic energy the URDF writer gives it off the unit sphere too: with s = |n|²
-/// and its rotation B(n, n) = s R̂, every arm from the base's origin is s times the rigid
-/// tree's (turned by R̂) and every angular velocity s times the rigid tree's whose base
-/// turns at W(n) ṅ = 2 Im(ṅ n*) (s times R̂'s rate), so T = s⁴ T_rigid(ṗ / s², W(n) ṅ,
-/// θ̇) and M = s⁴ Dᵀ M_rigid D, D = diag(1 / s², W(n), 1), M_rigid that of the rigid tree
-/// with the base's spatial velocity at its origin. (A prismatic joint's rate is not
-/// scaled the same way: the macro does not take this path for it.)
+/// A floating base (coordinates p, then the quaternion n): the URDF writer turns it by the
+/// normalized quaternion, R̂ = B(n, n) / s with s = |n|², which turns at ω = W(n) ṅ / s,
+/// W(n) ṅ = 2 Im(ṅ n*); so T = T_rigid(ṗ, ω, θ̇) and M = Dᵀ M_rigid D, D = diag(1, W(n) /
+/// s, 1), M_rigid that of the rigid tree with the base's spatial velocity at its origin.
 #[doc(hidden)]
 pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usize>(
     robot: &Robot<L, B>,
@@ -486,10 +771,7 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
         (n, s)
     });
     let root = match base {
-        Some(([w, a, b, c], s)) => {
-            let r = crate::centroidal::quaternion([w, a, b, c], [w, a, b, c]);
-            r.map(|row| scale(1.0 / s, row))
-        }
+        Some((n, s)) => crate::centroidal::quaternion(n, n).map(|row| scale(1.0 / s, row)),
         None => crate::centroidal::IDENTITY,
     };
     let links = places(robot, root, &x.q);
@@ -501,17 +783,9 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
         }
     }
     sum_up(robot, &links, &mut sums, SpatialInertia::add);
-    // The rigid tree's entries, s⁴ times (the joints' block), and its base's with the
-    // joints (rows ω, v of Y_i S_i).
-    let weight = base.map_or(1.0, |(_, s)| (s * s) * (s * s));
-    // W(n), with W(n) ṅ = 2 Im(ṅ n*).
-    let wn = base.map(|([w, a, b, c], _)| {
-        [
-            [-2.0 * a, 2.0 * w, -2.0 * c, 2.0 * b],
-            [-2.0 * b, 2.0 * c, 2.0 * w, -2.0 * a],
-            [-2.0 * c, -2.0 * b, 2.0 * a, 2.0 * w],
-        ]
-    });
+    // The rigid tree's entries (the joints' block), and its base's with the joints (rows
+    // ω, v of Y_i S_i). W(n) / s, with W(n) ṅ = 2 Im(ṅ n*).
+    let wn = base.map(|(n, s)| quaternion_rate(n).map(|row| row.map(|e| e / s)));
     for (i, link) in links.iter().enumerate() {
         let Some(ci) = link.coordinate else {
             continue;
@@ -519,38 +793,38 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
         let y = sums[i].apply(&link.column);
         for a in line(robot, &links, i) {
             if let Some(cj) = links[a].coordinate {
-                let mij = weight * pair(&y, &links[a].column);
+                let mij = pair(&y, &links[a].column);
                 mass[(ci, cj)] = mij;
                 mass[(cj, ci)] = mij;
             }
         }
-        if let (Some((_, s)), Some(wn)) = (base, &wn) {
-            // M_pθ = s⁴ / s² f, M_nθ = s⁴ Wᵀ n_moment.
+        if let Some(wn) = &wn {
+            // M_pθ = f, M_nθ = (W / s)ᵀ n_moment.
             for k in 0..3 {
-                let e = s * s * y[3 + k];
+                let e = y[3 + k];
                 mass[(k, ci)] = e;
                 mass[(ci, k)] = e;
             }
             for k in 0..4 {
-                let e = weight * (wn[0][k] * y[0] + wn[1][k] * y[1] + wn[2][k] * y[2]);
+                let e = wn[0][k] * y[0] + wn[1][k] * y[1] + wn[2][k] * y[2];
                 mass[(3 + k, ci)] = e;
                 mass[(ci, 3 + k)] = e;
             }
         }
     }
-    if let (Some((_, s)), Some(wn)) = (base, &wn) {
+    if let Some(wn) = &wn {
         // The base's own block from the whole tree's inertia at its origin:
-        // T = ½ ωᵀ J ω + ωᵀ [h×] v + ½ m |v|², v = ṗ / s², ω = W(n) ṅ.
+        // T = ½ ωᵀ J ω + ωᵀ [h×] v + ½ m |v|², v = ṗ, ω = W(n) ṅ / s.
         let whole = &sums[0];
         for k in 0..3 {
             mass[(k, k)] = whole.m;
         }
-        // M_pn = s⁴ / s² ∂²T/∂v∂ω W = s² (−[h×]) W; M_nn = s⁴ Wᵀ J W.
+        // M_pn = ∂²T/∂v∂ω W / s = −[h×] W / s; M_nn = (W / s)ᵀ J (W / s).
         let h = whole.h;
         let hx = [[0.0, -h[2], h[1]], [h[2], 0.0, -h[0]], [-h[1], h[0], 0.0]];
         for r in 0..3 {
             for c in 0..4 {
-                let e = -(s * s) * (0..3).map(|k| hx[r][k] * wn[k][c]).sum::<f64>();
+                let e = -(0..3).map(|k| hx[r][k] * wn[k][c]).sum::<f64>();
                 mass[(r, 3 + c)] = e;
                 mass[(3 + c, r)] = e;
             }
@@ -559,7 +833,7 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
             for b in 0..4 {
                 let jw: V3 =
                     std::array::from_fn(|k| (0..3).map(|l| whole.j[k][l] * wn[l][b]).sum::<f64>());
-                mass[(3 + a, 3 + b)] = weight * (0..3).map(|k| wn[k][a] * jw[k]).sum::<f64>();
+                mass[(3 + a, 3 + b)] = (0..3).map(|k| wn[k][a] * jw[k]).sum::<f64>();
             }
         }
     }

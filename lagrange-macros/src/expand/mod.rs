@@ -412,6 +412,11 @@ fn tree_derivatives(l: &Lowered) -> Option<TokenStream> {
         .map(|&d| float(d, Span::call_site()));
     let tree = internal(lets::ROBOT_TREE);
     let [x, qdd, d_q, d_qd, mass] = ["x", "qdd", "d_q", "d_qd", "mass"].map(internal);
+    let forces = dynamics.forces_move.then(|| {
+        let velocities = dynamics.forces_read_velocities;
+        let read = &dynamics.forces_read;
+        quote!(#p::tree_dynamics::forces_along_state(self, #x, &[#(#read),*], #velocities, #d_q, #d_qd);)
+    });
     Some(quote! {
         #[inline]
         fn eval_inverse_dynamics_derivatives(
@@ -432,6 +437,7 @@ fn tree_derivatives(l: &Lowered) -> Option<TokenStream> {
                 #d_qd,
                 #mass,
             );
+            #forces
             true
         }
     })

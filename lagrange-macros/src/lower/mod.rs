@@ -131,6 +131,15 @@ pub struct TreeDynamics {
     pub gravity: Option<usize>,
     /// Each coordinate's damping (`urdf_dissipation`), zeros without a dissipation.
     pub damping: Vec<f64>,
+    /// Whether the generalized forces move with the state (a force that reads it, or
+    /// acts through anything but a coordinate's rate), and whether with the velocities:
+    /// their derivatives are then taken in dual numbers over the forces alone
+    /// (`lagrange_runtime::tree_dynamics::forces_along_state`).
+    pub forces_move: bool,
+    pub forces_read_velocities: bool,
+    /// The coordinates the forces read (in their values or their velocities): the only
+    /// directions of q along which Q can change.
+    pub forces_read: Vec<usize>,
 }
 
 impl Lowered {
@@ -144,10 +153,8 @@ impl Lowered {
     }
 
     /// Whether the kinetic energy is its URDF tree's alone, `kinetic = urdf_kinetic;`,
-    /// with every coordinate a joint's (after a floating base's seven), and a floating base
-    /// carrying revolute joints only (a prismatic joint's rate is not scaled as the rest
-    /// off the unit quaternion): then the runtime forms the mass matrix from the tree
-    /// (`lagrange_runtime::tree_dynamics::mass_matrix`).
+    /// with every coordinate a joint's (after a floating base's seven): then the runtime
+    /// forms the mass matrix from the tree (`lagrange_runtime::tree_dynamics::mass_matrix`).
     pub fn tree_kinetic(&self) -> bool {
         let Some(robot) = self.robot.as_ref() else {
             return false;
@@ -155,23 +162,17 @@ impl Lowered {
         let base = if robot.tree.floating { 7 } else { 0 };
         robot.joints.len() + base == self.coordinates.len()
             && Some(self.kinetic) == self.urdf_let("urdf_kinetic")
-            && (!robot.tree.floating
-                || robot
-                    .tree
-                    .links
-                    .iter()
-                    .all(|l| !matches!(l.joint, crate::ast::TreeJoint::Prismatic { .. })))
     }
 
     /// Whether the model is its URDF's tree and nothing else, as far as its inverse
-    /// dynamics goes: a fixed base; every coordinate a joint's; `kinetic = urdf_kinetic;`,
+    /// dynamics goes: every coordinate a joint's (after a floating base's seven); `kinetic = urdf_kinetic;`,
     /// `potential = urdf_potential;` (with a parameter `g`) or none, `dissipation =
-    /// urdf_dissipation;` or none; and forces that do not depend on the state, on
-    /// coordinates (`force tau on joint;`, `actuated`). Constraints, contacts and `let`s
-    /// do not matter. `None` for any other model.
+    /// urdf_dissipation;` or none. Forces of any kind (their derivatives are the dual
+    /// numbers' when they move with the state), constraints, contacts and `let`s do not
+    /// matter. `None` for any other model.
     pub fn tree_dynamics(&self) -> Option<TreeDynamics> {
         let robot = self.robot.as_ref()?;
-        if robot.tree.floating || !self.tree_kinetic() {
+        if !self.tree_kinetic() {
             return None;
         }
         let gravity = match self.potential {
@@ -184,7 +185,9 @@ impl Lowered {
         let damping = match self.dissipation {
             None => vec![0.0; self.coordinates.len()],
             Some(d) if Some(d) == self.urdf_let("urdf_dissipation") => {
-                robot.joints.iter().map(|j| j.damping).collect()
+                let base = if robot.tree.floating { 7 } else { 0 };
+                let joints = robot.joints.iter().map(|j| j.damping);
+                std::iter::repeat_n(0.0, base).chain(joints).collect()
             }
             Some(_) => return None,
         };
@@ -194,10 +197,38 @@ impl Lowered {
             _ => false,
         };
         let still = |force: Id| !self.ir.deps(force).has(crate::ir::Deps::STATE);
-        self.forces
+        let forces_move = !self
+            .forces
             .iter()
-            .all(|f| still(f.force) && on_a_coordinate(f.velocity))
-            .then_some(TreeDynamics { gravity, damping })
+            .all(|f| still(f.force) && on_a_coordinate(f.velocity));
+        let forces_read_velocities = self
+            .forces
+            .iter()
+            .any(|f| self.ir.deps(f.force).has(crate::ir::Deps::QD));
+        // A force that does not read the state, on a coordinate, keeps Q constant.
+        let roots: Vec<Id> = self
+            .forces
+            .iter()
+            .filter(|f| !(still(f.force) && on_a_coordinate(f.velocity)))
+            .flat_map(|f| [f.force, f.velocity])
+            .collect();
+        let live = self.ir.live(&roots);
+        let forces_read = (0..self.ir.len())
+            .filter(|&id| live[id])
+            .filter_map(|id| match self.ir.op(id) {
+                Op::Coord(c) => Some(c),
+                _ => None,
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        Some(TreeDynamics {
+            gravity,
+            damping,
+            forces_move,
+            forces_read_velocities,
+            forces_read,
+        })
     }
 
     /// Whether L = T − V is a polynomial of degree at most two in the velocities, so that

@@ -427,12 +427,18 @@ impl Writer {
         let r = &link_id[root];
         let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         let (root_r, root_p) = if floating {
+            // The rotation of the normalized quaternion, quat(n) / |n|², so that off the
+            // unit sphere the robot is still a rigid tree (turned by n / |n|), and the
+            // analytical algorithms of `tree_dynamics` are the derivatives of this
+            // Lagrangian everywhere.
+            let quaternion = ["base_qw", "base_qx", "base_qy", "base_qz"];
+            let squares =
+                quaternion.map(|n| self.binary(BinOp::Pow, self.name(n), self.number(2.0, None)));
             (
-                self.call(
-                    "quat",
-                    ["base_qw", "base_qx", "base_qy", "base_qz"]
-                        .map(|n| self.name(n))
-                        .into(),
+                self.binary(
+                    BinOp::Div,
+                    self.call("quat", quaternion.map(|n| self.name(n)).into()),
+                    self.sum(squares.into()),
                 ),
                 self.list(["base_x", "base_y", "base_z"].map(|n| self.name(n)).into()),
             )
