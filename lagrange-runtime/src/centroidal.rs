@@ -299,7 +299,7 @@ struct Composite {
 /// The rows of `urdf_momentum` (0..3) and `urdf_angular_momentum` (3..6): ∂/∂q̇ and the
 /// drifts.
 ///
-/// Every rotation of the tree is a rotation ([`Base`]'s for a floating base), so its rate
+/// Every rotation of the tree is a rotation (`Base`'s for a floating base), so its rate
 /// is [Ω]× R, Ω its angular velocity (the base's plus a q̇ per joint, a = R_parent · axis):
 /// the rates of the arms and axes are Ω × x, never a product of matrices.
 #[doc(hidden)]

@@ -12,7 +12,7 @@
 //! link above that does not move, as the writer measures it), its rate and its
 //! acceleration at q̈ = 0, and the column of a revolute joint of axis â through o_j, â ×
 //! (x − o_j), or â of a prismatic one. A floating base's position p and the rotation
-//! of its normalized quaternion R(n) = B(n, n) / |n|² (`quat(n) / |n|²`, [`Base`]) then
+//! of its normalized quaternion R(n) = B(n, n) / |n|² (`quat(n) / |n|²`, `Base`) then
 //! carry it to the world, as the `let`s do: p + R(n) x, whose columns along a joint are
 //! R(n) times the root frame's, along p the identity, along n_k ∂R/∂n_k x, and whose drift
 //! is R̈ x + 2 Ṙ ẋ + R(n) ẍ. The same functions of q as the `let`s, so the

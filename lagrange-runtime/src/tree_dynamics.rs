@@ -46,7 +46,7 @@
 //! The URDF writer turns the base by the normalized quaternion, so the robot is a rigid
 //! tree for every n ≠ 0, and its Lagrangian is the rigid tree's at the base's pose
 //! (p, R̂(n)) and spatial velocity V = (ω, ṗ) at o = p, ω = C ṅ with C = W(n) / |n|²
-//! ([`FloatingBase`]). The generalized forces are then the rigid tree's mapped back:
+//! (`FloatingBase`). The generalized forces are then the rigid tree's mapped back:
 //! τ_p = f and τ_n = Cᵀ n for the base force F = (n, f), the joints' own. The base is a
 //! joint of six columns fixed in the world (S = 1): moving along a twist ξ moves the whole
 //! tree rigidly while V and the base's acceleration a stay, which is the rule above with
