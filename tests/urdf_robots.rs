@@ -1441,6 +1441,22 @@ lagrangian! {
     }
 }
 
+lagrangian! {
+    /// The UR5 with forces that move with its state: a damper at the tool (its force reads
+    /// the velocities, its point the coordinates), a spring on the elbow, and a push along
+    /// the tool's own x axis as an input. Still its tree's dynamics, so its derivatives are
+    /// the tree's, with the forces' in dual numbers.
+    pub struct Ur5Pushed {
+        urdf: "tests/robots/ur5.urdf";
+        inputs: push;
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+        force -0.7 * dot(tool0_p) on tool0_p;
+        force -3.0 * elbow_joint on elbow_joint;
+        force push * tool0_R * [1.0, 0.0, 0.0] on tool0_p;
+    }
+}
+
 /// Whether `model` takes the derivatives of its inverse dynamics from its tree
 /// (`Model::eval_inverse_dynamics_derivatives` gives them).
 fn takes_its_tree<T: lagrange_runtime::model::Model<N, M>, const N: usize, const M: usize>(
@@ -1463,8 +1479,9 @@ fn takes_its_tree<T: lagrange_runtime::model::Model<N, M>, const N: usize, const
 /// Solo-12 and G1 (their quaternions up to 10 % off the unit sphere, with rates across
 /// it: the rigid tree turned by the normalized quaternion, mapped to (p, n)); at
 /// all-zero states (the identity quaternion for a floating base), at rest, moving without
-/// acceleration, and at random states with angles in [−π, π]. A model that adds to its
-/// tree (a rotor inertia) does not take it.
+/// acceleration, and at random states with angles in [−π, π]; and a UR5 whose forces
+/// move with its state (a damper, a spring, a push in the tool's axes). A model that adds
+/// to its tree (a rotor inertia) does not take it.
 #[test]
 fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
     use lagrange_runtime::linearize::{
@@ -1552,6 +1569,12 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
     );
     check("Solo-12", &Solo12::default(), 7, true);
     check("G1", &lagrange_test_models::g1::G1::default(), 8, true);
+    check(
+        "UR5 with a damper, a spring and a push",
+        &Ur5Pushed::default(),
+        9,
+        false,
+    );
     assert!(!takes_its_tree(&Ur5Rotor::default()));
 }
 

@@ -149,21 +149,33 @@ fn seeded_on_stack<S: Scalar, const N: usize, const M: usize, R>(
 pub(crate) fn velocities_seeded_boxed<S: Scalar, const N: usize, const M: usize>(
     x: &Point<S, N, M>,
 ) -> Box<Point<DualVec<S, Const<N>>, N, M>> {
-    let mut point = Box::<Point<DualVec<S, Const<N>>, N, M>>::new_uninit();
+    seeded_boxed(x, Some)
+}
+
+/// `x` in vector dual numbers of D components on the heap, entry by entry: q̇_i with
+/// derivative e_k where `seed(i)` is `Some(k)`, everything else constant.
+pub(crate) fn seeded_boxed<S: Scalar, const N: usize, const M: usize, const D: usize>(
+    x: &Point<S, N, M>,
+    seed: impl Fn(usize) -> Option<usize>,
+) -> Box<Point<DualVec<S, Const<D>>, N, M>> {
+    let mut point = Box::<Point<DualVec<S, Const<D>>, N, M>>::new_uninit();
     let p = point.as_mut_ptr();
     // SAFETY: every field of the point is written, each array entry by entry through a
     // pointer into the allocation (in bounds: i < the array's length), before
     // `assume_init`; nothing reads it before.
     unsafe {
         std::ptr::addr_of_mut!((*p).t).write(DualVec::from_re(x.t));
-        let q = std::ptr::addr_of_mut!((*p).q).cast::<DualVec<S, Const<N>>>();
-        let qd = std::ptr::addr_of_mut!((*p).qd).cast::<DualVec<S, Const<N>>>();
+        let q = std::ptr::addr_of_mut!((*p).q).cast::<DualVec<S, Const<D>>>();
+        let qd = std::ptr::addr_of_mut!((*p).qd).cast::<DualVec<S, Const<D>>>();
         for i in 0..N {
             q.add(i).write(DualVec::from_re(x.q[i]));
-            qd.add(i)
-                .write(DualVec::<S, Const<N>>::from_re(x.qd[i]).derivative(i));
+            let rate = DualVec::<S, Const<D>>::from_re(x.qd[i]);
+            qd.add(i).write(match seed(i) {
+                Some(k) => rate.derivative(k),
+                None => rate,
+            });
         }
-        let u = std::ptr::addr_of_mut!((*p).u).cast::<DualVec<S, Const<N>>>();
+        let u = std::ptr::addr_of_mut!((*p).u).cast::<DualVec<S, Const<D>>>();
         for (i, &value) in x.u.iter().enumerate() {
             u.add(i).write(DualVec::from_re(value));
         }

@@ -150,7 +150,8 @@ fn transposed_apply(m: &[[f64; 4]; 3], v: V3) -> [f64; 4] {
 ///
 /// A change of a coordinate of the base moves the rigid tree by a twist ξ, changes V and
 /// A by δV and δA (o stays where it was), and changes the map itself; `directions` holds
-/// (ξ, δV, δA) for each of the seven coordinates, along q, along q̇ and along q̈.
+/// (ξ, δV, δA) for each of the seven coordinates, along q, along q̇ and along q̈, and
+/// `effects` what each does to every body's force (`effect`).
 struct FloatingBase {
     r: M3,
     /// C = W(n) / s.
@@ -159,12 +160,18 @@ struct FloatingBase {
     a: Spatial,
     /// Along q, q̇ and q̈, for the coordinates p₀ p₁ p₂ n₀ … n₃: (ξ, δV, δA).
     directions: [[[Spatial; 3]; 7]; 3],
+    /// (acc, gam) of each direction, the same for every body.
+    effects: [[(Spatial, Spatial); 7]; 3],
     /// For the rows of n along q: ∂C/∂n_k (for δ(Cᵀ) n).
     dc: [[[f64; 4]; 3]; 4],
 }
 
 impl FloatingBase {
-    fn at<const N: usize, const M: usize>(x: &Point<f64, N, M>, qdd: &[f64; N]) -> Self {
+    fn at<const N: usize, const M: usize>(
+        x: &Point<f64, N, M>,
+        qdd: &[f64; N],
+        ground: &Spatial,
+    ) -> Self {
         let quaternion = |v: &[f64]| [v[3], v[4], v[5], v[6]];
         let (n, nd, ndd) = (quaternion(&x.q), quaternion(&x.qd), quaternion(qdd));
         let (pd, pdd) = ([x.qd[0], x.qd[1], x.qd[2]], [qdd[0], qdd[1], qdd[2]]);
@@ -233,37 +240,40 @@ impl FloatingBase {
                 std::array::from_fn(|j| we[i][j] / s - 2.0 * n[k] / s * c[i][j])
             })
         });
+        let (v, a) = (join(omega, pd), join(omega_d, sub(pdd, cross(omega, pd))));
+        let total: Spatial = std::array::from_fn(|k| ground[k] + a[k]);
+        let effects: [[(Spatial, Spatial); 7]; 3] = std::array::from_fn(|order| {
+            std::array::from_fn(|k| effect(&v, &total, &directions[order][k]))
+        });
         FloatingBase {
             r,
             c,
-            v: join(omega, pd),
-            a: join(omega_d, sub(pdd, cross(omega, pd))),
+            v,
+            a,
             directions,
+            effects,
             dc,
         }
     }
 }
 
-impl FloatingBase {
-    /// What a direction (ξ, δV, δA) does to every body's force, beside the rigid turn
-    /// ξ ×* f of the base's own rows: the subtree moves rigidly with ξ but the base's
-    /// velocity V and acceleration a (gravity's included) stay, α = ξ × V and γ = ξ × a −
-    /// α × V, as for a joint whose parent is the base itself; δV changes the bodies'
-    /// accelerations by δV × (v_k − V); δA changes them by δA. So δf_k = I_k acc + Γ_k gam,
-    /// returned as (acc, gam) = (δA − γ − δV × V, δV − α).
-    fn effect(&self, [xi, dv, da]: &[Spatial; 3], ground: &Spatial) -> (Spatial, Spatial) {
-        let a: Spatial = std::array::from_fn(|k| ground[k] + self.a[k]);
-        let alpha = cross_motion(xi, &self.v);
-        let (xa, av, dvv) = (
-            cross_motion(xi, &a),
-            cross_motion(&alpha, &self.v),
-            cross_motion(dv, &self.v),
-        );
-        (
-            std::array::from_fn(|k| da[k] - (xa[k] - av[k]) - dvv[k]),
-            std::array::from_fn(|k| dv[k] - alpha[k]),
-        )
-    }
+/// What a direction (ξ, δV, δA) does to every body's force, beside the rigid turn
+/// ξ ×* f of the base's own rows: the subtree moves rigidly with ξ but the base's
+/// velocity V and acceleration a (gravity's included) stay, α = ξ × V and γ = ξ × a −
+/// α × V, as for a joint whose parent is the base itself; δV changes the bodies'
+/// accelerations by δV × (v_k − V); δA changes them by δA. So δf_k = I_k acc + Γ_k gam,
+/// returned as (acc, gam) = (δA − γ − δV × V, δV − α).
+fn effect(v: &Spatial, a: &Spatial, [xi, dv, da]: &[Spatial; 3]) -> (Spatial, Spatial) {
+    let alpha = cross_motion(xi, v);
+    let (xa, av, dvv) = (
+        cross_motion(xi, a),
+        cross_motion(&alpha, v),
+        cross_motion(dv, v),
+    );
+    (
+        std::array::from_fn(|k| da[k] - (xa[k] - av[k]) - dvv[k]),
+        std::array::from_fn(|k| dv[k] - alpha[k]),
+    )
 }
 
 /// m v, m 3 × 4.
@@ -509,7 +519,7 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     mass: &mut SMatrix<f64, N, N>,
 ) {
     let ground: Spatial = [0.0, 0.0, 0.0, 0.0, 0.0, g];
-    let base = robot.floating.then(|| FloatingBase::at(x, qdd));
+    let base = robot.floating.then(|| FloatingBase::at(x, qdd, &ground));
     let root = base.as_ref().map_or(crate::centroidal::IDENTITY, |b| b.r);
     let places = places(robot, root, &x.q);
     let still = Motion {
@@ -643,17 +653,13 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
                     matrix[(3 + k, ci)] = torque[k];
                 }
             }
-            let along = |direction: &[Spatial; 3]| {
-                let (acc, gam) = b.effect(direction, &ground);
-                pair(&y, &acc) + dot(gt, angular(&gam))
-            };
-            for (matrix, directions) in [
-                (&mut *d_q, &b.directions[0]),
-                (&mut *d_qd, &b.directions[1]),
-                (&mut *mass, &b.directions[2]),
+            for (matrix, effects) in [
+                (&mut *d_q, &b.effects[0]),
+                (&mut *d_qd, &b.effects[1]),
+                (&mut *mass, &b.effects[2]),
             ] {
-                for (k, d) in directions.iter().enumerate() {
-                    matrix[(ci, k)] = along(d);
+                for (k, (acc, gam)) in effects.iter().enumerate() {
+                    matrix[(ci, k)] = pair(&y, acc) + dot(gt, angular(gam));
                 }
             }
         }
@@ -677,11 +683,11 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
         .enumerate()
         {
             for (k, direction) in directions.iter().enumerate() {
-                let (acc, gam) = b.effect(direction, &ground);
+                let (acc, gam) = &b.effects[q][k];
                 let (turned, inertial, gamma) = (
                     cross_force(&direction[0], &whole.force),
-                    whole.inertia.apply(&acc),
-                    whole.gamma(&gam),
+                    whole.inertia.apply(acc),
+                    whole.gamma(gam),
                 );
                 let df: Spatial = std::array::from_fn(|i| turned[i] + inertial[i] + gamma[i]);
                 let mut torque = transposed_apply(&b.c, angular(&df));
@@ -710,25 +716,29 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
 }
 
 /// Subtracts the derivatives of the generalized forces Q along q (the coordinates in
-/// `read`, those the forces read: Q does not change along the others) and with
-/// `velocities` along q̇ from `d_q` (and `d_qd`), for a robot whose forces move with its
-/// state (a wrench in the base's axes): ∂τ/∂x = ∂(tree)/∂x − ∂Q/∂x. Q_k = Σ F ∂v/∂q̇_k,
-/// in dual numbers along each direction over a pass of the forces alone with q̇ seeded
-/// (the point built once, on the heap, and only its seed moved).
+/// `read`, those the forces that move with the state read: Q does not change along the
+/// others) and with `velocities` along q̇ from `d_q` (and `d_qd`), for a robot whose
+/// forces move with its state (a wrench in the base's axes): ∂τ/∂x = ∂(tree)/∂x − ∂Q/∂x.
+/// Q_k = Σ F ∂v/∂q̇_k, in dual numbers along each direction over a pass of the forces
+/// alone, with only the rates of `read` seeded (the velocities of those forces read no
+/// others; the other forces keep Q constant); the point is built once, on the heap, and
+/// only its seed moves.
 #[doc(hidden)]
-pub fn forces_along_state<T: Model<N, M>, const N: usize, const M: usize>(
+pub fn forces_along_state<T: Model<N, M>, const N: usize, const M: usize, const D: usize>(
     model: &T,
     x: &Point<f64, N, M>,
-    read: &[usize],
+    read: &[usize; D],
     velocities: bool,
     d_q: &mut SMatrix<f64, N, N>,
     d_qd: &mut SMatrix<f64, N, N>,
 ) {
-    let mut seeded = crate::dual_passes::velocities_seeded_boxed(&x.map(Dual64::from_re));
+    let mut seeded = crate::dual_passes::seeded_boxed::<_, N, M, D>(&x.map(Dual64::from_re), |i| {
+        read.iter().position(|&r| r == i)
+    });
     let along_qd = (0..N).filter(|_| velocities).map(|k| N + k);
     for j in read.iter().copied().chain(along_qd) {
         let seed = |point: &mut Point<_, N, M>, eps: f64| {
-            let value: &mut DualVec<Dual64, Const<N>> = if j < N {
+            let value: &mut DualVec<Dual64, Const<D>> = if j < N {
                 &mut point.q[j]
             } else {
                 &mut point.qd[j - N]
@@ -738,9 +748,9 @@ pub fn forces_along_state<T: Model<N, M>, const N: usize, const M: usize>(
         seed(&mut seeded, 1.0);
         let mut column = [0.0; N];
         model.eval_forces(&*seeded, |f, v| {
-            let rows = v.eps.unwrap_generic(Const::<N>, U1);
-            for (c, row) in column.iter_mut().zip(rows.iter()) {
-                *c += (f.re * *row).eps;
+            let rows = v.eps.unwrap_generic(Const::<D>, U1);
+            for (&k, row) in read.iter().zip(rows.iter()) {
+                column[k] += (f.re * *row).eps;
             }
         });
         seed(&mut seeded, 0.0);
