@@ -221,6 +221,147 @@ fn derivatives_match_pinocchio() {
     }
 }
 
+/// The floating robots' derivatives of the inverse dynamics
+/// (`inverse_dynamics_derivatives`, from their tree) against Pinocchio's
+/// `computeRNEADerivatives` at stored states (`tests/robots/{solo12,g1}_derivatives.json`:
+/// the Solo-12 at the neutral pose at rest and moving, a random pose at rest, the half
+/// turn about x moving and three random states; the G1 at its first three), through the
+/// free flyer's maps (`reference.py`, `floating_map`). On the unit quaternion lagrange's
+/// τ(q, q̇, q̈) is Jᵀ τ_pin(q, v, a) with v = J q̇ and q̈ from a, J = blockdiag(Rᵀ, G, 1);
+/// along each of Pinocchio's tangent directions δ (q ⊕ δ, v and a held), each velocity and
+/// each acceleration, both sides move alike:
+///
+/// ```text
+/// Jᵀ ∂τ_pin/∂δ + (∂J/∂δ)ᵀ τ_pin = ∂τ/∂q L δ + ∂τ/∂q̇ ∂(L v)/∂δ + M ∂q̈/∂δ
+/// Jᵀ ∂τ_pin/∂v δv             = ∂τ/∂q̇ L δv + M ∂q̈/∂v δv
+/// Jᵀ M_pin δa                 = M L δa
+/// ```
+///
+/// with L δ = (R δ_lin, ½ n ⊗ (0, δ_ang), δ_joints), to 1e-10 of each side's largest
+/// entry. The directions off the unit sphere have no counterpart in Pinocchio: they are
+/// checked against dual numbers (`the_tree_gives_the_derivatives_of_the_inverse_dynamics`).
+#[test]
+fn floating_derivatives_match_pinocchio() {
+    use lagrange_runtime::linearize::inverse_dynamics_derivatives;
+    use lagrange_runtime::nalgebra::{Quaternion, UnitQuaternion, Vector3};
+
+    /// a ⊗ b.
+    fn times(a: Quaternion<f64>, b: Quaternion<f64>) -> Quaternion<f64> {
+        a * b
+    }
+    fn pure(v: Vector3<f64>) -> Quaternion<f64> {
+        Quaternion::from_imag(v)
+    }
+
+    fn check<
+        T: Dynamics<N, M> + lagrange_runtime::model::Model<N, M>,
+        const N: usize,
+        const M: usize,
+        const V: usize,
+    >(
+        model: &T,
+        file: &str,
+    ) {
+        let data = reference(file);
+        for state in data["states"].as_array().unwrap() {
+            let label = format!("{file}, {}", state["label"].as_str().unwrap());
+            let ours = &state["lagrange"];
+            let (ql, qd, qdd) = (
+                vector::<N>(&ours["q"]),
+                vector::<N>(&ours["qd"]),
+                vector::<N>(&ours["qdd"]),
+            );
+            let (v, a, tau) = (
+                vector::<V>(&state["v"]),
+                vector::<V>(&state["a"]),
+                vector::<V>(&state["rnea"]),
+            );
+            let n = Quaternion::new(ql[3], ql[4], ql[5], ql[6]);
+            let r = UnitQuaternion::new_unchecked(n)
+                .to_rotation_matrix()
+                .into_inner();
+            let three = |x: &SVector<f64, V>, at: usize| Vector3::new(x[at], x[at + 1], x[at + 2]);
+            let (v_lin, w) = (three(&v, 0), three(&v, 3));
+            let a_lin = three(&a, 0);
+            let a_ang = three(&a, 3);
+            // lagrange's generalized vector from (p part, n part, joints).
+            let assemble = |p: Vector3<f64>, q: Quaternion<f64>, joints: &dyn Fn(usize) -> f64| {
+                SVector::<f64, N>::from_fn(|i, _| match i {
+                    0..3 => p[i],
+                    3 => q.w,
+                    4..7 => q.imag()[i - 4],
+                    _ => joints(i - 7),
+                })
+            };
+            let d = inverse_dynamics_derivatives(
+                model,
+                &State::new(0.0, ql, qd),
+                &qdd,
+                &SVector::zeros(),
+            )
+            .expect("finite");
+            // Jᵀ x = (R x_lin, 2 n ⊗ (0, x_ang), x_joints).
+            let jt = |x: &SVector<f64, V>| {
+                assemble(r * three(x, 0), times(n, pure(three(x, 3))) * 2.0, &|j| {
+                    x[6 + j]
+                })
+            };
+            for k in 0..V {
+                let e = SVector::<f64, V>::from_fn(|i, _| f64::from(u8::from(i == k)));
+                let (e_lin, e_ang) = (three(&e, 0), three(&e, 3));
+                let joint = |j: usize| e[6 + j];
+                let none = |_: usize| 0.0;
+                // L e, and what moving along e does to n: δn = ½ n ⊗ (0, e_ang).
+                let dn = times(n, pure(e_ang)) * 0.5;
+                let lift = assemble(r * e_lin, dn, &joint);
+                // Along q ⊕ e, v and a held.
+                let rates = assemble(r * e_ang.cross(&v_lin), times(dn, pure(w)) * 0.5, &none);
+                let accelerations = assemble(
+                    r * e_ang.cross(&(a_lin + w.cross(&v_lin))),
+                    times(dn, pure(a_ang)) * 0.5 - dn * (0.25 * w.norm_squared()),
+                    &none,
+                );
+                let turned = assemble(
+                    r * e_ang.cross(&three(&tau, 0)),
+                    times(dn, pure(three(&tau, 3))) * 2.0,
+                    &none,
+                );
+                let pin_dq = matrix::<V, V>(&state["rnea_dq"]).column(k).into_owned();
+                let want = jt(&pin_dq) + turned;
+                let got = d.d_q * lift + d.d_qd * rates + d.mass * accelerations;
+                close(&got, &want, &format!("∂τ/∂q along δ{k}, {label}"));
+                // Along v: q̈ moves by (R (ω × δv + δω × v), −½ (ω · δω) n).
+                let along_v = assemble(
+                    r * (w.cross(&e_lin) + e_ang.cross(&v_lin)),
+                    n * (-0.5 * w.dot(&e_ang)),
+                    &none,
+                );
+                let pin_dv = matrix::<V, V>(&state["rnea_dv"]).column(k).into_owned();
+                let got = d.d_qd * lift + d.mass * along_v;
+                close(&got, &jt(&pin_dv), &format!("∂τ/∂v_{k}, {label}"));
+                let pin_m = matrix::<V, V>(&state["rnea_da"]).column(k).into_owned();
+                close(
+                    &(d.mass * lift),
+                    &jt(&pin_m),
+                    &format!("M along a_{k}, {label}"),
+                );
+            }
+        }
+    }
+
+    fn close<const N: usize>(got: &SVector<f64, N>, want: &SVector<f64, N>, what: &str) {
+        let scale = want.amax().max(got.amax()).max(1.0);
+        let off = (got - want).amax();
+        assert!(
+            off <= 1e-10 * scale,
+            "{what}: off by {off:e} of {scale:e}\n got {got}\nwant {want}"
+        );
+    }
+
+    check::<_, 19, 18, 18>(&Solo12::default(), "solo12_derivatives");
+    check::<_, 36, 35, 35>(&lagrange_test_models::g1::G1::default(), "g1_derivatives");
+}
+
 #[test]
 fn units_carry_through_a_urdf_model() {
     // Dimension-checked at compile time; the dynamics are the UR5's.

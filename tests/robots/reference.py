@@ -6,6 +6,7 @@ Run from the repository root:
     /tmp/pinvenv/bin/python tests/robots/reference.py                # every file
     /tmp/pinvenv/bin/python tests/robots/reference.py --centroidal   # *_centroidal.json only
     /tmp/pinvenv/bin/python tests/robots/reference.py --derivatives  # *_derivatives.json only
+                                                                     # (fixed and floating)
     /tmp/pinvenv/bin/python tests/robots/reference.py --contacts     # *_contacts.json only
 
 (/tmp/pinvenv is a virtualenv with `pip install pin example-robot-data`;
@@ -333,6 +334,8 @@ def main():
         dst = write(robot, out)
         print(f"wrote {dst}: nq={model.nq} joints={out['joint_names']} frame={frame}")
 
+    for robot, fname, frame, seed, count in FLOATING_DERIVATIVES:
+        floating_derivatives(robot, fname, frame, seed, count)
     if DERIVATIVES_ONLY:
         return
     for robot, fname, frame, seed in FLOATING:
@@ -482,6 +485,33 @@ def floating_robot(robot, fname, frame, seed):
         return
     dst = write(robot, out)
     print(f"wrote {dst}: nq={model.nq} nv={model.nv} joints={out['joint_names']} frame={frame}")
+
+
+# (robot, urdf, frame, seed, number of states): the floating robots' derivatives, in
+# <robot>_derivatives.json, at the first `count` of `floating_states` (the G1's matrices
+# are 35 x 35: three states keep its file small).
+FLOATING_DERIVATIVES = [
+    ("solo12", "solo12.urdf", "FL_FOOT", 47, 7),
+    ("g1", "g1.urdf", "left_ankle_roll_link", 46, 3),
+]
+
+
+def floating_derivatives(robot, fname, frame, seed, count):
+    """computeRNEADerivatives and computeABADerivatives of a free-flyer robot at
+    (q, v, a, tau), in Pinocchio's tangent (q + δ = integrate(q, δ), v and a held),
+    with rnea(q, v, a) and lagrange's state; `tests/urdf_robots.rs` maps them."""
+    sha, model, data, fid = load(fname, frame, pin.JointModelFreeFlyer())
+    kinds = ["free_flyer"] + [joint_kind(model.joints[i]) for i in range(2, model.njoints)]
+    rng = np.random.default_rng(seed)
+    out = centroidal_header(header(robot, fname, sha, seed, model, kinds, fid, "free_flyer", {}))
+    for label, q, v, a, tau in floating_states(model, rng)[:count]:
+        rec = derivatives(model, data, label, q, v, a, tau)
+        rec["rnea"] = vec(pin.rnea(model, data, q, v, a))
+        ql, qd, qdd, _, _ = floating_map(q, v, a)
+        rec["lagrange"] = {"q": vec(ql), "qd": vec(qd), "qdd": vec(qdd)}
+        out["states"].append(rec)
+    dst = write(robot + "_derivatives", out)
+    print(f"wrote {dst}: {len(out['states'])} states")
 
 
 # ---------------------------------------------------------------------------
