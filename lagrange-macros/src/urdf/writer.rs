@@ -427,18 +427,19 @@ impl Writer {
         let r = &link_id[root];
         let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         let (root_r, root_p) = if floating {
-            // The rotation of the normalized quaternion, quat(n) / |n|², so that off the
-            // unit sphere the robot is still a rigid tree (turned by n / |n|), and the
-            // analytical algorithms of `tree_dynamics` are the derivatives of this
-            // Lagrangian everywhere.
+            // The rotation of the normalized quaternion, quat(n) · (1 / |n|²) (one
+            // division, not nine), so that off the unit sphere the robot is still a rigid
+            // tree (turned by n / |n|), and the analytical algorithms of `tree_dynamics`
+            // are the derivatives of this Lagrangian everywhere.
             let quaternion = ["base_qw", "base_qx", "base_qy", "base_qz"];
             let squares =
                 quaternion.map(|n| self.binary(BinOp::Pow, self.name(n), self.number(2.0, None)));
+            let inverse = self.binary(BinOp::Div, self.number(1.0, None), self.sum(squares.into()));
             (
                 self.binary(
-                    BinOp::Div,
+                    BinOp::Mul,
                     self.call("quat", quaternion.map(|n| self.name(n)).into()),
-                    self.sum(squares.into()),
+                    inverse,
                 ),
                 self.list(["base_x", "base_y", "base_z"].map(|n| self.name(n)).into()),
             )
