@@ -239,12 +239,31 @@ pub(crate) fn forces_along_inputs<T: Terms<f64, N, M>, const N: usize, const M: 
     }
     // Each force's ∂v/∂q̇, in the order the forces are applied (the same in every pass).
     let mut rows: Vec<SVector<f64, N>> = Vec::new();
-    with_velocities_seeded(x, |seeded| {
-        model.forces(seeded, |_, v| {
-            rows.push(v.eps.unwrap_generic(Const::<N>, U1));
-        })
-    });
     let base = x.map(Dual::from_re);
+    if size_of::<Point<DualVec<f64, Const<N>>, N, M>>() >= linalg::kkt::ON_HEAP_FROM {
+        // One column at a time in first-order duals: in vector duals as wide as a large
+        // model's velocities, the generated forces' temporaries took a frame of 640 KiB at
+        // opt-level 0 (TIAGo dual's `inverse_dynamics_derivatives` overflowed a 2 MiB
+        // thread).
+        for k in 0..N {
+            let mut point = base;
+            point.qd[k] = Dual::new(x.qd[k], 1.0);
+            let mut i = 0;
+            model.forces(&point, |_, v: Dual<f64>| {
+                if k == 0 {
+                    rows.push(SVector::zeros());
+                }
+                rows[i][k] = v.eps;
+                i += 1;
+            });
+        }
+    } else {
+        with_velocities_seeded(x, |seeded| {
+            model.forces(seeded, |_, v| {
+                rows.push(v.eps.unwrap_generic(Const::<N>, U1));
+            })
+        });
+    }
     for k in 0..M {
         let mut point = base;
         point.u[k] = Dual::new(x.u[k], 1.0);
