@@ -328,6 +328,11 @@ fn built_on_stack<T: Zeroable, E>(fill: impl FnOnce(&mut T) -> Result<(), E>) ->
     Ok(value)
 }
 
+/// The unit vector e_i.
+fn unit<const N: usize>(i: usize) -> SVector<f64, N> {
+    SVector::from_fn(|k, _| if k == i { 1.0 } else { 0.0 })
+}
+
 /// Sets column `k` of a derivative along (q, q̇, u), held as its three blocks, counted
 /// across them in that order.
 fn set_column<const N: usize, const M: usize>(
@@ -767,9 +772,29 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
             let from_forces = |column| (column, SVector::zeros());
             with_scratch(|lin: &mut Blocks<N, M>| {
                 let by_forces = by_forces.then_some(&d.d_u);
-                for (k, column) in columns(0, by_forces, evaluate, from_forces) {
-                    lin.set_column(k, &self.column(column));
-                }
+                // The q̈ part of the KKT matrix's inverse, [A B] (A along the dynamics, B
+                // along the rows' targets), from N + R solves: then each of the 2N + M
+                // columns is −(A ∂f + B ∂γ), two products instead of a solve (the G1's
+                // 107 solves along the tree were a third of its linearization).
+                with_scratch(|inverse: &mut SMatrix<f64, N, N>| {
+                    with_scratch(|targets: &mut SMatrix<f64, N, R>| {
+                        for i in 0..N {
+                            let (x, _) = self.kkt.solve(&unit(i), &SVector::zeros());
+                            inverse.set_column(i, &x);
+                        }
+                        for r in 0..R {
+                            let (x, _) = self.kkt.solve(&SVector::zeros(), &unit(r));
+                            targets.set_column(r, &x);
+                        }
+                        for (k, (dynamics, velocity)) in
+                            columns(0, by_forces, evaluate, from_forces)
+                        {
+                            let mut column = &*inverse * dynamics;
+                            column.gemv(1.0, &*targets, &velocity, 1.0);
+                            lin.set_column(k, &-column);
+                        }
+                    });
+                });
                 lin.linearization(s, u, qdd, tangent)
             })
         })
