@@ -789,7 +789,8 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
                         for (k, (dynamics, velocity)) in
                             columns(0, by_forces, evaluate, from_forces)
                         {
-                            let mut column = &*inverse * dynamics;
+                            let mut column = SVector::<f64, N>::zeros();
+                            column.gemv(1.0, &*inverse, &dynamics, 0.0);
                             column.gemv(1.0, &*targets, &velocity, 1.0);
                             lin.set_column(k, &-column);
                         }
