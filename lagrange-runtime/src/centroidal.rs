@@ -197,7 +197,7 @@ impl Base {
                 std::array::from_fn(|j| terms.iter().map(|(c, m)| c * m[i][j]).sum::<f64>() / s)
             })
         };
-        let r = combine(&[(1.0, &quaternion(n, n))]);
+        let r = normalized_rotation(n);
         let rd = combine(&[(2.0, &quaternion(n, nd)), (-sd, &r)]);
         let rdd = combine(&[(2.0, &quaternion(nd, nd)), (-2.0 * sd, &rd), (-sdd, &r)]);
         Base {
@@ -210,6 +210,13 @@ impl Base {
             }),
         }
     }
+}
+
+/// The rotation of the normalized quaternion n / |n|, B(n, n) / |n|² (as the URDF writer
+/// turns a floating base).
+pub(crate) fn normalized_rotation(n: [f64; 4]) -> M3 {
+    let s = n.iter().map(|v| v * v).sum::<f64>();
+    quaternion(n, n).map(|row| scale(1.0 / s, row))
 }
 
 /// B(a, b), the symmetric bilinear form of the homogeneous quaternion rotation (`quat`):

@@ -180,7 +180,7 @@ impl FloatingBase {
         let c = quaternion_rate(n).map(|row| row.map(|e| e / s));
         let omega = apply4(&c, nd);
         let omega_d = sub(apply4(&c, ndd), scale(sd / s, omega));
-        let r = crate::centroidal::quaternion(n, n).map(|row| scale(1.0 / s, row));
+        let r = crate::centroidal::normalized_rotation(n);
         let (w_nd, w_ndd) = (quaternion_rate(nd), quaternion_rate(ndd));
         let zero = [0.0; 6];
         let linear_only = |v: V3| join([0.0; 3], v);
@@ -781,7 +781,7 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
         (n, s)
     });
     let root = match base {
-        Some((n, s)) => crate::centroidal::quaternion(n, n).map(|row| scale(1.0 / s, row)),
+        Some((n, _)) => crate::centroidal::normalized_rotation(n),
         None => crate::centroidal::IDENTITY,
     };
     let links = places(robot, root, &x.q);
