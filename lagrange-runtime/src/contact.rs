@@ -61,7 +61,7 @@
 //! matrices).
 
 use crate::constrained::{constraints_in_state, dependent_rows, finite, velocity_terms};
-use crate::dual_passes::{gamma, velocities_seeded, velocity_terms_in};
+use crate::dual_passes::{gamma, seeded_point_is_large, velocities_seeded, velocity_terms_in};
 use crate::error::DynamicsError;
 use crate::eval::{check_state, equations};
 use crate::jacobian::Rows;
@@ -572,7 +572,7 @@ fn along_positions<T: Contacts<N, M, C>, const N: usize, const M: usize, const C
     x: &Point<f64, N, M>,
 ) -> SMatrix<f64, C, N> {
     let mut v_q = SMatrix::<f64, C, N>::zeros();
-    if size_of::<Point<DualVec<f64, Const<N>>, N, M>>() >= kkt::ON_HEAP_FROM {
+    if seeded_point_is_large::<f64, N, M>() {
         let base = x.map(Dual64::from_re);
         for i in 0..N {
             let mut seeded = base;
@@ -617,7 +617,7 @@ fn contact_velocity_terms<
     model: &T,
     x: &Point<S, N, M>,
 ) -> (SVector<S, C>, SMatrix<S, C, N>) {
-    if size_of::<Point<DualVec<S, Const<N>>, N, M>>() >= kkt::ON_HEAP_FROM {
+    if seeded_point_is_large::<S, N, M>() {
         contact_velocity_terms_by_columns(model, x)
     } else {
         contact_velocity_terms_at_once(model, x)

@@ -121,6 +121,15 @@ pub(crate) fn velocities_seeded<S: Scalar, const N: usize, const M: usize>(
     }
 }
 
+/// Whether a model's point seeded over its velocities in vector dual numbers
+/// ([`velocities_seeded`]) is [`ON_HEAP_FROM`](linalg::kkt::ON_HEAP_FROM) bytes or more:
+/// then that point is built on the heap, and the passes that would carry it through the
+/// model's generated code (whose temporaries in values that wide take frames of hundreds
+/// of KiB at opt-level 0) take one velocity at a time in first-order dual numbers instead.
+pub(crate) fn seeded_point_is_large<S: Scalar, const N: usize, const M: usize>() -> bool {
+    size_of::<Point<DualVec<S, Const<N>>, N, M>>() >= linalg::kkt::ON_HEAP_FROM
+}
+
 /// `f` of [`velocities_seeded`]`(x)`, that point in `f`'s frame for a small model and on
 /// the heap from [`ON_HEAP_FROM`](linalg::kkt::ON_HEAP_FROM) bytes on: a 101-coordinate
 /// robot's is 250 KiB, and an unoptimized build kept four copies of it in the frames
@@ -129,7 +138,7 @@ pub(crate) fn with_velocities_seeded<S: Scalar, const N: usize, const M: usize, 
     x: &Point<S, N, M>,
     f: impl FnOnce(&Point<DualVec<S, Const<N>>, N, M>) -> R,
 ) -> R {
-    if size_of::<Point<DualVec<S, Const<N>>, N, M>>() >= linalg::kkt::ON_HEAP_FROM {
+    if seeded_point_is_large::<S, N, M>() {
         f(&velocities_seeded_boxed(x))
     } else {
         seeded_on_stack(x, f)
@@ -240,7 +249,7 @@ pub(crate) fn forces_along_inputs<T: Terms<f64, N, M>, const N: usize, const M: 
     // Each force's ∂v/∂q̇, in the order the forces are applied (the same in every pass).
     let mut rows: Vec<SVector<f64, N>> = Vec::new();
     let base = x.map(Dual::from_re);
-    if size_of::<Point<DualVec<f64, Const<N>>, N, M>>() >= linalg::kkt::ON_HEAP_FROM {
+    if seeded_point_is_large::<f64, N, M>() {
         // One column at a time in first-order duals: in vector duals as wide as a large
         // model's velocities, the generated forces' temporaries took a frame of 640 KiB at
         // opt-level 0 (TIAGo dual's `inverse_dynamics_derivatives` overflowed a 2 MiB
