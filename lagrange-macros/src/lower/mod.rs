@@ -197,21 +197,18 @@ impl Lowered {
             _ => false,
         };
         let still = |force: Id| !self.ir.deps(force).has(crate::ir::Deps::STATE);
-        let forces_move = !self
-            .forces
-            .iter()
-            .all(|f| still(f.force) && on_a_coordinate(f.velocity));
-        let forces_read_velocities = self
-            .forces
-            .iter()
-            .any(|f| self.ir.deps(f.force).has(crate::ir::Deps::QD));
-        // A force that does not read the state, on a coordinate, keeps Q constant.
-        let roots: Vec<Id> = self
+        // A force that does not read the state, on a coordinate, keeps Q constant; the
+        // others move it.
+        let moving: Vec<_> = self
             .forces
             .iter()
             .filter(|f| !(still(f.force) && on_a_coordinate(f.velocity)))
-            .flat_map(|f| [f.force, f.velocity])
             .collect();
+        let forces_move = !moving.is_empty();
+        let forces_read_velocities = moving
+            .iter()
+            .any(|f| self.ir.deps(f.force).has(crate::ir::Deps::QD));
+        let roots: Vec<Id> = moving.iter().flat_map(|f| [f.force, f.velocity]).collect();
         let live = self.ir.live(&roots);
         let forces_read = (0..self.ir.len())
             .filter(|&id| live[id])
