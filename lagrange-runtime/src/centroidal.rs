@@ -205,11 +205,15 @@ impl Base {
             rd,
             rdd,
             dr: std::array::from_fn(|k| {
-                let e: [f64; 4] = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
-                combine(&[(2.0, &quaternion(n, e)), (-2.0 * n[k], &r)])
+                combine(&[(2.0, &quaternion(n, unit(k))), (-2.0 * n[k], &r)])
             }),
         }
     }
+}
+
+/// The unit vector e_k of K entries.
+pub(crate) fn unit<const K: usize>(k: usize) -> [f64; K] {
+    std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 })
 }
 
 /// The rotation of the normalized quaternion n / |n|, B(n, n) / |n|² (as the URDF writer

@@ -330,7 +330,7 @@ fn built_on_stack<T: Zeroable, E>(fill: impl FnOnce(&mut T) -> Result<(), E>) ->
 
 /// The unit vector e_i.
 fn unit<const N: usize>(i: usize) -> SVector<f64, N> {
-    SVector::from_fn(|k, _| if k == i { 1.0 } else { 0.0 })
+    SVector::from(crate::centroidal::unit(i))
 }
 
 /// Sets column `k` of a derivative along (q, q̇, u), held as its three blocks, counted

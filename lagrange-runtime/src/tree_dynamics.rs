@@ -56,7 +56,7 @@
 //! changes (ξ, V, A) and the map C: the chain rule through them gives its column.
 
 use crate::centroidal::{
-    add, apply, cross, dot, product, rotated, scale, sub, Body, Inertia, Joint, Robot, M3, V3,
+    add, apply, cross, dot, product, rotated, scale, sub, unit, Body, Inertia, Joint, Robot, M3, V3,
 };
 use crate::model::{Model, Point};
 use nalgebra::{Const, SMatrix, U1};
@@ -187,7 +187,7 @@ impl FloatingBase {
         // p_k: a translation; the velocity and acceleration of the body point at o change
         // by −ω × e and −ω̇ × e. Then ṗ_k and p̈_k.
         let translation = |k: usize| -> [[Spatial; 3]; 3] {
-            let e: V3 = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
+            let e: V3 = unit(k);
             let turning = linear_only(scale(-1.0, cross(omega, e)));
             [
                 [
@@ -234,8 +234,7 @@ impl FloatingBase {
             std::array::from_fn(|k| if k < 3 { translation(k) } else { turn(k - 3) });
         let directions = std::array::from_fn(|order| std::array::from_fn(|k| each[k][order]));
         let dc = std::array::from_fn(|k| {
-            let e: [f64; 4] = std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 });
-            let we = quaternion_rate(e);
+            let we = quaternion_rate(unit(k));
             std::array::from_fn(|i| {
                 std::array::from_fn(|j| we[i][j] / s - 2.0 * n[k] / s * c[i][j])
             })
@@ -693,9 +692,7 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
                 let mut torque = transposed_apply(&b.c, angular(&df));
                 if q == 0 {
                     let extra = if k < 3 {
-                        let mut e = [0.0; 3];
-                        e[k] = 1.0;
-                        transposed_apply(&b.c, scale(-1.0, cross(e, f)))
+                        transposed_apply(&b.c, scale(-1.0, cross(unit(k), f)))
                     } else {
                         transposed_apply(&b.dc[k - 3], n)
                     };
