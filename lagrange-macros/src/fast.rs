@@ -23,11 +23,16 @@
 //!
 //! Everything else stays with `expand` and `sweep`; this module only adds one method to
 //! `impl Model`, and leaves it out for a model whose code would exceed [`MAX_STATEMENTS`]
-//! (`eval_equations` is then the sweep in `f64`).
+//! (`eval_equations` is then the sweep in `f64`). The same components also give the rows
+//! of `jacobians` ([`jacobian_rows_fn`]) and the generalized forces' derivatives: along
+//! the inputs ([`forces_along_inputs_fn`], a direction of its own, `Dir::U`) and, for a
+//! robot whose tree gives the rest, along the state ([`forces_along_state_code`], which
+//! asks a `dot` for its (q_j, q̇_i) and q_j components, second derivatives of its
+//! operand).
 
 use crate::emit::{Emit, Scalar, Term, Val};
 use crate::graph::{Form, Graph};
-use crate::ir::{Id, Jet1, Op};
+use crate::ir::{Deps, Id, Jet1, Op};
 use crate::lower::Lowered;
 use crate::names::{
     coordinate, input, internal, jet1_call, jet2_call, parameter, private, velocity,
@@ -55,6 +60,8 @@ enum Dir {
     Qd(usize),
     /// Along the motion: q moves with q̇, t with 1, q̇ stays.
     W,
+    /// Along an input (only the forces' derivatives ask for it: [`forces_along_inputs_fn`]).
+    U(usize),
 }
 
 /// A derivative component: first order along one direction, or second order along two
@@ -91,6 +98,12 @@ thread_local! {
 /// some node would need a derivative this scheme does not carry (third order).
 fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BTreeSet<Mono>>)> {
     let n = g.len();
+    // Where a root asks for a derivative along an input, what reads an input varies too.
+    let along_inputs = roots
+        .iter()
+        .any(|(_, set)| set.iter().any(|m| matches!(m, Mono::D1(Dir::U(_)))));
+    let varies = |id: Id| g.varies(id) || (along_inputs && g.deps(id).has(Deps::U));
+    let reads_inputs = |id: Id| along_inputs && g.deps(id).has(Deps::U);
     let mut live = vec![false; n];
     let mut need: Vec<BTreeSet<Mono>> = vec![BTreeSet::new(); n];
     for (id, set) in roots {
@@ -98,7 +111,7 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
         need[*id].extend(set.iter().copied());
     }
     for id in (0..n).rev() {
-        if !live[id] || !g.varies(id) {
+        if !live[id] || !varies(id) {
             // A node that does not vary has no components; its operands give its value.
             need[id].clear();
         }
@@ -137,12 +150,15 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
                 require(a, &set);
                 require(b, &set);
             }
+            // A divisor is constant along the state (the unrolled form makes any other a
+            // reciprocal), but not along an input it reads.
+            Op::Div(_, b) if reads_inputs(b) => return None,
             Op::Div(a, b) => {
                 require(a, &set);
                 require(b, &BTreeSet::new());
             }
             // A constant factor scales every component: the other needs only the node's.
-            Op::Mul(a, b) if !g.varies(a) || !g.varies(b) => {
+            Op::Mul(a, b) if !varies(a) || !varies(b) => {
                 require(a, &set);
                 require(b, &set);
             }
@@ -153,6 +169,10 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
             Op::Unary(f, a) => {
                 require(a, &chain);
                 if let Jet1::Powf(e) = f {
+                    // The same for an exponent.
+                    if reads_inputs(e) {
+                        return None;
+                    }
                     require(e, &BTreeSet::new());
                 }
             }
@@ -162,13 +182,19 @@ fn needs(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> Option<(Vec<bool>, Vec<BT
                     match *m {
                         Mono::D1(Dir::Qd(i)) => s.insert(Mono::D1(Dir::Q(i))),
                         Mono::D1(Dir::W) => s.insert(d2(Dir::W, Dir::W)),
+                        // The forces' derivatives along q ([`forces_along_state_code`]):
+                        // ∂ė/∂q_j = ∂²e/∂q_j∂w, and ∂²ė/∂q_j∂q̇_i = ∂²e/∂q_j∂q_i.
+                        Mono::D1(Dir::Q(j)) => s.insert(d2(Dir::Q(j), Dir::W)),
+                        Mono::D2(Dir::Q(j), Dir::Qd(i)) => s.insert(d2(Dir::Q(j), Dir::Q(i))),
                         // Zero: ė is linear in q̇, and its Bias vanishes (`Mono::Bias`).
                         Mono::D2(Dir::Qd(_), Dir::Qd(_)) | Mono::Bias(_) => false,
-                        // No root asks for these of a `dot`: the right-hand side is a
-                        // Bias, not ∂/∂q and (q̇, w) apart, and only a `dot` of velocities,
-                        // which the checker forbids, would ask for the other pairs (third
-                        // derivatives of `e`).
-                        Mono::D1(Dir::Q(_)) | Mono::D2(..) => return None,
+                        // Zero, unless e reads an input (its rate is not known).
+                        Mono::D1(Dir::U(_)) if !g.deps(e).has(Deps::U) => false,
+                        // No root asks for the others of a `dot`: the right-hand side is
+                        // a Bias, not ∂/∂q and (q̇, w) apart, and only a `dot` of
+                        // velocities, which the checker forbids, would ask for the other
+                        // pairs (third derivatives of `e`).
+                        Mono::D1(_) | Mono::D2(..) => return None,
                     };
                 }
                 require(e, &s);
@@ -460,6 +486,155 @@ pub fn jacobian_rows_fn(
     })
 }
 
+/// The code that subtracts the derivatives of the generalized forces along q and q̇ from
+/// the matrices `d_q` and `d_qd` (locals of the caller, as is the point `x`): of
+/// Q_i = Σ F ∂v/∂q̇_i over the forces `forces` (by index), whose values and velocities
+/// read no coordinates but `read`, so that ∂Q/∂q_j and ∂Q/∂q̇_j vanish for every other j.
+/// With F's components along q_j and q̇_j and v's along q̇_i, (q_j, q̇_i) and (q̇_j, q̇_i):
+///
+/// ```text
+/// ∂Q_i/∂q_j = Σ ∂F/∂q_j ∂v/∂q̇_i + F ∂²v/∂q_j∂q̇_i       (and the same along q̇_j)
+/// ```
+///
+/// A robot's tree gives the rest of its inverse dynamics' derivatives
+/// (`lagrange_runtime::tree_dynamics`); this replaces the dual-number passes over its
+/// forces (`tree_dynamics::forces_along_state`) where it stays within `max_statements`
+/// statements. `None` beyond, or for a derivative this scheme does not carry.
+pub fn forces_along_state_code(
+    l: &Lowered,
+    g: &Graph,
+    forces: &[usize],
+    read: &[usize],
+    [x, d_q, d_qd]: [&Ident; 3],
+    max_statements: usize,
+) -> Option<TokenStream> {
+    debug_assert_eq!(g.form, Form::Unrolled);
+    let n = l.coordinates.len();
+    let along = |j: usize| [Dir::Q(j), Dir::Qd(j)];
+    let mut roots = Vec::new();
+    for &k in forces {
+        let (f, v) = g.forces[k];
+        roots.push((
+            f,
+            read.iter().flat_map(|&j| along(j)).map(Mono::D1).collect(),
+        ));
+        let mut set = BTreeSet::new();
+        for i in 0..n {
+            set.insert(Mono::D1(Dir::Qd(i)));
+            for &j in read {
+                for d in along(j) {
+                    set.insert(d2(d, Dir::Qd(i)));
+                }
+            }
+        }
+        roots.push((v, set));
+    }
+    let t = internal("t");
+    let (mut e, values, comps) = unroll(g, &roots, &t, max_statements)?;
+    let get = |id: Id, m: Mono| comps[id].get(&m);
+    let mut stores = Vec::new();
+    for i in 0..n {
+        for &j in read {
+            for (d, matrix) in along(j).into_iter().zip([d_q, d_qd]) {
+                let mut terms: Vec<Vec<&Val>> = Vec::new();
+                for &k in forces {
+                    let (f, v) = g.forces[k];
+                    if let (Some(df), Some(dv)) =
+                        (get(f, Mono::D1(d)), get(v, Mono::D1(Dir::Qd(i))))
+                    {
+                        terms.push(vec![df, dv]);
+                    }
+                    if let Some(dv) = get(v, d2(d, Dir::Qd(i))) {
+                        terms.push(vec![values[f].as_ref().expect("live"), dv]);
+                    }
+                }
+                if let Some(entry) = e.sum(products(terms)) {
+                    stores.push(quote!(#matrix[(#i, #j)] -= #entry;));
+                }
+            }
+        }
+    }
+    let unpack = unpack(l, x, &t);
+    let declaration = e.declaration();
+    let statements = &e.statements;
+    Some(quote! {
+        #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        {
+            #unpack
+            #declaration
+            #(#statements)*
+            #(#stores)*
+        }
+    })
+}
+
+/// The method `Model::eval_forces_along_inputs`: ∂Q/∂u of the generalized forces
+/// Q_i = Σ F ∂v/∂q̇_i, Σ ∂F/∂u_k ∂v/∂q̇_i, in plain `f64` (the runtime's default takes a
+/// pass of the forces in dual numbers per input). `None` for a model without forces
+/// that read an input, beyond `max_statements` statements, or where an input divides or
+/// is an exponent (the unrolled form's divisors and exponents are constants of the
+/// state).
+pub fn forces_along_inputs_fn(
+    l: &Lowered,
+    g: &Graph,
+    max_statements: usize,
+) -> Option<TokenStream> {
+    debug_assert_eq!(g.form, Form::Unrolled);
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let driven: Vec<(Id, Id)> = g
+        .forces
+        .iter()
+        .copied()
+        .filter(|&(f, _)| g.deps(f).has(Deps::U))
+        .collect();
+    if driven.is_empty() {
+        return None;
+    }
+    let mut roots = Vec::new();
+    for &(f, v) in &driven {
+        roots.push((f, (0..m).map(|k| Mono::D1(Dir::U(k))).collect()));
+        roots.push((v, (0..n).map(|i| Mono::D1(Dir::Qd(i))).collect()));
+    }
+    let [t, x, d_u] = ["t", "x", "d_u"].map(internal);
+    let (mut e, _, comps) = unroll(g, &roots, &t, max_statements)?;
+    let get = |id: Id, m: Mono| comps[id].get(&m);
+    let mut columns = Vec::new();
+    for k in 0..m {
+        let mut column = Vec::new();
+        for i in 0..n {
+            let terms = driven
+                .iter()
+                .filter_map(|&(f, v)| {
+                    Some(vec![
+                        get(f, Mono::D1(Dir::U(k)))?,
+                        get(v, Mono::D1(Dir::Qd(i)))?,
+                    ])
+                })
+                .collect();
+            column.push(e.sum(products(terms)).unwrap_or(Val::Lit(0.0)));
+        }
+        columns.push(quote!([#(#column),*]));
+    }
+    let p = private();
+    let unpack = unpack(l, &x, &t);
+    let declaration = e.declaration();
+    let statements = &e.statements;
+    Some(quote! {
+        #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        fn eval_forces_along_inputs(
+            &self,
+            #x: &#p::Point<f64, #n, #m>,
+            #d_u: &mut #p::SMatrix<f64, #n, #m>,
+        ) -> bool {
+            #unpack
+            #declaration
+            #(#statements)*
+            *#d_u = <#p::SMatrix<f64, #n, #m> as #p::From<[[f64; #n]; #m]>>::from([#(#columns),*]);
+            true
+        }
+    })
+}
+
 /// The value and components of one node.
 #[allow(clippy::too_many_lines)]
 fn node(
@@ -477,7 +652,10 @@ fn node(
     let value = match g.op(id) {
         Op::Lit(bits) => Val::Lit(f64::from_bits(bits)),
         Op::Param(i) => Val::Id(parameter(i)),
-        Op::Input(i) => Val::Id(input(i)),
+        Op::Input(i) => {
+            out.insert(Mono::D1(Dir::U(i)), Val::Lit(1.0));
+            Val::Id(input(i))
+        }
         Op::Time => {
             out.insert(Mono::D1(Dir::W), Val::Lit(1.0));
             Val::Id(t.clone())
@@ -624,6 +802,8 @@ fn node(
                 let source = match *m {
                     Mono::D1(Dir::Qd(i)) => Mono::D1(Dir::Q(i)),
                     Mono::D1(Dir::W) => d2(Dir::W, Dir::W),
+                    Mono::D1(Dir::Q(j)) => d2(Dir::Q(j), Dir::W),
+                    Mono::D2(Dir::Q(j), Dir::Qd(i)) => d2(Dir::Q(j), Dir::Q(i)),
                     _ => continue,
                 };
                 if let Some(v) = cx.get(&source) {

@@ -354,7 +354,8 @@ fn set_column<const N: usize, const M: usize>(
 }
 
 /// ∂τ/∂u = −∂Q/∂u from the forces alone into `d_u`, for a model whose inputs act only
-/// through its forces ([`Model::INPUTS_ONLY_IN_FORCES`]): a few evaluations of the forces
+/// through its forces ([`Model::INPUTS_ONLY_IN_FORCES`]): the code `lagrangian!` unrolls
+/// for them ([`Model::eval_forces_along_inputs`]), or a few evaluations of the forces,
 /// instead of one of the whole inverse dynamics per input. False (and `d_u` untouched)
 /// for another model.
 fn along_inputs<T: Model<N, M>, const N: usize, const M: usize>(
@@ -363,7 +364,9 @@ fn along_inputs<T: Model<N, M>, const N: usize, const M: usize>(
     d_u: &mut SMatrix<f64, N, M>,
 ) -> bool {
     if T::INPUTS_ONLY_IN_FORCES {
-        crate::dual_passes::forces_along_inputs(model, x, d_u);
+        if !model.eval_forces_along_inputs(x, d_u) {
+            crate::dual_passes::forces_along_inputs(model, x, d_u);
+        }
         d_u.neg_mut();
     }
     T::INPUTS_ONLY_IN_FORCES
@@ -543,7 +546,7 @@ where
 /// [`inverse_dynamics_derivatives`] without the checks and without τ itself, into `d`
 /// (whose `forces` it leaves): the columns along (q, q̇) from the model's structure when
 /// it has one (and `structure`), else one evaluation in dual numbers each; along u, from
-/// the forces or in dual numbers; the mass matrix.
+/// the forces (with `structure`) or in dual numbers; the mass matrix.
 fn derivatives_of_inverse_dynamics<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
@@ -570,7 +573,7 @@ fn derivatives_of_inverse_dynamics<T, const N: usize, const M: usize>(
         0
     };
     let a: [Dual64; N] = qdd.map(Dual64::from_re).into();
-    let to = if along_inputs(model, &x, &mut d.d_u) {
+    let to = if structure && along_inputs(model, &x, &mut d.d_u) {
         2 * N
     } else {
         2 * N + M

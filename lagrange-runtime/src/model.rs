@@ -373,6 +373,16 @@ pub trait Model<const N: usize, const M: usize> {
         false
     }
 
+    /// ∂Q/∂u, the derivatives of the generalized forces along the inputs at `x`, written
+    /// into `d_u`, in code `lagrangian!` unrolls where it stays small. `false`, `d_u` left
+    /// as it is, for any other model (the default): the runtime then takes them in dual
+    /// numbers, one pass of the forces per input. Not part of the public API.
+    #[doc(hidden)]
+    fn eval_forces_along_inputs(&self, x: &Point<f64, N, M>, d_u: &mut SMatrix<f64, N, M>) -> bool {
+        let _ = (x, d_u);
+        false
+    }
+
     /// The accelerations at a point in any scalar: the equations of
     /// [`eval_equations_in`](Model::eval_equations_in) solved by the one solve of the
     /// runtime, with the model's constraints if it has any;

@@ -9,7 +9,8 @@
 //! is its URDF's and nothing else ([`Robot`]: `kinetic = urdf_kinetic;`, `potential =
 //! urdf_potential;` or none, `dissipation = urdf_dissipation;` or none; a fixed or a
 //! floating base; forces of any kind, whose derivatives along the state, when they have
-//! any, come from dual numbers over the forces alone, [`forces_along_state`]). Not part of
+//! any, come from the code `lagrangian!` unrolls for them, or from dual numbers over the
+//! forces alone where that would be large, [`forces_along_state`]). Not part of
 //! the public API.
 //!
 //! # The algorithm

@@ -99,7 +99,7 @@ pub fn expand(l: &Lowered, units: Option<&ModelUnits>) -> TokenStream {
         contacts::contacts_impl(l, &unrolled),
     ];
     let generated = Generated::choose(l, &unrolled);
-    let model = model_impl(l, units, &generated);
+    let model = model_impl(l, units, &generated, &unrolled);
     let parametric = parametric_impl(l, units, generated.sweep.is_some());
     let robot = robot_items(l);
     quote!(#(#items)* #model #parametric #robot)
@@ -289,7 +289,12 @@ fn sweep_equations(
     }}
 }
 
-fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) -> TokenStream {
+fn model_impl(
+    l: &Lowered,
+    units: Option<&ModelUnits>,
+    generated: &Generated,
+    unrolled: &Graph,
+) -> TokenStream {
     let name = &l.header.name;
     let (n, m) = (l.coordinates.len(), l.inputs.len());
     let p = private();
@@ -367,7 +372,9 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
                 });
         }
     });
-    let tree_derivatives = tree_derivatives(l);
+    let tree_derivatives = tree_derivatives(l, unrolled);
+    let forces_along_inputs =
+        crate::fast::forces_along_inputs_fn(l, unrolled, crate::fast::MAX_STATEMENTS);
     quote! {
         #inherent
 
@@ -388,6 +395,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
             #equations
             #swept
             #tree_derivatives
+            #forces_along_inputs
         }
     }
 }
@@ -395,7 +403,7 @@ fn model_impl(l: &Lowered, units: Option<&ModelUnits>, generated: &Generated) ->
 /// `Model::eval_inverse_dynamics_derivatives` of a robot that is its URDF's tree and
 /// nothing else ([`Lowered::tree_dynamics`]): from its tree constant, gravity the
 /// parameter `g`, damping the file's (`lagrange_runtime::tree_dynamics`).
-fn tree_derivatives(l: &Lowered) -> Option<TokenStream> {
+fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
     let dynamics = l.tree_dynamics()?;
     let p = private();
     let (n, m) = (l.coordinates.len(), l.inputs.len());
@@ -412,10 +420,22 @@ fn tree_derivatives(l: &Lowered) -> Option<TokenStream> {
         .map(|&d| float(d, Span::call_site()));
     let tree = internal(lets::ROBOT_TREE);
     let [x, qdd, d_q, d_qd, mass] = ["x", "qdd", "d_q", "d_qd", "mass"].map(internal);
+    // The forces' derivatives along the state unrolled where they stay small, else in
+    // dual numbers over the forces.
     let forces = dynamics.forces_move.then(|| {
-        let velocities = dynamics.forces_read_velocities;
         let read = &dynamics.forces_read;
-        quote!(#p::tree_dynamics::forces_along_state(self, #x, &[#(#read),*], #velocities, #d_q, #d_qd);)
+        crate::fast::forces_along_state_code(
+            l,
+            unrolled,
+            &dynamics.moving,
+            read,
+            [&x, &d_q, &d_qd],
+            crate::fast::MAX_STATEMENTS,
+        )
+        .unwrap_or_else(|| {
+            let velocities = dynamics.forces_read_velocities;
+            quote!(#p::tree_dynamics::forces_along_state(self, #x, &[#(#read),*], #velocities, #d_q, #d_qd);)
+        })
     });
     Some(quote! {
         #[inline]

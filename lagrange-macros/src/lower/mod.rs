@@ -131,10 +131,12 @@ pub struct TreeDynamics {
     pub gravity: Option<usize>,
     /// Each coordinate's damping (`urdf_dissipation`), zeros without a dissipation.
     pub damping: Vec<f64>,
-    /// Whether the generalized forces move with the state (a force that reads it, or
-    /// acts through anything but a coordinate's rate), and whether with the velocities:
-    /// their derivatives are then taken in dual numbers over the forces alone
-    /// (`lagrange_runtime::tree_dynamics::forces_along_state`).
+    /// The forces that move the generalized forces with the state (that read it, or act
+    /// through anything but a coordinate's rate), by index into [`Lowered::forces`]; their
+    /// derivatives are unrolled (`crate::fast::forces_along_state_code`) or taken in dual
+    /// numbers over the forces alone (`lagrange_runtime::tree_dynamics::forces_along_state`).
+    pub moving: Vec<usize>,
+    /// Whether there are any, and whether one reads the velocities.
     pub forces_move: bool,
     pub forces_read_velocities: bool,
     /// The coordinates the forces read (in their values or their velocities): the only
@@ -167,8 +169,8 @@ impl Lowered {
     /// Whether the model is its URDF's tree and nothing else, as far as its inverse
     /// dynamics goes: every coordinate a joint's (after a floating base's seven); `kinetic = urdf_kinetic;`,
     /// `potential = urdf_potential;` (with a parameter `g`) or none, `dissipation =
-    /// urdf_dissipation;` or none. Forces of any kind (their derivatives are the dual
-    /// numbers' when they move with the state), constraints, contacts and `let`s do not
+    /// urdf_dissipation;` or none. Forces of any kind (their derivatives along the state,
+    /// when they move with it, are unrolled apart), constraints, contacts and `let`s do not
     /// matter. `None` for any other model.
     pub fn tree_dynamics(&self) -> Option<TreeDynamics> {
         let robot = self.robot.as_ref()?;
@@ -199,16 +201,20 @@ impl Lowered {
         let still = |force: Id| !self.ir.deps(force).has(crate::ir::Deps::STATE);
         // A force that does not read the state, on a coordinate, keeps Q constant; the
         // others move it.
-        let moving: Vec<_> = self
-            .forces
-            .iter()
-            .filter(|f| !(still(f.force) && on_a_coordinate(f.velocity)))
+        let moving: Vec<usize> = (0..self.forces.len())
+            .filter(|&k| {
+                let f = &self.forces[k];
+                !(still(f.force) && on_a_coordinate(f.velocity))
+            })
             .collect();
         let forces_move = !moving.is_empty();
         let forces_read_velocities = moving
             .iter()
-            .any(|f| self.ir.deps(f.force).has(crate::ir::Deps::QD));
-        let roots: Vec<Id> = moving.iter().flat_map(|f| [f.force, f.velocity]).collect();
+            .any(|&k| self.ir.deps(self.forces[k].force).has(crate::ir::Deps::QD));
+        let roots: Vec<Id> = moving
+            .iter()
+            .flat_map(|&k| [self.forces[k].force, self.forces[k].velocity])
+            .collect();
         let live = self.ir.live(&roots);
         let forces_read = (0..self.ir.len())
             .filter(|&id| live[id])
@@ -222,6 +228,7 @@ impl Lowered {
         Some(TreeDynamics {
             gravity,
             damping,
+            moving,
             forces_move,
             forces_read_velocities,
             forces_read,

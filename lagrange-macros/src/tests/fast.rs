@@ -145,3 +145,66 @@ fn a_model_past_the_budget_by_its_values_alone_is_not_analysed() {
     assert!(fast);
     assert!(work > 100, "{work}");
 }
+
+// ---------------------------------------------------------------------------------------
+// The forces' derivatives
+// ---------------------------------------------------------------------------------------
+
+/// The generated `eval_forces_along_inputs` of a model, as text.
+fn forces_along_inputs_code(tokens: TokenStream) -> Option<String> {
+    let l = lower_ok(tokens);
+    let g = crate::graph::Graph::unrolled(&l);
+    crate::fast::forces_along_inputs_fn(&l, &g, crate::fast::MAX_STATEMENTS).map(|c| c.to_string())
+}
+
+#[test]
+fn the_forces_derivatives_along_the_inputs_are_unrolled_where_the_scheme_holds() {
+    // The cart-pole's push on its cart: ∂Q/∂f is the unit column along x, a literal.
+    let code = forces_along_inputs_code(cart_pole()).expect("unrolled");
+    assert!(code.contains("fn eval_forces_along_inputs"), "{code}");
+    assert!(code.contains("[[1f64 , 0f64]]"), "{code}");
+    // No force reads an input: nothing to unroll.
+    assert!(forces_along_inputs_code(driven()).is_none());
+    // An input that divides, or is an exponent, is not a constant of the unrolled form
+    // along the inputs: left to the runtime's dual numbers.
+    for force in [quote!(a / b * x), quote!(x.powf(b) * a)] {
+        let tokens = quote! {
+            struct Pushed {
+                coordinates: x;
+                inputs: a, b;
+                kinetic = dot(x)^2/2;
+                force #force on x;
+            }
+        };
+        assert!(forces_along_inputs_code(tokens).is_none(), "{force}");
+    }
+}
+
+#[test]
+fn the_forces_derivatives_along_the_state_reach_second_derivatives_of_positions() {
+    // A spring along a rotating arm's tip and a damper on its rate: ∂Q/∂q needs
+    // ∂²(tip)/∂θ², and the damper's ∂F/∂θ is a (θ, w) component of the tip.
+    let l = lower_ok(quote! {
+        struct Arm {
+            parameters: k = 2.0, c = 0.5;
+            coordinates: theta;
+            let tip = [cos(theta), sin(theta)];
+            kinetic = dot(theta)^2/2;
+            force [-k * tip[0], -c * dot(tip[1])] on tip;
+        }
+    });
+    let g = crate::graph::Graph::unrolled(&l);
+    let [x, d_q, d_qd] = ["x", "d_q", "d_qd"].map(crate::names::internal);
+    let code = crate::fast::forces_along_state_code(
+        &l,
+        &g,
+        &[0, 1],
+        &[0],
+        [&x, &d_q, &d_qd],
+        crate::fast::MAX_STATEMENTS,
+    )
+    .expect("unrolled")
+    .to_string();
+    assert!(code.contains("d_q [(0usize , 0usize)] -="), "{code}");
+    assert!(code.contains("d_qd [(0usize , 0usize)] -="), "{code}");
+}
