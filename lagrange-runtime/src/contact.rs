@@ -480,6 +480,8 @@ pub fn linearize<
         &tangent,
         |x| rows::<T, Dual64, N, M, K, C, R>(model, x, active),
         |x| targets::<T, Dual64, N, M, K, C, R>(model, x, active),
+        // A contact reads any coordinate.
+        N,
     )
 }
 

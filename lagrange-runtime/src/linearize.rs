@@ -643,6 +643,11 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
             &tangent,
             |x| crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(model, x).1,
             |x| crate::dual_passes::gamma::<_, Dual64, N, M, K>(model, x),
+            // The constraints read only the coordinates before the tree's `constrained`
+            // (a floating base's seven), and their rates.
+            T::MASS_TREE
+                .filter(linalg::MassTree::is_valid)
+                .map_or(N, |tree| tree.constrained),
         )
     }
 }
@@ -718,7 +723,9 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
 
     /// The linearization of the solution at `s`, `u`: the
     /// columns along (q, q̇, u), at a dual point the rows J by `rows` and their targets by
-    /// `targets` (J q̈ = target), neither of which reads the inputs; the tangent basis the
+    /// `targets` (J q̈ = target), neither of which reads the inputs, nor any coordinate
+    /// from the `reads`-th on, nor its rate (so that a tree's columns along those take
+    /// neither); the tangent basis the
     /// null space of `tangent`, the constraints' rows in the state (q, q̇); checked finite.
     /// The rows, velocity forms affine in q̇, depend on (q, t) alone, so only the columns
     /// along q evaluate them. The model's own constraints ([`linearize`]) and those with
@@ -732,6 +739,7 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         tangent: &DMatrix<f64>,
         rows: impl Fn(&Point<Dual64, N, M>) -> SMatrix<Dual64, R, N>,
         targets: impl Fn(&Point<Dual64, N, M>) -> SVector<Dual64, R>,
+        reads: usize,
     ) -> Result<Linearization<N, M>, DynamicsError> {
         let tangent = linalg::null_space(tangent);
         let x = Point::new(s, u);
@@ -751,6 +759,11 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
             // The rows and their targets do not read the inputs: along an input, only the
             // inverse dynamics moves.
             let evaluate = |k| {
+                if tree && k < N && k >= reads {
+                    return (d.d_q.column(k).into_owned(), SVector::zeros());
+                } else if tree && (N..2 * N).contains(&k) && k - N >= reads {
+                    return (d.d_qd.column(k - N).into_owned(), SVector::zeros());
+                }
                 let x = x.seeded(k);
                 if tree && k < N {
                     let j = rows(&x).map(|e| e.eps);
@@ -792,10 +805,21 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
                         for (k, (dynamics, velocity)) in
                             columns(0, by_forces, evaluate, from_forces)
                         {
+                            // Over the entries that are not zero: a tree's ∂τ/∂q_k is zero
+                            // off k's ancestors and subtree, an input's column is often a
+                            // unit one.
                             let mut column = SVector::<f64, N>::zeros();
-                            column.gemv(1.0, &*inverse, &dynamics, 0.0);
-                            column.gemv(1.0, &*targets, &velocity, 1.0);
-                            lin.set_column(k, &-column);
+                            for (c, a) in dynamics.iter().zip(inverse.column_iter()) {
+                                if *c != 0.0 {
+                                    column.axpy(-c, &a, 1.0);
+                                }
+                            }
+                            for (c, b) in velocity.iter().zip(targets.column_iter()) {
+                                if *c != 0.0 {
+                                    column.axpy(-c, &b, 1.0);
+                                }
+                            }
+                            lin.set_column(k, &column);
                         }
                     });
                 });
