@@ -604,9 +604,10 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     // Up the tree: the sums over each subtree (within the part that moves, where o is
     // shared).
     sum_up(robot, &places, &mut sums, Subtree::add);
-    d_q.fill(0.0);
-    d_qd.fill(0.0);
-    mass.fill(0.0);
+    // Through the slices: `fill` on a matrix steps an iterator per entry.
+    for matrix in [&mut *d_q, &mut *d_qd, &mut *mass] {
+        matrix.as_mut_slice().fill(0.0);
+    }
     for (i, place) in places.iter().enumerate() {
         let Some(ci) = place.coordinate else {
             continue;
