@@ -568,6 +568,52 @@ pub fn forces_along_state_code(
     })
 }
 
+/// An expression of the generalized forces of the applied forces alone, Q_i = Σ F ∂v/∂q̇_i
+/// (no dissipation), `[f64; N]`, at the point `x` (a local of the caller, whose `self`
+/// is the model): a robot's inverse dynamics is its tree's less Q. `None` beyond
+/// `max_statements` statements.
+pub fn generalized_forces_code(
+    l: &Lowered,
+    g: &Graph,
+    x: &Ident,
+    max_statements: usize,
+) -> Option<TokenStream> {
+    debug_assert_eq!(g.form, Form::Unrolled);
+    let n = l.coordinates.len();
+    let mut roots = Vec::new();
+    for &(f, v) in &g.forces {
+        roots.push((f, BTreeSet::new()));
+        roots.push((v, (0..n).map(|i| Mono::D1(Dir::Qd(i))).collect()));
+    }
+    let t = internal("t");
+    let (mut e, values, comps) = unroll(g, &roots, &t, max_statements)?;
+    let entries: Vec<Val> = (0..n)
+        .map(|i| {
+            let terms = g
+                .forces
+                .iter()
+                .filter_map(|&(f, v)| {
+                    let dv = comps[v].get(&Mono::D1(Dir::Qd(i)))?;
+                    Some(vec![values[f].as_ref().expect("live"), dv])
+                })
+                .collect();
+            e.sum(products(terms)).unwrap_or(Val::Lit(0.0))
+        })
+        .collect();
+    let unpack = unpack(l, x, &t);
+    let declaration = e.declaration();
+    let statements = &e.statements;
+    Some(quote! {
+        #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        {
+            #unpack
+            #declaration
+            #(#statements)*
+            [#(#entries),*]
+        }
+    })
+}
+
 /// The method `Model::eval_forces_along_inputs`: ∂Q/∂u of the generalized forces
 /// Q_i = Σ F ∂v/∂q̇_i, Σ ∂F/∂u_k ∂v/∂q̇_i, in plain `f64` (the runtime's default takes a
 /// pass of the forces in dual numbers per input). `None` for a model without forces

@@ -399,7 +399,7 @@ where
     T: Model<N, M>,
 {
     with_scratch(|d: &mut InverseDynamicsDerivatives<N, M>| {
-        derivatives_of_inverse_dynamics(model, s, &accelerations, u, true, d);
+        derivatives_of_inverse_dynamics(model, s, &accelerations, u, true, false, d);
         with_scratch(|ldlt: &mut linalg::Ldlt<f64, N>| {
             // `accelerations` has solved with this matrix, so it factors; the diagnosis is
             // only a guard.
@@ -497,8 +497,7 @@ where
         ));
     }
     built(|d: &mut InverseDynamicsDerivatives<N, M>| {
-        derivatives_of_inverse_dynamics(model, s, qdd, u, true, d);
-        with_forces(model, s, qdd, u, d);
+        derivatives_of_inverse_dynamics(model, s, qdd, u, true, true, d);
         let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
         if [
             d.forces.as_slice(),
@@ -536,37 +535,43 @@ where
     T: Model<N, M>,
 {
     let Ok(d) = built(|d: &mut InverseDynamicsDerivatives<N, M>| {
-        derivatives_of_inverse_dynamics(model, s, qdd, u, false, d);
-        with_forces(model, s, qdd, u, d);
+        derivatives_of_inverse_dynamics(model, s, qdd, u, false, true, d);
         Ok::<(), std::convert::Infallible>(())
     });
     d
 }
 
-/// [`inverse_dynamics_derivatives`] without the checks and without τ itself, into `d`
-/// (whose `forces` it leaves): the columns along (q, q̇) from the model's structure when
-/// it has one (and `structure`), else one evaluation in dual numbers each; along u, from
-/// the forces (with `structure`) or in dual numbers; the mass matrix.
+/// [`inverse_dynamics_derivatives`] without the checks, into `d`: the columns along
+/// (q, q̇) from the model's structure when it has one (and `structure`), else one
+/// evaluation in dual numbers each; along u, from the forces (with `structure`) or in
+/// dual numbers; the mass matrix; with `forces`, τ itself (from the structure with the
+/// rest, else the model's inverse dynamics; the linearization does not read it).
 fn derivatives_of_inverse_dynamics<T, const N: usize, const M: usize>(
     model: &T,
     s: &State<N>,
     qdd: &SVector<f64, N>,
     u: &SVector<f64, M>,
     structure: bool,
+    forces: bool,
     d: &mut InverseDynamicsDerivatives<N, M>,
 ) where
     T: Model<N, M>,
 {
     let x = Point::new(s, u);
     // From the model's structure, or one evaluation in dual numbers per column.
-    let from = if structure
+    let tree = structure
         && model.eval_inverse_dynamics_derivatives(
             &x,
             &(*qdd).into(),
             &mut d.d_q,
             &mut d.d_qd,
             &mut d.mass,
-        ) {
+            forces.then_some(&mut d.forces),
+        );
+    if forces && !tree {
+        d.forces = SVector::from(model.eval_inverse_dynamics_in(&x, &(*qdd).into()));
+    }
+    let from = if tree {
         2 * N
     } else {
         d.mass = model.mass_matrix(s, u);
@@ -585,19 +590,6 @@ fn derivatives_of_inverse_dynamics<T, const N: usize, const M: usize>(
             .into();
         set_column((&mut d.d_q, &mut d.d_qd, &mut d.d_u), k, &column);
     }
-}
-
-/// The inverse dynamics τ itself into [`InverseDynamicsDerivatives::forces`] (the
-/// linearization does not read it).
-fn with_forces<T: Model<N, M>, const N: usize, const M: usize>(
-    model: &T,
-    s: &State<N>,
-    qdd: &SVector<f64, N>,
-    u: &SVector<f64, M>,
-    d: &mut InverseDynamicsDerivatives<N, M>,
-) {
-    let forces = model.eval_inverse_dynamics_in(&Point::new(s, u), &(*qdd).into());
-    d.forces = SVector::from(forces);
 }
 
 /// [`linearize`] of a constrained model, by implicit differentiation of its KKT system
@@ -754,6 +746,7 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
                 &mut d.d_q,
                 &mut d.d_qd,
                 &mut d.mass,
+                None,
             );
             let d = &*d;
             // The rows and their targets do not read the inputs: along an input, only the

@@ -359,7 +359,8 @@ pub trait Model<const N: usize, const M: usize> {
     /// and down its tree (`crate::tree_dynamics`). `false`, the matrices left as they
     /// are, for any other model (the default): the runtime then differentiates the
     /// inverse dynamics in dual numbers, one direction at a time. The forces' derivatives
-    /// along the inputs are not among them. Not part of the public API.
+    /// along the inputs are not among them. With `forces`, τ itself too (the tree gives
+    /// it beside its derivatives). Not part of the public API.
     #[doc(hidden)]
     fn eval_inverse_dynamics_derivatives(
         &self,
@@ -368,8 +369,9 @@ pub trait Model<const N: usize, const M: usize> {
         d_q: &mut SMatrix<f64, N, N>,
         d_qd: &mut SMatrix<f64, N, N>,
         mass: &mut SMatrix<f64, N, N>,
+        forces: Option<&mut SVector<f64, N>>,
     ) -> bool {
-        let _ = (x, qdd, d_q, d_qd, mass);
+        let _ = (x, qdd, d_q, d_qd, mass, forces);
         false
     }
 

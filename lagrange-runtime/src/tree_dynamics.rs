@@ -503,9 +503,10 @@ impl Subtree {
     }
 }
 
-/// ∂τ/∂q, ∂τ/∂q̇ and M of the inverse dynamics of `robot` (a fixed base) at `x` and
-/// `qdd`, gravity `g` along −z and `damping[k]` the damping of coordinate k, written into
-/// `d_q`, `d_qd` and `mass` (every entry: the coordinates no joint moves get zeros).
+/// ∂τ/∂q, ∂τ/∂q̇ and M of the inverse dynamics of `robot` at `x` and `qdd`, gravity `g`
+/// along −z and `damping[k]` the damping of coordinate k, written into `d_q`, `d_qd` and
+/// `mass` (every entry: the coordinates no joint moves get zeros), and the tree's τ itself
+/// (its generalized forces, the damping's included, before any applied force) into `tau`.
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usize>(
@@ -517,6 +518,7 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     d_q: &mut SMatrix<f64, N, N>,
     d_qd: &mut SMatrix<f64, N, N>,
     mass: &mut SMatrix<f64, N, N>,
+    tau: &mut [f64; N],
 ) {
     let ground: Spatial = [0.0, 0.0, 0.0, 0.0, 0.0, g];
     let base = robot.floating.then(|| FloatingBase::at(x, qdd, &ground));
@@ -608,11 +610,13 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     for matrix in [&mut *d_q, &mut *d_qd, &mut *mass] {
         matrix.as_mut_slice().fill(0.0);
     }
+    tau.fill(0.0);
     for (i, place) in places.iter().enumerate() {
         let Some(ci) = place.coordinate else {
             continue;
         };
         let (s, sum, link) = (&place.column, &sums[i], &links[i]);
+        tau[ci] = pair(s, &sum.force);
         // Y_i S_i and Γ_iᵀ S_i (its angular part: the linear one is zero).
         let y = sum.inertia.apply(s);
         let gt = sum.gamma_transposed(s);
@@ -675,6 +679,9 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
             .unwrap_or(0);
         let whole = &sums[root];
         let (n, f) = (angular(&whole.force), linear(&whole.force));
+        let torque = transposed_apply(&b.c, n);
+        tau[..3].copy_from_slice(&f);
+        tau[3..7].copy_from_slice(&torque);
         for (q, (matrix, directions)) in [
             (&mut *d_q, &b.directions[0]),
             (&mut *d_qd, &b.directions[1]),
@@ -711,6 +718,7 @@ pub fn derivatives<const L: usize, const B: usize, const N: usize, const M: usiz
     }
     for (k, d) in damping.iter().enumerate() {
         d_qd[(k, k)] += d;
+        tau[k] += d * x.qd[k];
     }
 }
 

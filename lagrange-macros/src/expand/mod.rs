@@ -419,10 +419,20 @@ fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
         .iter()
         .map(|&d| float(d, Span::call_site()));
     let tree = internal(lets::ROBOT_TREE);
-    let [x, qdd, d_q, d_qd, mass] = ["x", "qdd", "d_q", "d_qd", "mass"].map(internal);
+    let [x, qdd, d_q, d_qd, mass, forces, tau] =
+        ["x", "qdd", "d_q", "d_qd", "mass", "forces", "tau"].map(internal);
+    // τ: the tree's less the applied forces' Q (unrolled), else the model's own inverse
+    // dynamics.
+    let tau_value = if l.forces.is_empty() {
+        Some(quote!(#p::SVector::from(#tau)))
+    } else {
+        crate::fast::generalized_forces_code(l, unrolled, &x, crate::fast::MAX_STATEMENTS)
+            .map(|q| quote!(#p::SVector::from(#tau) - #p::SVector::<f64, #n>::from(#q)))
+    }
+    .unwrap_or_else(|| quote!(#p::SVector::from(self.eval_inverse_dynamics_in(#x, #qdd))));
     // The forces' derivatives along the state unrolled where they stay small, else in
     // dual numbers over the forces.
-    let forces = dynamics.forces_move.then(|| {
+    let moving = dynamics.forces_move.then(|| {
         let read = &dynamics.forces_read;
         crate::fast::forces_along_state_code(
             l,
@@ -446,7 +456,9 @@ fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
             #d_q: &mut #p::SMatrix<f64, #n, #n>,
             #d_qd: &mut #p::SMatrix<f64, #n, #n>,
             #mass: &mut #p::SMatrix<f64, #n, #n>,
+            #forces: ::core::option::Option<&mut #p::SVector<f64, #n>>,
         ) -> bool {
+            let mut #tau = [0.0f64; #n];
             #p::tree_dynamics::derivatives(
                 &Self::#tree,
                 #gravity,
@@ -456,8 +468,12 @@ fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
                 #d_q,
                 #d_qd,
                 #mass,
+                &mut #tau,
             );
-            #forces
+            #moving
+            if let ::core::option::Option::Some(#forces) = #forces {
+                *#forces = #tau_value;
+            }
             true
         }
     })
