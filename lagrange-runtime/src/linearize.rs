@@ -787,10 +787,7 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
                 // 107 solves along the tree were a third of its linearization).
                 with_scratch(|inverse: &mut SMatrix<f64, N, N>| {
                     with_scratch(|targets: &mut SMatrix<f64, N, R>| {
-                        for i in 0..N {
-                            let (x, _) = self.kkt.solve(&unit(i), &SVector::zeros());
-                            inverse.set_column(i, &x);
-                        }
+                        self.kkt.dynamics_inverse_into(inverse);
                         for r in 0..R {
                             let (x, _) = self.kkt.solve(&SVector::zeros(), &unit(r));
                             targets.set_column(r, &x);

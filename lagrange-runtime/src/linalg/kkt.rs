@@ -278,6 +278,18 @@ impl<S: Scalar, const N: usize, const R: usize> Factored<S, N, R> {
         })
     }
 
+    /// The part of the inverse of `[M Jᵀ; J 0]` that takes f to x (with γ = 0), into
+    /// `out`: M̃⁻¹ − Y S⁻¹ Yᵀ, M̃ the factored (completed) M, Y = M̃⁻¹ Jᵀ and S = J Y, as
+    /// [`solve`](Self::solve) applies it (completing f with ρ J_cᵀ γ_c adds nothing for
+    /// γ = 0, and J M̃⁻¹ = Yᵀ), without a solve per column.
+    pub(crate) fn dynamics_inverse_into(&self, out: &mut SMatrix<S, N, N>) {
+        self.factor.inverse_into(out);
+        if R > 0 {
+            let t = self.schur.solve_columns(&self.y.transpose());
+            out.gemm(-S::one(), &self.y, &t, S::one());
+        }
+    }
+
     /// x and λ of `M x + Jᵀ λ = f, J x = γ` (γ zero on the idle rows).
     pub(crate) fn solve(
         &self,
@@ -351,6 +363,21 @@ impl<S: Scalar, const N: usize> AnyFactor<S, N> {
         match self {
             AnyFactor::Tree(f) => f.solve(rhs),
             AnyFactor::Dense(f) => f.solve(rhs),
+        }
+    }
+
+    /// M⁻¹ (of the completed M where it was completed) into `out`: along the tree, or a
+    /// solve per column.
+    fn inverse_into(&self, out: &mut SMatrix<S, N, N>) {
+        match self {
+            AnyFactor::Tree(f) => f.inverse_into(out),
+            AnyFactor::Dense(f) => {
+                for i in 0..N {
+                    let mut e = SVector::<S, N>::zeros();
+                    e[i] = S::one();
+                    out.set_column(i, &f.solve(&e));
+                }
+            }
         }
     }
 }
