@@ -795,21 +795,29 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
                         for (k, (dynamics, velocity)) in
                             columns(0, by_forces, evaluate, from_forces)
                         {
-                            // Over the entries that are not zero: a tree's ∂τ/∂q_k is zero
+                            // Over the entries that are not zero (a tree's ∂τ/∂q_k is zero
                             // off k's ancestors and subtree, an input's column is often a
-                            // unit one.
-                            let mut column = SVector::<f64, N>::zeros();
-                            for (c, a) in dynamics.iter().zip(inverse.column_iter()) {
-                                if *c != 0.0 {
-                                    column.axpy(-c, &a, 1.0);
+                            // unit one), through the column-major slices.
+                            let mut column = [0.0; N];
+                            // (A matrix's own `iter` steps a two-level iterator per entry.)
+                            let products = dynamics
+                                .as_slice()
+                                .iter()
+                                .zip(inverse.as_slice().chunks_exact(N))
+                                .chain(
+                                    velocity
+                                        .as_slice()
+                                        .iter()
+                                        .zip(targets.as_slice().chunks_exact(N)),
+                                );
+                            for (&c, a) in products {
+                                if c != 0.0 {
+                                    for (x, a) in column.iter_mut().zip(a) {
+                                        *x -= c * a;
+                                    }
                                 }
                             }
-                            for (c, b) in velocity.iter().zip(targets.column_iter()) {
-                                if *c != 0.0 {
-                                    column.axpy(-c, &b, 1.0);
-                                }
-                            }
-                            lin.set_column(k, &column);
+                            lin.set_column(k, &SVector::from(column));
                         }
                     });
                 });

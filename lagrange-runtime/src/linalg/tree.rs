@@ -277,41 +277,48 @@ impl<S: Scalar, const N: usize> TreeLdlt<S, N> {
     /// lower one is filled, then mirrored.
     pub(crate) fn inverse_into(&self, out: &mut SMatrix<S, N, N>) {
         let (h, parents, start) = (&self.h, &self.parents, &self.start);
-        out.fill(S::zero());
+        // Column-major: column i is `data[i * N..(i + 1) * N]`.
+        let data = out.as_mut_slice();
+        data.fill(S::zero());
         for i in 0..N {
-            out[(i, i)] = S::one();
+            let z = &mut data[i * N..(i + 1) * N];
+            z[i] = S::one();
             let mut k = i;
             while k != NO_PARENT {
-                let zk = out[(k, i)];
+                let zk = z[k];
                 for run in runs(parents, start, parents[k]) {
-                    for a in run {
-                        let update = h[k][a] * zk;
-                        out[(a, i)] -= update;
+                    for (x, &l) in z[run.clone()].iter_mut().zip(&h[k][run]) {
+                        *x -= l * zk;
                     }
                 }
                 k = parents[k];
             }
         }
-        // (M⁻¹)_ij = Σ_a Z_ai Z_aj / d_a over a ≤ j ≤ i, the diagonal apart until the
-        // upper triangle is no longer read.
-        let mut diagonal = [S::zero(); N];
-        for i in 0..N {
-            for j in 0..=i {
-                let mut sum = S::zero();
-                for a in 0..=j {
-                    sum += out[(a, i)] * out[(a, j)] * self.inv[a];
-                }
-                if i == j {
-                    diagonal[i] = sum;
-                } else {
-                    out[(i, j)] = sum;
-                }
+        // (M⁻¹)_ij = Σ_a Z_ai Z_aj / d_a over a ≤ j < i into the lower triangle, which no
+        // column of Z reaches, with w = Z_·j / d of each column taken before its diagonal
+        // is overwritten.
+        let mut w = [S::zero(); N];
+        for j in 0..N {
+            for ((w, &z), &inv) in w.iter_mut().zip(&data[j * N..=j * N + j]).zip(&self.inv) {
+                *w = z * inv;
             }
+            let w = &w[..=j];
+            let dot = |column: &[S]| -> S {
+                column
+                    .iter()
+                    .zip(w)
+                    .fold(S::zero(), |sum, (&z, &w)| sum + z * w)
+            };
+            let diagonal = dot(&data[j * N..=j * N + j]);
+            for i in j + 1..N {
+                let entry = dot(&data[i * N..=i * N + j]);
+                data[j * N + i] = entry;
+            }
+            data[j * N + j] = diagonal;
         }
-        for i in 0..N {
-            out[(i, i)] = diagonal[i];
-            for j in 0..i {
-                out[(j, i)] = out[(i, j)];
+        for j in 0..N {
+            for i in j + 1..N {
+                data[i * N + j] = data[j * N + i];
             }
         }
     }
