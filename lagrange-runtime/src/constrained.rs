@@ -189,12 +189,16 @@ pub(crate) fn solution<T: Model<N, M>, const N: usize, const M: usize, const K: 
     u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
 ) -> Result<Solution<N, K>, DynamicsError> {
-    solution_and_system::<T, N, M, K>(model, s, u, stabilization).map(|(solution, ..)| solution)
+    let tree = T::MASS_TREE;
+    solved::<T, N, M, K, ()>(model, s, u, stabilization, |mass, f, j, gamma| {
+        linalg::kkt::solve(mass, f, j, gamma, tree.as_ref()).map(|(x, lambda)| (x, lambda, ()))
+    })
+    .map(|(solution, ())| solution)
 }
 
-/// [`solution`] with the mass matrix and the constraint Jacobian it solved with: what the
-/// implicit derivatives of the solve (`linearize`) factor again.
-pub(crate) fn solution_and_system<
+/// [`solution`] without stabilization, with the KKT matrix it factored kept for more
+/// right-hand sides: what the implicit derivatives of the solve (`linearize`) solve with.
+pub(crate) fn solution_and_factored<
     T: Model<N, M>,
     const N: usize,
     const M: usize,
@@ -203,8 +207,27 @@ pub(crate) fn solution_and_system<
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
+) -> Result<(Solution<N, K>, linalg::kkt::Factored<f64, N, K>), DynamicsError> {
+    let tree = T::MASS_TREE;
+    solved::<T, N, M, K, _>(model, s, u, None, |mass, f, j, gamma| {
+        linalg::kkt::solve_keeping(mass, f, j, gamma, tree.as_ref())
+    })
+}
+
+/// The solution at `s`, `u` by `solve` (q̈, λ and what else it keeps), its failures
+/// diagnosed as [`solve_diagnosed`]'s.
+fn solved<T: Model<N, M>, const N: usize, const M: usize, const K: usize, X>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
-) -> Result<(Solution<N, K>, SMatrix<f64, N, N>, SMatrix<f64, K, N>), DynamicsError> {
+    solve: impl FnOnce(
+        &SMatrix<f64, N, N>,
+        &SVector<f64, N>,
+        &SMatrix<f64, K, N>,
+        &SVector<f64, K>,
+    ) -> Result<(SVector<f64, N>, SVector<f64, K>, X), Unsolvable<f64, K>>,
+) -> Result<(Solution<N, K>, X), DynamicsError> {
     if let Some(gains) = stabilization {
         gains.check()?;
     }
@@ -230,15 +253,16 @@ pub(crate) fn solution_and_system<
     finite(&rhs, "forces of the equations of motion")?;
     finite(&j, "constraint Jacobian")?;
     finite(&gamma, "constraints differentiated to acceleration level")?;
-    let (qdd, lambda) = solve_diagnosed::<T, N, M, K>(&mass, &rhs, &j, &gamma)
-        .map_err(|e| here_or_everywhere::<T, N, M, K>(model, s, u, e))?;
+    let (qdd, lambda, kept) = solve(&mass, &rhs, &j, &gamma).map_err(|e| {
+        here_or_everywhere::<T, N, M, K>(model, s, u, why_unsolvable::<T, N, M, K>(&mass, &j, e))
+    })?;
     finite(&qdd, "accelerations")?;
     finite(&lambda, "constraint multipliers")?;
     let solution = Solution {
         accelerations: qdd,
         multipliers: lambda,
     };
-    Ok((solution, mass, j))
+    Ok((solution, kept))
 }
 
 /// [`linalg::kkt::solve`] in `f64`, or why it has no solution: which velocities neither

@@ -621,7 +621,7 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
 
     fn run<const K: usize>(self) -> Self::Output {
         let (model, s, u) = (self.model, self.s, self.u);
-        let implicit = Implicit::<N, K>::at(model, s, u, not_finite)?;
+        let implicit = Implicit::<N, K>::at(model, s, u)?;
         // The tangent space of the constraint manifold in the state (q, q̇): the null space
         // of the holonomic constraints at position level and every constraint at velocity
         // level. A state variable that no constraint involves (the position of a cyclic
@@ -675,19 +675,14 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         }
     }
 
-    /// At the model's solution at `s`, `u` (its own R constraints): its errors those of the
-    /// accelerations there, or `failed()` where the KKT matrix that solved does not factor
-    /// again (not expected: the same choices as the solve).
+    /// At the model's solution at `s`, `u` (its own R constraints), with the KKT matrix
+    /// the solve factored: its errors those of the accelerations there.
     fn at<T: Model<N, M>, const M: usize>(
         model: &T,
         s: &State<N>,
         u: &SVector<f64, M>,
-        failed: fn() -> DynamicsError,
     ) -> Result<Self, DynamicsError> {
-        let (solution, mass, j) =
-            crate::constrained::solution_and_system::<T, N, M, R>(model, s, u, None)?;
-        let kkt = linalg::kkt::Factored::new(&mass, &j, &j, &[false; R], T::MASS_TREE.as_ref())
-            .map_err(|_| failed())?;
+        let (solution, kkt) = crate::constrained::solution_and_factored::<T, N, M, R>(model, s, u)?;
         Ok(Implicit::new(
             kkt,
             &solution.accelerations,
@@ -913,7 +908,7 @@ where
 
     fn run<const K: usize>(self) -> Self::Output {
         let (model, s, u) = (self.model, self.s, self.u);
-        let implicit = Implicit::<N, K>::at(model, s, u, sensitivities_not_finite)?;
+        let implicit = Implicit::<N, K>::at(model, s, u)?;
         let x = Point::new(s, u).map(Dual64::from_re);
         let residuals = |p: &[Dual64; P]| {
             let terms = WithParameters {

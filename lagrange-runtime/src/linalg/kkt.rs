@@ -200,6 +200,39 @@ pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
     solve_factored(|x| factor.solve(x), rho, f, j, gamma)
 }
 
+/// [`solve`], keeping what it factored for more right-hand sides ([`Factored`]): the same
+/// factorization, choices, failures and numbers as `solve`, not [`Factored::new`]'s (which
+/// falls back to a dense factorization where the tree's fails), so that the implicit
+/// derivatives of a solve factor its KKT matrix once.
+#[allow(clippy::type_complexity)]
+pub(crate) fn solve_keeping<S: Scalar, const N: usize, const K: usize>(
+    mass: &SMatrix<S, N, N>,
+    f: &SVector<S, N>,
+    j: &SMatrix<S, K, N>,
+    gamma: &SVector<S, K>,
+    tree: Option<&MassTree<N>>,
+) -> Result<(SVector<S, N>, SVector<S, K>, Factored<S, N, K>), Unsolvable<S, K>> {
+    let (factor, rho) = if let Some(tree) = tree.filter(|t| t.is_valid()) {
+        debug_assert!(tree.holds(mass, j), "{BROKEN_TREE}");
+        let mut factor = TreeLdlt::new(mass, tree);
+        let weight = || gram::mass_weight(mass, j);
+        let rho = factor
+            .factor_completing(mass, j, tree.constrained, plain::<K>(), weight)
+            .map_err(|rho| match rho {
+                Some(rho) => Unsolvable::Completed { rho },
+                None => Unsolvable::Mass,
+            })?;
+        (AnyFactor::Tree(factor), rho)
+    } else {
+        let (factor, rho) = factor_completed(mass, j)?;
+        (AnyFactor::Dense(factor), rho)
+    };
+    let (x, lambda) = solve_factored(|x| factor.solve(x), rho, f, j, gamma)?;
+    let completion = Completion { rho, rows: K };
+    let kept = Factored::from_factor(factor, completion, j, &[false; K])?;
+    Ok((x, lambda, kept))
+}
+
 /// The rest of [`solve`], given the factorization's solve and the completion's weight.
 #[inline]
 fn solve_factored<S: Scalar, const N: usize, const K: usize>(
@@ -255,6 +288,16 @@ impl<S: Scalar, const N: usize, const R: usize> Factored<S, N, R> {
         tree: Option<&MassTree<N>>,
     ) -> Result<Self, Unsolvable<S, R>> {
         let (factor, completion) = factor_for(mass, own, j, tree)?;
+        Self::from_factor(factor, completion, j, idle)
+    }
+
+    /// The rest of [`new`](Self::new), given M's factorization and how it was completed.
+    fn from_factor(
+        factor: AnyFactor<S, N>,
+        completion: Completion,
+        j: &SMatrix<S, R, N>,
+        idle: &[bool; R],
+    ) -> Result<Self, Unsolvable<S, R>> {
         let mut y = SMatrix::<S, N, R>::zeros();
         for r in 0..R {
             y.set_column(r, &factor.solve(&j.row(r).transpose()));
