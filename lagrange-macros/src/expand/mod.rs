@@ -432,7 +432,7 @@ fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
     .unwrap_or_else(|| quote!(#p::SVector::from(self.eval_inverse_dynamics_in(#x, #qdd))));
     // The forces' derivatives along the state unrolled where they stay small, else in
     // dual numbers over the forces.
-    let moving = dynamics.forces_move.then(|| {
+    let moving = (!dynamics.moving.is_empty()).then(|| {
         let read = &dynamics.forces_read;
         crate::fast::forces_along_state_code(
             l,

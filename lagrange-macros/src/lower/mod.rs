@@ -136,8 +136,7 @@ pub struct TreeDynamics {
     /// derivatives are unrolled (`crate::fast::forces_along_state_code`) or taken in dual
     /// numbers over the forces alone (`lagrange_runtime::tree_dynamics::forces_along_state`).
     pub moving: Vec<usize>,
-    /// Whether there are any, and whether one reads the velocities.
-    pub forces_move: bool,
+    /// Whether one of them reads the velocities.
     pub forces_read_velocities: bool,
     /// The coordinates the forces read (in their values or their velocities): the only
     /// directions of q along which Q can change.
@@ -207,7 +206,6 @@ impl Lowered {
                 !(still(f.force) && on_a_coordinate(f.velocity))
             })
             .collect();
-        let forces_move = !moving.is_empty();
         let forces_read_velocities = moving
             .iter()
             .any(|&k| self.ir.deps(self.forces[k].force).has(crate::ir::Deps::QD));
@@ -229,7 +227,6 @@ impl Lowered {
             gravity,
             damping,
             moving,
-            forces_move,
             forces_read_velocities,
             forces_read,
         })
