@@ -185,19 +185,32 @@ pub(crate) fn solve<S: Scalar, const N: usize, const K: usize>(
     tree: Option<&MassTree<N>>,
 ) -> Result<(SVector<S, N>, SVector<S, K>), Unsolvable<S, K>> {
     if let Some(tree) = tree.filter(|t| t.is_valid()) {
-        debug_assert!(tree.holds(mass, j), "{BROKEN_TREE}");
         let mut factor = TreeLdlt::new(mass, tree);
-        let weight = || gram::mass_weight(mass, j);
-        let rho = factor
-            .factor_completing(mass, j, tree.constrained, plain::<K>(), weight)
-            .map_err(|rho| match rho {
-                Some(rho) => Unsolvable::Completed { rho },
-                None => Unsolvable::Mass,
-            })?;
+        let rho = factor_along(&mut factor, mass, j, tree)?;
         return solve_factored(|x| factor.solve(x), rho, f, j, gamma);
     }
     let (factor, rho) = factor_completed(mass, j)?;
     solve_factored(|x| factor.solve(x), rho, f, j, gamma)
+}
+
+/// Factors `factor`, the working copy of `mass` along `tree`, as [`solve`] does: M's own
+/// pivots where they pass, else M + ρ JᵀJ with ρ from the mass weight of `j`
+/// ([`TreeLdlt::factor_completing`]); ρ, or why neither factors. In place: a large
+/// model's factor is not moved through another frame.
+fn factor_along<S: Scalar, const N: usize, const K: usize>(
+    factor: &mut TreeLdlt<S, N>,
+    mass: &SMatrix<S, N, N>,
+    j: &SMatrix<S, K, N>,
+    tree: &MassTree<N>,
+) -> Result<Option<f64>, Unsolvable<S, K>> {
+    debug_assert!(tree.holds(mass, j), "{BROKEN_TREE}");
+    let weight = || gram::mass_weight(mass, j);
+    factor
+        .factor_completing(mass, j, tree.constrained, plain::<K>(), weight)
+        .map_err(|rho| match rho {
+            Some(rho) => Unsolvable::Completed { rho },
+            None => Unsolvable::Mass,
+        })
 }
 
 /// [`solve`], keeping what it factored for more right-hand sides ([`Factored`]): the same
@@ -213,15 +226,8 @@ pub(crate) fn solve_keeping<S: Scalar, const N: usize, const K: usize>(
     tree: Option<&MassTree<N>>,
 ) -> Result<(SVector<S, N>, SVector<S, K>, Factored<S, N, K>), Unsolvable<S, K>> {
     let (factor, rho) = if let Some(tree) = tree.filter(|t| t.is_valid()) {
-        debug_assert!(tree.holds(mass, j), "{BROKEN_TREE}");
         let mut factor = TreeLdlt::new(mass, tree);
-        let weight = || gram::mass_weight(mass, j);
-        let rho = factor
-            .factor_completing(mass, j, tree.constrained, plain::<K>(), weight)
-            .map_err(|rho| match rho {
-                Some(rho) => Unsolvable::Completed { rho },
-                None => Unsolvable::Mass,
-            })?;
+        let rho = factor_along(&mut factor, mass, j, tree)?;
         (AnyFactor::Tree(factor), rho)
     } else {
         let (factor, rho) = factor_completed(mass, j)?;
@@ -387,11 +393,8 @@ fn factor_for<S: Scalar, const N: usize, const K: usize, const R: usize>(
 ) -> Result<(AnyFactor<S, N>, Completion), Unsolvable<S, R>> {
     let by_own = |rho| Completion { rho, rows: K };
     if let Some(tree) = tree.filter(|t| t.is_valid()) {
-        debug_assert!(tree.holds(mass, own), "{BROKEN_TREE}");
         let mut factor = TreeLdlt::new(mass, tree);
-        let weight = || gram::mass_weight(mass, own);
-        if let Ok(rho) = factor.factor_completing(mass, own, tree.constrained, plain::<K>(), weight)
-        {
+        if let Ok(rho) = factor_along(&mut factor, mass, own, tree) {
             return Ok((AnyFactor::Tree(factor), by_own(rho)));
         }
     } else if let Ok((factor, rho)) = factor_completed(mass, own) {
