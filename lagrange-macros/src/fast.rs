@@ -304,24 +304,20 @@ pub fn equations_fn(l: &Lowered, g: &Graph, max_statements: usize) -> Option<Tok
 
     let p = private();
     let m = l.inputs.len();
-    let unpack = unpack(l, &x, &t);
-    let statements = &e.statements;
-    let declaration = e.declaration();
+    let body = body(l, &x, &t, &e);
     // A small model's equations are inlined into their callers: the result then stays
     // in registers, and what a caller does not use (the momenta, say) is never computed.
     // Larger ones stay one function, compiled once (an `#[inline]` function is compiled
     // again in every codegen unit that calls it). The model and the generic functions that
     // call this are instantiated in the same crate, so no hint is needed for that.
-    let inline = (statements.len() <= INLINE_STATEMENTS).then(|| quote!(#[inline(always)]));
+    let inline = (e.statements.len() <= INLINE_STATEMENTS).then(|| quote!(#[inline(always)]));
     Some(quote! {
         const FAST_EQUATIONS: bool = true;
 
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         #inline
         fn eval_equations(&self, #x: &#p::Point<f64, #n, #m>) -> #p::Equations<#n> {
-            #unpack
-            #declaration
-            #(#statements)*
+            #body
             #p::Equations {
                 mass: <#p::SMatrix<f64, #n, #n> as #p::From<[[f64; #n]; #n]>>::from([#(#columns),*]),
                 momenta: <#p::SVector<f64, #n> as #p::From<[f64; #n]>>::from([#(#momenta),*]),
@@ -391,6 +387,20 @@ fn value_statements(g: &Graph, roots: &[(Id, BTreeSet<Mono>)]) -> usize {
             | Op::P1(..) => true,
         })
         .count()
+}
+
+/// The body of every generated function or block of this module, before what it returns
+/// or stores: the locals it reads ([`unpack`]), the declaration of its own, and the
+/// statements `e` wrote.
+fn body(l: &Lowered, x: &Ident, t: &Ident, e: &Emit) -> TokenStream {
+    let unpack = unpack(l, x, t);
+    let declaration = e.declaration();
+    let statements = &e.statements;
+    quote! {
+        #unpack
+        #declaration
+        #(#statements)*
+    }
 }
 
 /// The locals the generated code reads, from the model (`self`) and the point `x`: the
@@ -472,15 +482,11 @@ pub fn jacobian_rows_fn(
         )
     });
     let (p, m, k) = (private(), l.inputs.len(), elems.len());
-    let unpack = unpack(l, &x, &t);
-    let declaration = e.declaration();
-    let statements = &e.statements;
+    let body = body(l, &x, &t, &e);
     Some(quote! {
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         fn #name(&self, #x: &#p::Point<f64, #n, #m>) -> #p::jacobian::Rows<#n, #k> {
-            #unpack
-            #declaration
-            #(#statements)*
+            #body
             #p::jacobian::Rows { matrix: [#(#rows),*], drift: [#(#drifts),*] }
         }
     })
@@ -554,15 +560,11 @@ pub fn forces_along_state_code(
             }
         }
     }
-    let unpack = unpack(l, x, &t);
-    let declaration = e.declaration();
-    let statements = &e.statements;
+    let body = body(l, x, &t, &e);
     Some(quote! {
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         {
-            #unpack
-            #declaration
-            #(#statements)*
+            #body
             #(#stores)*
         }
     })
@@ -600,15 +602,11 @@ pub fn generalized_forces_code(
             e.sum(products(terms)).unwrap_or(Val::Lit(0.0))
         })
         .collect();
-    let unpack = unpack(l, x, &t);
-    let declaration = e.declaration();
-    let statements = &e.statements;
+    let body = body(l, x, &t, &e);
     Some(quote! {
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         {
-            #unpack
-            #declaration
-            #(#statements)*
+            #body
             [#(#entries),*]
         }
     })
@@ -662,9 +660,7 @@ pub fn forces_along_inputs_fn(
         columns.push(quote!([#(#column),*]));
     }
     let p = private();
-    let unpack = unpack(l, &x, &t);
-    let declaration = e.declaration();
-    let statements = &e.statements;
+    let body = body(l, &x, &t, &e);
     Some(quote! {
         #[allow(non_snake_case, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
         fn eval_forces_along_inputs(
@@ -672,9 +668,7 @@ pub fn forces_along_inputs_fn(
             #x: &#p::Point<f64, #n, #m>,
             #d_u: &mut #p::SMatrix<f64, #n, #m>,
         ) -> bool {
-            #unpack
-            #declaration
-            #(#statements)*
+            #body
             *#d_u = <#p::SMatrix<f64, #n, #m> as #p::From<[[f64; #n]; #m]>>::from([#(#columns),*]);
             true
         }
