@@ -747,21 +747,25 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
             // The rows and their targets do not read the inputs: along an input, only the
             // inverse dynamics moves.
             let evaluate = |k| {
-                if tree && k < N && k >= reads {
-                    return (d.d_q.column(k).into_owned(), SVector::zeros());
-                } else if tree && (N..2 * N).contains(&k) && k - N >= reads {
-                    return (d.d_qd.column(k - N).into_owned(), SVector::zeros());
-                }
-                let x = x.seeded(k);
-                if tree && k < N {
-                    let j = rows(&x).map(|e| e.eps);
-                    (
-                        d.d_q.column(k) + j.transpose() * lambda,
-                        j * qdd - targets(&x).eps(),
-                    )
-                } else if tree && k < 2 * N {
-                    (d.d_qd.column(k - N).into_owned(), -targets(&x).eps())
+                if tree && k < 2 * N {
+                    let column = if k < N {
+                        d.d_q.column(k)
+                    } else {
+                        d.d_qd.column(k - N)
+                    };
+                    // Along a coordinate the rows do not read, or its rate, they stay.
+                    if k % N >= reads {
+                        return (column.into_owned(), SVector::zeros());
+                    }
+                    let x = x.seeded(k);
+                    if k < N {
+                        let j = rows(&x).map(|e| e.eps);
+                        (column + j.transpose() * lambda, j * qdd - targets(&x).eps())
+                    } else {
+                        (column.into_owned(), -targets(&x).eps())
+                    }
                 } else {
+                    let x = x.seeded(k);
                     let dynamics =
                         SVector::from(model.eval_inverse_dynamics_in(&x, &self.qdd.into()));
                     match k {
@@ -776,10 +780,10 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
             let from_forces = |column| (column, SVector::zeros());
             with_scratch(|lin: &mut Blocks<N, M>| {
                 let by_forces = by_forces.then_some(&d.d_u);
-                // The q̈ part of the KKT matrix's inverse, [A B] (A along the dynamics, B
-                // along the rows' targets), from N + R solves: then each of the 2N + M
-                // columns is −(A ∂f + B ∂γ), two products instead of a solve (the G1's
-                // 107 solves along the tree were a third of its linearization).
+                // The q̈ part of the KKT matrix's inverse, [A B] (A along the dynamics,
+                // formed at once; B along the rows' targets, from R solves): then each of
+                // the 2N + M columns is −(A ∂f + B ∂γ), two products instead of a solve
+                // (the G1's 107 solves along the tree were a third of its linearization).
                 with_scratch(|inverse: &mut SMatrix<f64, N, N>| {
                     with_scratch(|targets: &mut SMatrix<f64, N, R>| {
                         self.kkt.dynamics_inverse_into(inverse);
