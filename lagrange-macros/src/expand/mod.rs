@@ -270,8 +270,10 @@ fn sweep_equations(
         internal("__gradient"),
     );
     quote! {{
-        let mut #mass = #p::SMatrix::<#scalar, #n, #n>::from_element(
-            <#scalar as #p::From<f64>>::from(0.0),
+        // From an array rather than `from_element`, whose iterator an unoptimized build
+        // copies through frames of several matrices each (565 KB of stack for N = 101).
+        let mut #mass = <#p::SMatrix<#scalar, #n, #n> as #p::From<[[#scalar; #n]; #n]>>::from(
+            [[<#scalar as #p::From<f64>>::from(0.0); #n]; #n],
         );
         let (#bias, #gradient) = Self::__lagrange_sweep::<#scalar>(
             #values,
