@@ -1732,6 +1732,141 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
     assert!(!takes_its_tree(&Ur5Rotor::default()));
 }
 
+/// The accelerations a robot takes from its tree by the articulated-body algorithm
+/// (`Model::eval_tree_accelerations`: its URDF's model alone, no constraint but its
+/// floating base's) are the KKT solve's of its equations (`constrained::solve`, the sweep's
+/// mass matrix and forces, the floating base's quaternion constraint) to 1e-11 of the
+/// largest, with and without Baumgarte gains; and for a fixed base the inverse dynamics
+/// of the sweep vanishes at them: on the UR5, the locked gripper (a fixed joint inside),
+/// the light wrist at the origin and 1 414 m from it, a UR5 with a damper, a spring and a
+/// push, the rotor without mass, the floating box, the Solo-12 and the G1 (quaternions up
+/// to 10 % off the unit sphere with rates across it, as a drifting simulation has them);
+/// at all-zero states (the identity quaternion), at rest, and at random states. The mimic
+/// joints' constraint and a rotor inertia outside the tree keep the KKT solve.
+#[test]
+fn the_articulated_body_algorithm_gives_the_accelerations_of_the_equations() {
+    use lagrange_runtime::constrained::Stabilization;
+    use lagrange_runtime::model::Model;
+
+    fn check<T: ConstraintSolver<N, M> + Model<N, M>, const N: usize, const M: usize>(
+        name: &str,
+        model: &T,
+        seed: u64,
+        floating: bool,
+    ) {
+        assert!(
+            T::TREE_ACCELERATIONS,
+            "{name} takes its tree's accelerations"
+        );
+        let mut rng = common::Rng(seed);
+        let mut random = |lo: f64, hi: f64| SVector::<f64, N>::from_fn(|_, _| rng.uniform(lo, hi));
+        let mut states = vec![
+            ("zero", SVector::zeros(), SVector::zeros()),
+            ("at rest", random(-3.0, 3.0), SVector::zeros()),
+        ];
+        for _ in 0..4 {
+            states.push(("random", random(-3.0, 3.0), random(-2.0, 2.0)));
+        }
+        let u = SVector::<f64, M>::from_fn(|k, _| 0.5 - 0.25 * k as f64);
+        let gains = Stabilization {
+            alpha: 3.0,
+            beta: 2.0,
+        };
+        for (k, (label, mut q, qd)) in states.into_iter().enumerate() {
+            if floating {
+                let n = if k == 0 {
+                    SVector::<f64, 4>::x()
+                } else {
+                    SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize()
+                        * (1.0 + rng.uniform(-0.1, 0.1))
+                };
+                q.fixed_rows_mut::<4>(3).copy_from(&n);
+            }
+            let s = State::new(0.3, q, qd);
+            let tree = model.accelerations(&s, &u).expect("finite");
+            let stabilized = model
+                .stabilized_accelerations(&s, &u, gains)
+                .expect("finite");
+            #[allow(deprecated)]
+            let (kkt, kkt_stabilized) =
+                <T::Constraints as lagrange_runtime::model::ConstraintCount>::with(Solves {
+                    model,
+                    s,
+                    u,
+                    gains,
+                });
+            for (what, a, b) in [
+                ("q̈", &tree, &kkt),
+                ("stabilized q̈", &stabilized, &kkt_stabilized),
+            ] {
+                let scale = b.amax().max(1.0);
+                let off = (a - b).amax();
+                assert!(
+                    off <= 1e-11 * scale,
+                    "{name}, {label}: {what} off by {off:e} of {scale:e}\ntree {a}KKT {b}"
+                );
+            }
+            if !floating {
+                let residual = model.inverse_dynamics(&s, &tree, &u);
+                let scale = model.mass_matrix(&s, &u).amax() * tree.amax().max(1.0);
+                assert!(
+                    residual.amax() <= 1e-11 * scale,
+                    "{name}, {label}: the inverse dynamics at q̈ is {residual}"
+                );
+            }
+        }
+    }
+
+    /// The KKT solve with the model's constraint count, plain and stabilized.
+    struct Solves<'a, T, const N: usize, const M: usize> {
+        model: &'a T,
+        s: State<N>,
+        u: SVector<f64, M>,
+        gains: Stabilization,
+    }
+
+    impl<T: Model<N, M>, const N: usize, const M: usize> lagrange_runtime::model::WithCount
+        for Solves<'_, T, N, M>
+    {
+        type Output = (SVector<f64, N>, SVector<f64, N>);
+
+        #[allow(deprecated)]
+        fn run<const K: usize>(self) -> Self::Output {
+            let solve = |gains| {
+                lagrange_runtime::constrained::solve::<T, N, M, K>(
+                    self.model, &self.s, &self.u, gains,
+                )
+                .expect("finite")
+                .accelerations
+            };
+            (solve(None), solve(Some(self.gains)))
+        }
+    }
+
+    check("UR5", &Ur5::default(), 1, false);
+    check("locked gripper", &LockedGripper::default(), 4, false);
+    check("light wrist", &LightWrist::default(), 5, false);
+    check(
+        "light wrist at 1 414 m",
+        &LightWrist1000::default(),
+        6,
+        false,
+    );
+    check(
+        "UR5 with a damper, a spring and a push",
+        &Ur5Pushed::default(),
+        9,
+        false,
+    );
+    check("rotor without mass", &Massless::default(), 10, false);
+    check("floating box", &FloatingBox::default(), 11, true);
+    check("Solo-12", &Solo12::default(), 7, true);
+    check("G1", &lagrange_test_models::g1::G1::default(), 8, true);
+    const { assert!(!<Panda as Model<9, 0>>::TREE_ACCELERATIONS) };
+    const { assert!(!<MimicSlider as Model<2, 1>>::TREE_ACCELERATIONS) };
+    const { assert!(!<Ur5Rotor as Model<6, 0>>::TREE_ACCELERATIONS) };
+}
+
 lagrangian! {
     /// The Panda with its hand's origin as a candidate point contact: a fixed-base robot
     /// whose contact-constrained derivatives take the tree's.

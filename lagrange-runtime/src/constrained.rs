@@ -244,12 +244,7 @@ fn solved<T: Model<N, M>, const N: usize, const M: usize, const K: usize, X>(
         });
     }
     finite(&mass, "mass matrix")?;
-    let (v, j) = velocity_terms::<T, N, M, K>(model, s, u);
-    let mut gamma = gamma::<T, f64, N, M, K>(model, &Point::new(s, u));
-    if let Some(Stabilization { alpha, beta }) = stabilization {
-        let (phi, _) = position_terms::<T, N, M, K>(model, s.t, &s.q, u);
-        gamma -= v * (2.0 * alpha) + phi * (beta * beta);
-    }
+    let (j, gamma) = rows_and_targets::<T, N, M, K>(model, s, u, stabilization);
     finite(&rhs, "forces of the equations of motion")?;
     finite(&j, "constraint Jacobian")?;
     finite(&gamma, "constraints differentiated to acceleration level")?;
@@ -641,7 +636,7 @@ pub(crate) fn finite<const R: usize, const C: usize>(
     m: &SMatrix<f64, R, C>,
     quantity: &'static str,
 ) -> Result<(), DynamicsError> {
-    if m.iter().all(|x| x.is_finite()) {
+    if linalg::all_finite(m.as_slice()) {
         Ok(())
     } else {
         Err(DynamicsError::NonFiniteResult { quantity })
@@ -674,12 +669,59 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize, cons
     if let Some(gains) = stabilization {
         gains.check()?;
     }
+    if T::TREE_ACCELERATIONS
+        && let Some(qdd) = along_tree::<T, N, M, K>(model, s, u, stabilization)?
+    {
+        return Ok(qdd);
+    }
     if K == 0 {
         // The hot path of every integrator step of a model without constraints.
         crate::eval::accelerations(model, s, u)
     } else {
         solution::<T, N, M, K>(model, s, u, stabilization).map(|r| r.accelerations)
     }
+}
+
+/// The constraints' rows J at `s` and their targets γ (J q̈ = γ), the velocity and
+/// position errors fed back with `stabilization`'s gains: γ − 2α J q̇ − β² Φ.
+fn rows_and_targets<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    stabilization: Option<Stabilization>,
+) -> (SMatrix<f64, K, N>, SVector<f64, K>) {
+    let (v, j) = velocity_terms::<T, N, M, K>(model, s, u);
+    let mut gamma = gamma::<T, f64, N, M, K>(model, &Point::new(s, u));
+    if let Some(Stabilization { alpha, beta }) = stabilization {
+        let (phi, _) = position_terms::<T, N, M, K>(model, s.t, &s.q, u);
+        gamma -= v * (2.0 * alpha) + phi * (beta * beta);
+    }
+    (j, gamma)
+}
+
+/// q̈ of a robot by the articulated-body algorithm over its tree
+/// ([`Model::eval_tree_accelerations`]), with its floating base's constraint (K = 1) as
+/// [`solution`] takes it; `None` where that does not give them (the state checked first),
+/// for the KKT solve to find them or to say why it cannot.
+fn along_tree<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    stabilization: Option<Stabilization>,
+) -> Result<Option<SVector<f64, N>>, DynamicsError> {
+    check_state::<T, N, M>(s, u)?;
+    let x = Point::new(s, u);
+    let mut qdd = [0.0; N];
+    let found = match K {
+        0 => model.eval_tree_accelerations(&x, None, &mut qdd),
+        1 => {
+            let (j, gamma) = rows_and_targets::<T, N, M, K>(model, s, u, stabilization);
+            let row: [f64; N] = from_fn(|i| j[(0, i)]);
+            model.eval_tree_accelerations(&x, Some((&row, gamma[0])), &mut qdd)
+        }
+        _ => false,
+    };
+    Ok(found.then(|| SVector::from(qdd)))
 }
 
 // The state Jacobian with the model's number of constraints K, for code generic over Model.

@@ -283,7 +283,7 @@ fn finished<const N: usize, const M: usize>(
     ),
     tangent: DMatrix<f64>,
 ) -> Result<Linearization<N, M>, DynamicsError> {
-    let finite = |m: &[f64]| m.iter().all(|x| x.is_finite());
+    let finite = linalg::all_finite;
     if !(finite(d_q.as_slice())
         && finite(d_qd.as_slice())
         && finite(d_u.as_slice())

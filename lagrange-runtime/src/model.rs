@@ -385,6 +385,28 @@ pub trait Model<const N: usize, const M: usize> {
         false
     }
 
+    /// Whether [`eval_tree_accelerations`](Model::eval_tree_accelerations) may give the
+    /// accelerations: `lagrangian!` sets it for a robot that is its URDF's tree and nothing
+    /// else, whose only constraint is its floating base's. Not part of the public API.
+    #[doc(hidden)]
+    const TREE_ACCELERATIONS: bool = false;
+
+    /// q̈ at `x` by the articulated-body algorithm over the robot's tree
+    /// (`crate::tree_dynamics::accelerations`), `constraint` its floating base's (the row
+    /// j and the target γ of j q̈ = γ), into `qdd`. `false` where it does not apply or
+    /// fails (the default: any model but a robot's), the caller then solving the model's
+    /// equations. Not part of the public API.
+    #[doc(hidden)]
+    fn eval_tree_accelerations(
+        &self,
+        x: &Point<f64, N, M>,
+        constraint: Option<(&[f64; N], f64)>,
+        qdd: &mut [f64; N],
+    ) -> bool {
+        let _ = (x, constraint, qdd);
+        false
+    }
+
     /// The accelerations at a point in any scalar: the equations of
     /// [`eval_equations_in`](Model::eval_equations_in) solved by the one solve of the
     /// runtime, with the model's constraints if it has any;

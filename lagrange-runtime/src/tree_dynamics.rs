@@ -1,6 +1,7 @@
 //! A URDF robot's mass matrix ([`mass_matrix`], the composite-rigid-body algorithm,
-//! floating bases included) and the derivatives of its inverse dynamics ([`derivatives`])
-//! from its tree. The derivatives, in one pass up and one down the tree: ∂τ/∂q, ∂τ/∂q̇
+//! floating bases included), its accelerations ([`accelerations`], the articulated-body
+//! algorithm) and the derivatives of its inverse dynamics ([`derivatives`]) from its
+//! tree. The derivatives, in one pass up and one down the tree: ∂τ/∂q, ∂τ/∂q̇
 //! and the mass matrix M = ∂τ/∂q̈ at (q, q̇, q̈), the
 //! analytical derivatives of the recursive Newton–Euler algorithm (Carpentier & Mansard,
 //! "Analytical derivatives of rigid body dynamics algorithms", RSS 2018), in O(links ·
@@ -855,4 +856,270 @@ pub fn mass_matrix<const L: usize, const B: usize, const N: usize, const M: usiz
         }
     }
     mass
+}
+
+/// A 6 × 6 spatial inertia at o in the world's axes, (ω, v) to (n, f): a body's, or the
+/// articulated inertia of a subtree as the articulated-body algorithm reduces it.
+type Inertia6 = [[f64; 6]; 6];
+
+impl SpatialInertia {
+    /// As a 6 × 6 matrix: `[[J, [h×]], [[h×]ᵀ, m 1]]` (see [`SpatialInertia::apply`]).
+    #[inline]
+    fn matrix(&self) -> Inertia6 {
+        let (j, [x, y, z], m) = (&self.j, self.h, self.m);
+        [
+            [j[0][0], j[0][1], j[0][2], 0.0, -z, y],
+            [j[1][0], j[1][1], j[1][2], z, 0.0, -x],
+            [j[2][0], j[2][1], j[2][2], -y, x, 0.0],
+            [0.0, z, -y, m, 0.0, 0.0],
+            [-z, 0.0, x, 0.0, m, 0.0],
+            [y, -x, 0.0, 0.0, 0.0, m],
+        ]
+    }
+}
+
+#[inline]
+fn apply6(a: &Inertia6, s: &Spatial) -> Spatial {
+    // A loop, not `array::from_fn`, whose closure an optimized build did not inline here.
+    let mut out = [0.0; 6];
+    for (o, row) in out.iter_mut().zip(a) {
+        *o = pair(row, s);
+    }
+    out
+}
+
+#[inline]
+fn add6(a: &mut Inertia6, b: &Inertia6) {
+    for (ra, rb) in a.iter_mut().zip(b) {
+        for (x, y) in ra.iter_mut().zip(rb) {
+            *x += y;
+        }
+    }
+}
+
+/// x with `a x = b` for a symmetric positive definite 6 × 6 `a`, by Cholesky; `None`
+/// where a pivot is not positive.
+fn solve6(a: &Inertia6, b: &Spatial) -> Option<Spatial> {
+    let mut l = [[0.0; 6]; 6];
+    for i in 0..6 {
+        for j in 0..=i {
+            let s = a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
+            if i == j {
+                if s.is_nan() || s <= 0.0 {
+                    return None;
+                }
+                l[i][i] = s.sqrt();
+            } else {
+                l[i][j] = s / l[j][j];
+            }
+        }
+    }
+    let mut y = [0.0; 6];
+    for i in 0..6 {
+        y[i] = (b[i] - (0..i).map(|k| l[i][k] * y[k]).sum::<f64>()) / l[i][i];
+    }
+    let mut x = [0.0; 6];
+    for i in (0..6).rev() {
+        x[i] = (y[i] - (i + 1..6).map(|k| l[k][i] * x[k]).sum::<f64>()) / l[i][i];
+    }
+    Some(x)
+}
+
+/// What the articulated-body algorithm keeps of a joint between its passes up and down
+/// the tree: U = I^A S, 1 / D = 1 / (S · U) and u = τ − S · p^A.
+#[derive(Clone, Copy)]
+struct Articulated {
+    u_vector: Spatial,
+    inverse_d: f64,
+    u: f64,
+}
+
+/// The accelerations q̈ of a robot whose model is its tree's
+/// (the same robots as [`derivatives`]), gravity `g` along −z, `damping[k]` the damping of
+/// coordinate k, `forces` the applied generalized forces Q: Featherstone's
+/// articulated-body algorithm, in O(links) arithmetic, in the world's axes at o (so no
+/// transforms between links: their articulated inertias add as they are). Into `qdd`;
+/// `false`, with `qdd` unspecified, where it does not apply or fails (a joint whose
+/// articulated inertia along it is not positive, a non-finite result): the caller then
+/// solves the model's equations as for any model, which also says why they fail.
+///
+/// A floating base is the rigid tree's, under the base force that the generalized
+/// forces on (p, n) are the image of (τ_p = f, τ_n = Cᵀ n, C = W(n) / |n|²: see
+/// `FloatingBase`), less the multiplier λ of its one constraint, `constraint` = (its row
+/// j, its target γ: j q̈ = γ). The mass matrix has n as its null vector (the turn does not
+/// change with |n|), so λ = nᵀ Q_n / (j · n) makes Q − jᵀλ such an image, and the base
+/// force is then f = (Q − jᵀλ)_p, n = W(n) (Q − jᵀλ)_n / 4 (W Wᵀ = 4 |n|²). From the
+/// base's spatial acceleration A = (ω̇, p̈ − ω × ṗ): p̈, and n̈ = Wᵀ (ω̇ + ω ṡ / s) / 4 +
+/// β n with β from j q̈ = γ.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: usize>(
+    robot: &Robot<L, B>,
+    g: f64,
+    damping: &[f64; N],
+    x: &Point<f64, N, M>,
+    forces: &[f64; N],
+    constraint: Option<(&[f64; N], f64)>,
+    qdd: &mut [f64; N],
+) -> bool {
+    let ground: Spatial = [0.0, 0.0, 0.0, 0.0, 0.0, g];
+    qdd.fill(0.0);
+    // The generalized forces the tree feels, g = Q − jᵀλ (the damping's below).
+    let mut applied = *forces;
+    let base = if robot.floating {
+        let Some((j, _)) = constraint else {
+            return false;
+        };
+        let n = [x.q[3], x.q[4], x.q[5], x.q[6]];
+        let along = (0..4).map(|k| j[3 + k] * n[k]).sum::<f64>();
+        let lambda = (0..4).map(|k| forces[3 + k] * n[k]).sum::<f64>() / along;
+        for (a, j) in applied.iter_mut().zip(j) {
+            *a -= j * lambda;
+        }
+        let s = n.iter().map(|v| v * v).sum::<f64>();
+        let w = quaternion_rate(n);
+        let omega = apply4(&w, [x.qd[3], x.qd[4], x.qd[5], x.qd[6]]).map(|e| e / s);
+        let moment = apply4(&w, [applied[3], applied[4], applied[5], applied[6]]).map(|e| e / 4.0);
+        let force = [applied[0], applied[1], applied[2]];
+        Some((n, s, w, omega, join(moment, force)))
+    } else {
+        None
+    };
+    let root = base.map_or(crate::centroidal::IDENTITY, |(n, ..)| {
+        crate::centroidal::normalized_rotation(n)
+    });
+    let places = places(robot, root, &x.q);
+    // Down the tree: each link's velocity and the acceleration its joint's rate adds,
+    // c = v × S q̇.
+    let mut velocities = [[0.0; 6]; L];
+    let mut bias = [[0.0; 6]; L];
+    for (l, link) in robot.links.iter().enumerate() {
+        if !places[l].moves {
+            continue;
+        }
+        if let Joint::Root = link.joint {
+            if let Some((.., omega, _)) = base {
+                velocities[l] = join(omega, [x.qd[0], x.qd[1], x.qd[2]]);
+            }
+            continue;
+        }
+        let mut v = velocities[link.parent];
+        if let Some(c) = places[l].coordinate {
+            let column = places[l].column;
+            for (v, s) in v.iter_mut().zip(column) {
+                *v += s * x.qd[c];
+            }
+            bias[l] = cross_motion(&v, &column).map(|e| e * x.qd[c]);
+        }
+        velocities[l] = v;
+    }
+    // Each link's bodies: I^A = I and p^A = v ×* I v.
+    let mut inertias = [[[0.0; 6]; 6]; L];
+    for body in &robot.bodies {
+        let place = &places[body.link];
+        if place.moves {
+            add6(
+                &mut inertias[body.link],
+                &SpatialInertia::of(body, &place.r, place.x).matrix(),
+            );
+        }
+    }
+    let mut momenta = [[0.0; 6]; L];
+    for l in (0..L).filter(|&l| places[l].moves) {
+        let v = &velocities[l];
+        momenta[l] = cross_force(v, &apply6(&inertias[l], v));
+    }
+    // Up the tree: each joint's articulated inertia along it, and what its subtree passes
+    // to its parent.
+    let mut joints = [Articulated {
+        u_vector: [0.0; 6],
+        inverse_d: 0.0,
+        u: 0.0,
+    }; L];
+    for l in (0..L).rev() {
+        let parent = robot.links[l].parent;
+        if !places[l].moves {
+            continue;
+        }
+        let (mut inertia, mut momentum) = (inertias[l], momenta[l]);
+        if let Some(c) = places[l].coordinate {
+            let column = &places[l].column;
+            let u_vector = apply6(&inertia, column);
+            let d = pair(column, &u_vector);
+            if d.is_nan() || d <= 0.0 {
+                return false;
+            }
+            let inverse_d = 1.0 / d;
+            let u = applied[c] - damping[c] * x.qd[c] - pair(column, &momentum);
+            for (r, row) in inertia.iter_mut().enumerate() {
+                for (e, uc) in row.iter_mut().zip(u_vector) {
+                    *e -= u_vector[r] * uc * inverse_d;
+                }
+            }
+            let inertial = apply6(&inertia, &bias[l]);
+            for k in 0..6 {
+                momentum[k] += inertial[k] + u_vector[k] * u * inverse_d;
+            }
+            joints[l] = Articulated {
+                u_vector,
+                inverse_d,
+                u,
+            };
+        }
+        if parent != l && places[parent].moves {
+            add6(&mut inertias[parent], &inertia);
+            for (p, m) in momenta[parent].iter_mut().zip(momentum) {
+                *p += m;
+            }
+        }
+        inertias[l] = inertia;
+        momenta[l] = momentum;
+    }
+    // Down the tree: the base's acceleration from its force, then each joint's.
+    let mut accelerations = [ground; L];
+    for (l, link) in robot.links.iter().enumerate() {
+        if !places[l].moves {
+            continue;
+        }
+        if let Joint::Root = link.joint {
+            if let Some((.., wrench)) = base {
+                let rhs: Spatial = std::array::from_fn(|k| wrench[k] - momenta[l][k]);
+                let Some(total) = solve6(&inertias[l], &rhs) else {
+                    return false;
+                };
+                accelerations[l] = total;
+            }
+            continue;
+        }
+        let mut a = accelerations[link.parent];
+        for (a, c) in a.iter_mut().zip(bias[l]) {
+            *a += c;
+        }
+        if let Some(c) = places[l].coordinate {
+            let joint = &joints[l];
+            let acceleration = (joint.u - pair(&joint.u_vector, &a)) * joint.inverse_d;
+            qdd[c] = acceleration;
+            for (a, s) in a.iter_mut().zip(places[l].column) {
+                *a += s * acceleration;
+            }
+        }
+        accelerations[l] = a;
+    }
+    if let (Some((n, s, w, omega, _)), Some((j, gamma))) = (base, constraint) {
+        // The root is the first link.
+        let a: Spatial = std::array::from_fn(|k| accelerations[0][k] - ground[k]);
+        let (omega_d, pd) = (angular(&a), [x.qd[0], x.qd[1], x.qd[2]]);
+        let pdd = add(linear(&a), cross(omega, pd));
+        let sd = 2.0 * (0..4).map(|k| n[k] * x.qd[3 + k]).sum::<f64>();
+        let turn = add(omega_d, scale(sd / s, omega));
+        let ndd = transposed_apply(&w, turn).map(|e| e / 4.0);
+        qdd[..3].copy_from_slice(&pdd);
+        qdd[3..7].copy_from_slice(&ndd);
+        let along = (0..4).map(|k| j[3 + k] * n[k]).sum::<f64>();
+        let beta = (gamma - j.iter().zip(qdd.iter()).map(|(j, a)| j * a).sum::<f64>()) / along;
+        for k in 0..4 {
+            qdd[3 + k] += beta * n[k];
+        }
+    }
+    qdd.iter().all(|a| a.is_finite())
 }

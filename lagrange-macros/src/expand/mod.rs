@@ -14,7 +14,7 @@
 
 use crate::ast::Header;
 use crate::graph::Graph;
-use crate::lower::Lowered;
+use crate::lower::{Lowered, TreeDynamics};
 use crate::names::{float, internal, private};
 use crate::typing::ModelUnits;
 use crate::units::Unit;
@@ -375,6 +375,7 @@ fn model_impl(
         }
     });
     let tree_derivatives = tree_derivatives(l, unrolled);
+    let tree_accelerations = tree_accelerations(l, unrolled);
     let forces_along_inputs =
         crate::fast::forces_along_inputs_fn(l, unrolled, crate::fast::MAX_STATEMENTS);
     quote! {
@@ -397,18 +398,16 @@ fn model_impl(
             #equations
             #swept
             #tree_derivatives
+            #tree_accelerations
             #forces_along_inputs
         }
     }
 }
 
-/// `Model::eval_inverse_dynamics_derivatives` of a robot that is its URDF's tree and
-/// nothing else ([`Lowered::tree_dynamics`]): from its tree constant, gravity the
-/// parameter `g`, damping the file's (`lagrange_runtime::tree_dynamics`).
-fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
-    let dynamics = l.tree_dynamics()?;
-    let p = private();
-    let (n, m) = (l.coordinates.len(), l.inputs.len());
+/// The gravity and the damping a robot's tree passes `lagrange_runtime::tree_dynamics`:
+/// the parameter `g` (or 0 without `urdf_potential`) and the file's damping of each
+/// coordinate.
+fn tree_arguments(l: &Lowered, dynamics: &TreeDynamics) -> (TokenStream, TokenStream) {
     let gravity = match dynamics.gravity {
         Some(k) => {
             let g = &l.parameters[k].name;
@@ -420,6 +419,62 @@ fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
         .damping
         .iter()
         .map(|&d| float(d, Span::call_site()));
+    (gravity, quote!([#(#damping),*]))
+}
+
+/// `Model::eval_tree_accelerations` (and `TREE_ACCELERATIONS`) of a robot that is its
+/// URDF's tree and nothing else ([`Lowered::tree_dynamics`]) and whose only constraint is
+/// its floating base's (mimic joints and the user's constraints are the KKT solve's), its
+/// applied forces Q unrolled ([`crate::fast::generalized_forces_code`]): the
+/// articulated-body algorithm (`lagrange_runtime::tree_dynamics::accelerations`).
+fn tree_accelerations(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
+    let dynamics = l.tree_dynamics()?;
+    let floating = l.robot.as_ref()?.tree.floating;
+    if l.constraints.len() != usize::from(floating) {
+        return None;
+    }
+    let p = private();
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let (gravity, damping) = tree_arguments(l, &dynamics);
+    let tree = internal(lets::ROBOT_TREE);
+    let [x, constraint, qdd] = ["x", "constraint", "qdd"].map(internal);
+    let forces = if l.forces.is_empty() {
+        quote!([0.0f64; #n])
+    } else {
+        crate::fast::generalized_forces_code(l, unrolled, &x, crate::fast::MAX_STATEMENTS)?
+    };
+    Some(quote! {
+        const TREE_ACCELERATIONS: bool = true;
+
+        #[inline]
+        fn eval_tree_accelerations(
+            &self,
+            #x: &#p::Point<f64, #n, #m>,
+            #constraint: ::core::option::Option<(&[f64; #n], f64)>,
+            #qdd: &mut [f64; #n],
+        ) -> bool {
+            #p::tree_dynamics::accelerations(
+                &Self::#tree,
+                #gravity,
+                &#damping,
+                #x,
+                // A block's tail: the unrolled code is a block with attributes.
+                &{ #forces },
+                #constraint,
+                #qdd,
+            )
+        }
+    })
+}
+
+/// `Model::eval_inverse_dynamics_derivatives` of a robot that is its URDF's tree and
+/// nothing else ([`Lowered::tree_dynamics`]): from its tree constant, gravity the
+/// parameter `g`, damping the file's (`lagrange_runtime::tree_dynamics`).
+fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
+    let dynamics = l.tree_dynamics()?;
+    let p = private();
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let (gravity, damping) = tree_arguments(l, &dynamics);
     let tree = internal(lets::ROBOT_TREE);
     let [x, qdd, d_q, d_qd, mass, forces, tau] =
         ["x", "qdd", "d_q", "d_qd", "mass", "forces", "tau"].map(internal);
@@ -464,7 +519,7 @@ fn tree_derivatives(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
             #p::tree_dynamics::derivatives(
                 &Self::#tree,
                 #gravity,
-                &[#(#damping),*],
+                &#damping,
                 #x,
                 #qdd,
                 #d_q,

@@ -66,3 +66,41 @@ pub(crate) use mass::{factor_mass, solve_mass};
 pub(crate) use null_space::null_space;
 pub(crate) use scaling::{normalized, symmetric_part, times_pow2};
 pub use tree::{MassTree, NO_PARENT};
+
+/// Whether every number of `values` is finite: x · 0 is 0 for a finite x and NaN for an
+/// infinite or NaN one, summed in eight independent lanes that the compiler keeps in
+/// vector registers, without a branch per number (the derivatives of a G1's linearization
+/// are 9 000 numbers).
+pub(crate) fn all_finite(values: &[f64]) -> bool {
+    let mut lanes = [0.0f64; 8];
+    let mut chunks = values.chunks_exact(8);
+    for chunk in &mut chunks {
+        for (lane, x) in lanes.iter_mut().zip(chunk) {
+            *lane += x * 0.0;
+        }
+    }
+    lanes
+        .iter()
+        .chain(chunks.remainder())
+        .all(|x| x.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::all_finite;
+
+    #[test]
+    fn finds_every_number_that_is_not_finite() {
+        for len in [0, 1, 7, 8, 9, 16, 37] {
+            let values: Vec<f64> = (0..len).map(|k| f64::MAX - k as f64).collect();
+            assert!(all_finite(&values), "{len}");
+            for bad in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+                for at in 0..len {
+                    let mut v = values.clone();
+                    v[at] = bad;
+                    assert!(!all_finite(&v), "{bad} at {at} of {len}");
+                }
+            }
+        }
+    }
+}
