@@ -1868,6 +1868,38 @@ fn the_articulated_body_algorithm_gives_the_accelerations_of_the_equations() {
 }
 
 lagrangian! {
+    /// Two joints about one axis, a link without mass between them.
+    pub struct CoincidentAxes {
+        urdf: "tests/robots/coincident_axes.urdf";
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+    }
+}
+
+/// A robot whose joint repeats another's motion (the same axis, nothing with mass between
+/// them) has a singular mass matrix: the articulated-body algorithm meets a pivot that is
+/// zero to rounding and holds it to the test the factorization of M holds its pivots to,
+/// so `accelerations` says the mass matrix is singular, as the KKT solve does, instead of
+/// dividing by the rounding; at rest and moving, at several angles.
+#[test]
+fn coincident_joint_axes_make_the_mass_matrix_singular() {
+    use lagrange_runtime::model::Model;
+    let model = CoincidentAxes::default();
+    const { assert!(<CoincidentAxes as Model<2, 0>>::TREE_ACCELERATIONS) };
+    for (q, qd) in [
+        ([0.0, 0.0], [0.0, 0.0]),
+        ([0.4, -1.1], [0.3, 2.0]),
+        ([2.5, 0.2], [-1.0, 0.5]),
+    ] {
+        let s = State::new(0.0, SVector::from(q), SVector::from(qd));
+        match model.accelerations(&s, &SVector::zeros()) {
+            Err(DynamicsError::SingularMassMatrix | DynamicsError::MissingVelocity { .. }) => {}
+            other => panic!("at {q:?}: {other:?}"),
+        }
+    }
+}
+
+lagrangian! {
     /// The Panda with its hand's origin as a candidate point contact: a fixed-base robot
     /// whose contact-constrained derivatives take the tree's.
     pub struct PandaHolding {

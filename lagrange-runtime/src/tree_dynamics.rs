@@ -61,6 +61,7 @@ use crate::centroidal::{
     add, apply, cross, dot, product, rotated, scale, sub, unit, Body, Inertia, Joint, Robot, M3, V3,
 };
 use crate::model::{Model, Point};
+use crate::tolerances;
 use nalgebra::{Const, SMatrix, U1};
 use num_dual::{Dual64, DualVec};
 
@@ -1013,15 +1014,35 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
         }
         velocities[l] = v;
     }
-    // Each link's bodies: I^A = I and p^A = v ×* I v.
+    // Each link's bodies: I^A = I and p^A = v ×* I v; and the composite inertias of the
+    // subtrees, whose mass matrix's diagonal the pivots are measured against.
     let mut inertias = [[[0.0; 6]; 6]; L];
+    let mut composites = [SpatialInertia::ZERO; L];
     for body in &robot.bodies {
         let place = &places[body.link];
         if place.moves {
-            add6(
-                &mut inertias[body.link],
-                &SpatialInertia::of(body, &place.r, place.x).matrix(),
-            );
+            let inertia = SpatialInertia::of(body, &place.r, place.x);
+            add6(&mut inertias[body.link], &inertia.matrix());
+            composites[body.link].add(&inertia);
+        }
+    }
+    sum_up(robot, &places, &mut composites, SpatialInertia::add);
+    let diagonal = |l: usize| {
+        let column = &places[l].column;
+        pair(column, &composites[l].apply(column))
+    };
+    // The largest diagonal entry of the mass matrix: the joints', and a floating base's
+    // (its mass on p; (W e_k / s)ᵀ J (W e_k / s) on n_k, J the whole tree's about o).
+    let mut largest = (0..L)
+        .filter(|&l| places[l].coordinate.is_some())
+        .map(diagonal)
+        .fold(0.0, f64::max);
+    if let Some((_, s, w, ..)) = base {
+        let whole = &composites[0];
+        largest = largest.max(whole.m);
+        for k in 0..4 {
+            let c = scale(1.0 / s, column(&w, k));
+            largest = largest.max(dot(c, apply(&whole.j, c)));
         }
     }
     let mut momenta = [[0.0; 6]; L];
@@ -1045,8 +1066,12 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
         if let Some(c) = places[l].coordinate {
             let column = &places[l].column;
             let u_vector = apply6(&inertia, column);
+            // D is the pivot the mass matrix's factorization along the tree meets at this
+            // coordinate: held to the same test, so that where that one finds M singular
+            // (a joint whose motion its subtree's joints repeat, to rounding), so does
+            // this, rather than dividing by rounding noise.
             let d = pair(column, &u_vector);
-            if d.is_nan() || d <= 0.0 {
+            if !crate::linalg::clear_pivot(d, diagonal(l), tolerances::SINGULAR_MASS, largest) {
                 return false;
             }
             let inverse_d = 1.0 / d;

@@ -62,27 +62,16 @@ pub(crate) use eigenvalues::eigenvalues;
 pub(crate) use gram::{gram_with_idle_rows, weight};
 pub(crate) use ldlt::{cholesky_solve, Ldlt};
 pub(crate) use lu::{solve, solve_columns, solve_damped_normal, Lu};
-pub(crate) use mass::{factor_mass, solve_mass};
+pub(crate) use mass::{clear_pivot, factor_mass, solve_mass};
 pub(crate) use null_space::null_space;
 pub(crate) use scaling::{normalized, symmetric_part, times_pow2};
 pub use tree::{MassTree, NO_PARENT};
 
-/// Whether every number of `values` is finite: x · 0 is 0 for a finite x and NaN for an
-/// infinite or NaN one, summed in eight independent lanes that the compiler keeps in
-/// vector registers, without a branch per number (the derivatives of a G1's linearization
-/// are 9 000 numbers).
+/// Whether every number of `values` is finite, without a branch per number (the
+/// derivatives of a G1's linearization are 9 000 numbers): a fold of the comparisons,
+/// which the compiler turns into vector compares.
 pub(crate) fn all_finite(values: &[f64]) -> bool {
-    let mut lanes = [0.0f64; 8];
-    let mut chunks = values.chunks_exact(8);
-    for chunk in &mut chunks {
-        for (lane, x) in lanes.iter_mut().zip(chunk) {
-            *lane += x * 0.0;
-        }
-    }
-    lanes
-        .iter()
-        .chain(chunks.remainder())
-        .all(|x| x.is_finite())
+    values.iter().fold(true, |finite, x| finite & x.is_finite())
 }
 
 #[cfg(test)]

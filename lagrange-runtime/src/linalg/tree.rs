@@ -336,6 +336,12 @@ impl<S: Scalar, const N: usize> super::Factor<S, N> for TreeLdlt<S, N> {
         let mut x: [S; N] = (*rhs).into();
         for i in (0..N).rev() {
             let xi = x[i];
+            // A zero adds nothing to its ancestors (a foot's row is zero off its leg and
+            // the base). Only a plain float's zero is known to be one: a dual number's
+            // comparison reads its real part alone.
+            if S::NDERIV == 0 && xi.re() == 0.0 {
+                continue;
+            }
             for run in runs(parents, start, parents[i]) {
                 for (x, &l) in x[run.clone()].iter_mut().zip(&h[i][run]) {
                     *x -= l * xi;
