@@ -1026,37 +1026,20 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
             composites[body.link].add(&inertia);
         }
     }
-    sum_up(robot, &places, &mut composites, SpatialInertia::add);
-    let diagonal = |l: usize| {
-        let column = &places[l].column;
-        pair(column, &composites[l].apply(column))
-    };
-    // The largest diagonal entry of the mass matrix: the joints', and a floating base's
-    // (its mass on p; (W e_k / s)ᵀ J (W e_k / s) on n_k, J the whole tree's about o).
-    let mut largest = (0..L)
-        .filter(|&l| places[l].coordinate.is_some())
-        .map(diagonal)
-        .fold(0.0, f64::max);
-    if let Some((_, s, w, ..)) = base {
-        let whole = &composites[0];
-        largest = largest.max(whole.m);
-        for k in 0..4 {
-            let c = scale(1.0 / s, column(&w, k));
-            largest = largest.max(dot(c, apply(&whole.j, c)));
-        }
-    }
     let mut momenta = [[0.0; 6]; L];
     for l in (0..L).filter(|&l| places[l].moves) {
         let v = &velocities[l];
         momenta[l] = cross_force(v, &apply6(&inertias[l], v));
     }
     // Up the tree: each joint's articulated inertia along it, and what its subtree passes
-    // to its parent.
+    // to its parent; the composite inertia of its subtree, for the pivot's test.
     let mut joints = [Articulated {
         u_vector: [0.0; 6],
         inverse_d: 0.0,
         u: 0.0,
     }; L];
+    // D and the mass matrix's diagonal entry at each joint's coordinate.
+    let mut pivots: [Option<(f64, f64)>; L] = [None; L];
     for l in (0..L).rev() {
         let parent = robot.links[l].parent;
         if !places[l].moves {
@@ -1066,14 +1049,8 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
         if let Some(c) = places[l].coordinate {
             let column = &places[l].column;
             let u_vector = apply6(&inertia, column);
-            // D is the pivot the mass matrix's factorization along the tree meets at this
-            // coordinate: held to the same test, so that where that one finds M singular
-            // (a joint whose motion its subtree's joints repeat, to rounding), so does
-            // this, rather than dividing by rounding noise.
             let d = pair(column, &u_vector);
-            if !crate::linalg::clear_pivot(d, diagonal(l), tolerances::SINGULAR_MASS, largest) {
-                return false;
-            }
+            pivots[l] = Some((d, pair(column, &composites[l].apply(column))));
             let inverse_d = 1.0 / d;
             let u = applied[c] - damping[c] * x.qd[c] - pair(column, &momentum);
             for (r, row) in inertia.iter_mut().enumerate() {
@@ -1096,9 +1073,39 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
             for (p, m) in momenta[parent].iter_mut().zip(momentum) {
                 *p += m;
             }
+            let composite = composites[l];
+            composites[parent].add(&composite);
+        } else {
+            // The root of a moving part: the base's solve reads it.
+            inertias[l] = inertia;
+            momenta[l] = momentum;
         }
-        inertias[l] = inertia;
-        momenta[l] = momentum;
+    }
+    // Each D is the pivot the factorization of M along the tree meets at that coordinate:
+    // held to the same test (against M's diagonal entry there and its largest, a floating
+    // base's included: its mass on p, (W e_k / s)ᵀ J (W e_k / s) on n_k, J the whole
+    // tree's about o), so that where that one finds M singular (a joint whose motion its
+    // subtree's joints repeat, to rounding), so does this, rather than having divided by
+    // rounding noise.
+    let mut largest = pivots
+        .iter()
+        .flatten()
+        .fold(0.0, |m: f64, &(_, diagonal)| m.max(diagonal));
+    if let Some((_, s, w, ..)) = base {
+        let whole = &composites[0];
+        largest = largest.max(whole.m);
+        for k in 0..4 {
+            let c = scale(1.0 / s, column(&w, k));
+            largest = largest.max(dot(c, apply(&whole.j, c)));
+        }
+    }
+    let singular = tolerances::SINGULAR_MASS;
+    if !pivots
+        .iter()
+        .flatten()
+        .all(|&(d, diagonal)| crate::linalg::clear_pivot(d, diagonal, singular, largest))
+    {
+        return false;
     }
     // Down the tree: the base's acceleration from its force, then each joint's.
     let mut accelerations = [ground; L];
