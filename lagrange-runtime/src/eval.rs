@@ -202,9 +202,12 @@ pub(crate) fn inverse_dynamics<T: Model<N, M>, const N: usize, const M: usize>(
     qdd: &SVector<f64, N>,
     u: &SVector<f64, M>,
 ) -> SVector<f64, N> {
-    model
-        .eval_inverse_dynamics_in(&Point::new(s, u), &(*qdd).into())
-        .into()
+    let (x, qdd) = (Point::new(s, u), (*qdd).into());
+    let mut tau = [0.0; N];
+    if model.eval_tree_inverse_dynamics(&x, &qdd, &mut tau) {
+        return tau.into();
+    }
+    model.eval_inverse_dynamics_in(&x, &qdd).into()
 }
 
 /// Rejects a state or input holding NaN or an infinity, naming the culprit.

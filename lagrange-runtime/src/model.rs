@@ -385,6 +385,23 @@ pub trait Model<const N: usize, const M: usize> {
         false
     }
 
+    /// The inverse dynamics at `x` and `qdd` (as
+    /// [`eval_inverse_dynamics_in`](Model::eval_inverse_dynamics_in) in `f64`) by the
+    /// recursive Newton–Euler algorithm over the robot's tree
+    /// (`crate::tree_dynamics::inverse_dynamics`), into `tau`. `false`, `tau` left as it
+    /// is, for any model but a robot that is its URDF's tree alone (the default). Not part
+    /// of the public API.
+    #[doc(hidden)]
+    fn eval_tree_inverse_dynamics(
+        &self,
+        x: &Point<f64, N, M>,
+        qdd: &[f64; N],
+        tau: &mut [f64; N],
+    ) -> bool {
+        let _ = (x, qdd, tau);
+        false
+    }
+
     /// Whether [`eval_tree_accelerations`](Model::eval_tree_accelerations) may give the
     /// accelerations: `lagrangian!` sets it for a robot that is its URDF's tree and nothing
     /// else, whose only constraint is its floating base's. Not part of the public API.

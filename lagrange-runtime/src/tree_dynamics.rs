@@ -1155,3 +1155,104 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
     }
     qdd.iter().all(|a| a.is_finite())
 }
+
+/// The inverse dynamics τ = M q̈ − (the equations' other terms) of a robot whose model is
+/// its tree's (the same robots as [`derivatives`]), gravity `g` along −z, `damping[k]` the
+/// damping of coordinate k, `forces` the applied generalized forces Q: the recursive
+/// Newton–Euler algorithm over its tree, in the world's axes at o, into `tau`; a floating
+/// base's rows the rigid tree's base force F = (n, f) mapped back, τ_p = f and τ_n = Cᵀ n
+/// (see `FloatingBase`). What [`derivatives`] writes as τ, without the derivatives.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn inverse_dynamics<const L: usize, const B: usize, const N: usize, const M: usize>(
+    robot: &Robot<L, B>,
+    g: f64,
+    damping: &[f64; N],
+    x: &Point<f64, N, M>,
+    qdd: &[f64; N],
+    forces: &[f64; N],
+    tau: &mut [f64; N],
+) {
+    let ground: Spatial = [0.0, 0.0, 0.0, 0.0, 0.0, g];
+    // A floating base: its velocity V = (ω, ṗ) and acceleration A = (ω̇, p̈ − ω × ṗ) at
+    // o = p, with ω = C ṅ and ω̇ = C n̈ − ω ṡ / s, and C itself.
+    let base = robot.floating.then(|| {
+        let quaternion = |v: &[f64]| [v[3], v[4], v[5], v[6]];
+        let (n, nd, ndd) = (quaternion(&x.q), quaternion(&x.qd), quaternion(qdd));
+        let pd = [x.qd[0], x.qd[1], x.qd[2]];
+        let s = n.iter().map(|v| v * v).sum::<f64>();
+        let sd = 2.0 * n.iter().zip(&nd).map(|(a, b)| a * b).sum::<f64>();
+        let c = quaternion_rate(n).map(|row| row.map(|e| e / s));
+        let omega = apply4(&c, nd);
+        let omega_d = sub(apply4(&c, ndd), scale(sd / s, omega));
+        let pdd = [qdd[0], qdd[1], qdd[2]];
+        let acceleration = join(omega_d, sub(pdd, cross(omega, pd)));
+        (n, c, join(omega, pd), acceleration)
+    });
+    let root = base.map_or(crate::centroidal::IDENTITY, |(n, ..)| {
+        crate::centroidal::normalized_rotation(n)
+    });
+    let places = places(robot, root, &x.q);
+    // Down the tree: each link's velocity and acceleration (gravity's included).
+    let mut velocities = [[0.0; 6]; L];
+    let mut accelerations = [ground; L];
+    for (l, link) in robot.links.iter().enumerate() {
+        if !places[l].moves {
+            continue;
+        }
+        if let Joint::Root = link.joint {
+            if let Some((.., v, a)) = base {
+                velocities[l] = v;
+                accelerations[l] = std::array::from_fn(|k| ground[k] + a[k]);
+            }
+            continue;
+        }
+        let (mut v, mut a) = (velocities[link.parent], accelerations[link.parent]);
+        if let Some(c) = places[l].coordinate {
+            let column = places[l].column;
+            for (v, s) in v.iter_mut().zip(column) {
+                *v += s * x.qd[c];
+            }
+            let turning = cross_motion(&v, &column);
+            for ((a, s), t) in a.iter_mut().zip(column).zip(turning) {
+                *a += s * qdd[c] + t * x.qd[c];
+            }
+        }
+        velocities[l] = v;
+        accelerations[l] = a;
+    }
+    // Each body's force f = I a + v ×* I v, summed up the tree.
+    let mut sums = [[0.0; 6]; L];
+    for body in &robot.bodies {
+        let place = &places[body.link];
+        if !place.moves {
+            continue;
+        }
+        let (v, a) = (&velocities[body.link], &accelerations[body.link]);
+        let inertia = SpatialInertia::of(body, &place.r, place.x);
+        let (inertial, turning) = (inertia.apply(a), cross_force(v, &inertia.apply(v)));
+        for (f, (i, t)) in sums[body.link].iter_mut().zip(inertial.iter().zip(turning)) {
+            *f += i + t;
+        }
+    }
+    sum_up(robot, &places, &mut sums, |a: &mut Spatial, b: &Spatial| {
+        for (x, y) in a.iter_mut().zip(b) {
+            *x += y;
+        }
+    });
+    tau.fill(0.0);
+    for (place, sum) in places.iter().zip(&sums) {
+        if let Some(c) = place.coordinate {
+            tau[c] = pair(&place.column, sum);
+        }
+    }
+    if let Some((_, c, ..)) = base {
+        // The root is the first link.
+        let whole = &sums[0];
+        tau[..3].copy_from_slice(&linear(whole));
+        tau[3..7].copy_from_slice(&transposed_apply(&c, angular(whole)));
+    }
+    for (k, t) in tau.iter_mut().enumerate() {
+        *t += damping[k] * x.qd[k] - forces[k];
+    }
+}

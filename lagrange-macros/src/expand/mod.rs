@@ -376,6 +376,7 @@ fn model_impl(
     });
     let tree_derivatives = tree_derivatives(l, unrolled);
     let tree_accelerations = tree_accelerations(l, unrolled);
+    let tree_inverse_dynamics = tree_inverse_dynamics(l, unrolled);
     let forces_along_inputs =
         crate::fast::forces_along_inputs_fn(l, unrolled, crate::fast::MAX_STATEMENTS);
     quote! {
@@ -399,6 +400,7 @@ fn model_impl(
             #swept
             #tree_derivatives
             #tree_accelerations
+            #tree_inverse_dynamics
             #forces_along_inputs
         }
     }
@@ -438,11 +440,7 @@ fn tree_accelerations(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
     let (gravity, damping) = tree_arguments(l, &dynamics);
     let tree = internal(lets::ROBOT_TREE);
     let [x, constraint, qdd] = ["x", "constraint", "qdd"].map(internal);
-    let forces = if l.forces.is_empty() {
-        quote!([0.0f64; #n])
-    } else {
-        crate::fast::generalized_forces_code(l, unrolled, &x, crate::fast::MAX_STATEMENTS)?
-    };
+    let forces = tree_forces(l, unrolled, &x)?;
     Some(quote! {
         const TREE_ACCELERATIONS: bool = true;
 
@@ -463,6 +461,53 @@ fn tree_accelerations(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
                 #constraint,
                 #qdd,
             )
+        }
+    })
+}
+
+/// The applied generalized forces Q of a robot at the point `x`, as the tree's algorithms
+/// take them: zeros without forces, else the unrolled code
+/// ([`crate::fast::generalized_forces_code`]); `None` where that declines.
+fn tree_forces(l: &Lowered, unrolled: &Graph, x: &Ident) -> Option<TokenStream> {
+    let n = l.coordinates.len();
+    if l.forces.is_empty() {
+        Some(quote!([0.0f64; #n]))
+    } else {
+        crate::fast::generalized_forces_code(l, unrolled, x, crate::fast::MAX_STATEMENTS)
+    }
+}
+
+/// `Model::eval_tree_inverse_dynamics` of a robot that is its URDF's tree and nothing else
+/// ([`Lowered::tree_dynamics`]; constraints do not enter the inverse dynamics), its
+/// applied forces unrolled ([`tree_forces`]): the recursive Newton–Euler algorithm
+/// (`lagrange_runtime::tree_dynamics::inverse_dynamics`).
+fn tree_inverse_dynamics(l: &Lowered, unrolled: &Graph) -> Option<TokenStream> {
+    let dynamics = l.tree_dynamics()?;
+    let p = private();
+    let (n, m) = (l.coordinates.len(), l.inputs.len());
+    let (gravity, damping) = tree_arguments(l, &dynamics);
+    let tree = internal(lets::ROBOT_TREE);
+    let [x, qdd, tau] = ["x", "qdd", "tau"].map(internal);
+    let forces = tree_forces(l, unrolled, &x)?;
+    Some(quote! {
+        #[inline]
+        fn eval_tree_inverse_dynamics(
+            &self,
+            #x: &#p::Point<f64, #n, #m>,
+            #qdd: &[f64; #n],
+            #tau: &mut [f64; #n],
+        ) -> bool {
+            #p::tree_dynamics::inverse_dynamics(
+                &Self::#tree,
+                #gravity,
+                &#damping,
+                #x,
+                #qdd,
+                // A block's tail: the unrolled code is a block with attributes.
+                &{ #forces },
+                #tau,
+            );
+            true
         }
     })
 }
