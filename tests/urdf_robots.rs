@@ -1867,6 +1867,44 @@ fn the_articulated_body_algorithm_gives_the_accelerations_of_the_equations() {
     const { assert!(!<Ur5Rotor as Model<6, 0>>::TREE_ACCELERATIONS) };
 }
 
+lagrangian! {
+    /// The documentation's two-link arm on a floating base: the root carries no mass and
+    /// the shoulder turns about an axis through it, so the base's turn about that axis and
+    /// the shoulder's are one motion.
+    pub struct FloatingArm {
+        urdf: "lagrange-runtime/docs/two_link_arm.urdf" floating;
+        kinetic = urdf_kinetic;
+        potential = urdf_potential;
+    }
+}
+
+/// A floating base whose motion a joint repeats (the massless root of an arm whose
+/// shoulder turns about an axis through it) has no unique accelerations: the base's
+/// articulated inertia is singular to rounding, its pivots are held to the mass matrix's
+/// test, and `accelerations` gives the KKT solve's error at every state and shoulder
+/// angle, instead of the one solution rounding would pick (found by a probe: 48 of 200
+/// angles returned numbers).
+#[test]
+fn a_floating_base_that_a_joint_repeats_has_no_accelerations() {
+    use lagrange_runtime::model::Model;
+    let model = FloatingArm::default();
+    const { assert!(<FloatingArm as Model<9, 0>>::TREE_ACCELERATIONS) };
+    for k in 0..200 {
+        let shoulder = -3.0 + 6.0 * k as f64 / 200.0;
+        let q = [0.1, 0.2, 0.3, 1.0, 0.0, 0.0, 0.0, shoulder, -0.7];
+        let qd = if k % 2 == 0 {
+            [0.0; 9]
+        } else {
+            [0.1, 0.2, 0.3, 0.0, 0.5, -0.4, 0.3, 1.0, -2.0]
+        };
+        let s = State::new(0.0, SVector::from(q), SVector::from(qd));
+        assert!(
+            model.accelerations(&s, &SVector::zeros()).is_err(),
+            "shoulder at {shoulder}"
+        );
+    }
+}
+
 /// The inverse dynamics a robot that is its URDF's tree alone takes from its tree (the
 /// recursive Newton–Euler algorithm, `Model::eval_tree_inverse_dynamics`) is the model's
 /// own (the sweep or the generic passes, `eval_inverse_dynamics_in`) to 1e-12 of the

@@ -899,14 +899,15 @@ fn add6(a: &mut Inertia6, b: &Inertia6) {
 }
 
 /// x with `a x = b` for a symmetric positive definite 6 × 6 `a`, by Cholesky; `None`
-/// where a pivot is not positive.
-fn solve6(a: &Inertia6, b: &Spatial) -> Option<Spatial> {
+/// where a pivot (the square of L's diagonal entry, the L D Lᵀ pivot) fails `clear`, given
+/// its index.
+fn solve6(a: &Inertia6, b: &Spatial, clear: impl Fn(usize, f64) -> bool) -> Option<Spatial> {
     let mut l = [[0.0; 6]; 6];
     for i in 0..6 {
         for j in 0..=i {
             let s = a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
             if i == j {
-                if s.is_nan() || s <= 0.0 {
+                if !clear(i, s) {
                     return None;
                 }
                 l[i][i] = s.sqrt();
@@ -1087,16 +1088,22 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
     // tree's about o), so that where that one finds M singular (a joint whose motion its
     // subtree's joints repeat, to rounding), so does this, rather than having divided by
     // rounding noise.
+    // A floating base's six pivots, those of its articulated inertia (the joints
+    // eliminated), are held to the same test in its spatial velocity's coordinates, against
+    // the whole tree's inertia's diagonal: so that a base whose motion a joint repeats (a
+    // root without mass at a shoulder's axis) or that carries next to nothing gives the
+    // KKT solve's error, not a solution picked by rounding.
+    let whole = composites[0].matrix();
     let mut largest = pivots
         .iter()
         .flatten()
         .fold(0.0, |m: f64, &(_, diagonal)| m.max(diagonal));
     if let Some((_, s, w, ..)) = base {
-        let whole = &composites[0];
-        largest = largest.max(whole.m);
+        let inertia = &composites[0];
+        largest = (0..6).fold(largest.max(inertia.m), |m, i| m.max(whole[i][i]));
         for k in 0..4 {
             let c = scale(1.0 / s, column(&w, k));
-            largest = largest.max(dot(c, apply(&whole.j, c)));
+            largest = largest.max(dot(c, apply(&inertia.j, c)));
         }
     }
     let singular = tolerances::SINGULAR_MASS;
@@ -1116,7 +1123,10 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
         if let Joint::Root = link.joint {
             if let Some((.., wrench)) = base {
                 let rhs: Spatial = std::array::from_fn(|k| wrench[k] - momenta[l][k]);
-                let Some(total) = solve6(&inertias[l], &rhs) else {
+                let clear = |i: usize, pivot: f64| {
+                    crate::linalg::clear_pivot(pivot, whole[i][i], singular, largest)
+                };
+                let Some(total) = solve6(&inertias[l], &rhs, clear) else {
                     return false;
                 };
                 accelerations[l] = total;
