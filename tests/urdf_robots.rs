@@ -1598,6 +1598,55 @@ lagrangian! {
     }
 }
 
+/// The states the checks of a robot's tree run at, each with accelerations q̈: all zero
+/// (the identity quaternion for a floating base), at rest, coasting (q̈ = 0), and four
+/// random ones with angles in [−3, 3]; a floating base's quaternion, after the first, a
+/// random unit one scaled up to 10 % off the sphere, with rates across it.
+fn tree_states<const N: usize>(
+    seed: u64,
+    floating: bool,
+) -> Vec<(&'static str, State<N>, SVector<f64, N>)> {
+    let mut rng = common::Rng(seed);
+    let mut random = |lo: f64, hi: f64| SVector::<f64, N>::from_fn(|_, _| rng.uniform(lo, hi));
+    let mut states = vec![
+        ("zero", SVector::zeros(), SVector::zeros(), SVector::zeros()),
+        (
+            "at rest",
+            random(-3.0, 3.0),
+            SVector::zeros(),
+            random(-2.0, 2.0),
+        ),
+        (
+            "coasting",
+            random(-3.0, 3.0),
+            random(-2.0, 2.0),
+            SVector::zeros(),
+        ),
+    ];
+    for _ in 0..4 {
+        states.push((
+            "random",
+            random(-3.0, 3.0),
+            random(-2.0, 2.0),
+            random(-3.0, 3.0),
+        ));
+    }
+    let mut states_at = Vec::new();
+    for (k, (label, mut q, qd, qdd)) in states.into_iter().enumerate() {
+        if floating {
+            let n = if k == 0 {
+                SVector::<f64, 4>::x()
+            } else {
+                SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize()
+                    * (1.0 + rng.uniform(-0.1, 0.1))
+            };
+            q.fixed_rows_mut::<4>(3).copy_from(&n);
+        }
+        states_at.push((label, State::new(0.3, q, qd), qdd));
+    }
+    states_at
+}
+
 /// Whether `model` takes the derivatives of its inverse dynamics from its tree
 /// (`Model::eval_inverse_dynamics_derivatives` gives them).
 fn takes_its_tree<T: lagrange_runtime::model::Model<N, M>, const N: usize, const M: usize>(
@@ -1642,44 +1691,8 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
             takes_its_tree(model),
             "{name} takes its derivatives from its tree"
         );
-        let mut rng = common::Rng(seed);
-        let mut random = |lo: f64, hi: f64| SVector::<f64, N>::from_fn(|_, _| rng.uniform(lo, hi));
-        let mut states = vec![
-            ("zero", SVector::zeros(), SVector::zeros(), SVector::zeros()),
-            (
-                "at rest",
-                random(-3.0, 3.0),
-                SVector::zeros(),
-                random(-2.0, 2.0),
-            ),
-            (
-                "coasting",
-                random(-3.0, 3.0),
-                random(-2.0, 2.0),
-                SVector::zeros(),
-            ),
-        ];
-        for _ in 0..4 {
-            states.push((
-                "random",
-                random(-3.0, 3.0),
-                random(-2.0, 2.0),
-                random(-3.0, 3.0),
-            ));
-        }
         let u = SVector::<f64, M>::from_fn(|k, _| 0.5 - 0.25 * k as f64);
-        for (k, (label, mut q, qd, qdd)) in states.into_iter().enumerate() {
-            if floating {
-                // The identity first, then unit quaternions scaled off the sphere.
-                let n = if k == 0 {
-                    SVector::<f64, 4>::x()
-                } else {
-                    SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize()
-                        * (1.0 + rng.uniform(-0.1, 0.1))
-                };
-                q.fixed_rows_mut::<4>(3).copy_from(&n);
-            }
-            let s = State::new(0.3, q, qd);
+        for (label, s, qdd) in tree_states(seed, floating) {
             let tree = inverse_dynamics_derivatives(model, &s, &qdd, &u).expect("finite");
             let duals = inverse_dynamics_derivatives_by_dual_numbers(model, &s, &qdd, &u);
             for (what, a, b) in [
@@ -1741,7 +1754,7 @@ fn the_tree_gives_the_derivatives_of_the_inverse_dynamics() {
 /// the light wrist at the origin and 1 414 m from it, a UR5 with a damper, a spring and a
 /// push, the rotor without mass, the floating box, the Solo-12 and the G1 (quaternions up
 /// to 10 % off the unit sphere with rates across it, as a drifting simulation has them);
-/// at all-zero states (the identity quaternion), at rest, and at random states. The mimic
+/// at the states of `tree_states` (all zero, at rest, coasting, random). The mimic
 /// joints' constraint and a rotor inertia outside the tree keep the KKT solve.
 #[test]
 fn the_articulated_body_algorithm_gives_the_accelerations_of_the_equations() {
@@ -1758,31 +1771,12 @@ fn the_articulated_body_algorithm_gives_the_accelerations_of_the_equations() {
             T::TREE_ACCELERATIONS,
             "{name} takes its tree's accelerations"
         );
-        let mut rng = common::Rng(seed);
-        let mut random = |lo: f64, hi: f64| SVector::<f64, N>::from_fn(|_, _| rng.uniform(lo, hi));
-        let mut states = vec![
-            ("zero", SVector::zeros(), SVector::zeros()),
-            ("at rest", random(-3.0, 3.0), SVector::zeros()),
-        ];
-        for _ in 0..4 {
-            states.push(("random", random(-3.0, 3.0), random(-2.0, 2.0)));
-        }
         let u = SVector::<f64, M>::from_fn(|k, _| 0.5 - 0.25 * k as f64);
         let gains = Stabilization {
             alpha: 3.0,
             beta: 2.0,
         };
-        for (k, (label, mut q, qd)) in states.into_iter().enumerate() {
-            if floating {
-                let n = if k == 0 {
-                    SVector::<f64, 4>::x()
-                } else {
-                    SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize()
-                        * (1.0 + rng.uniform(-0.1, 0.1))
-                };
-                q.fixed_rows_mut::<4>(3).copy_from(&n);
-            }
-            let s = State::new(0.3, q, qd);
+        for (label, s, _) in tree_states(seed, floating) {
             let tree = model.accelerations(&s, &u).expect("finite");
             let stabilized = model
                 .stabilized_accelerations(&s, &u, gains)
@@ -1924,43 +1918,8 @@ fn the_tree_gives_the_inverse_dynamics() {
         seed: u64,
         floating: bool,
     ) {
-        let mut rng = common::Rng(seed);
-        let mut random = |lo: f64, hi: f64| SVector::<f64, N>::from_fn(|_, _| rng.uniform(lo, hi));
-        let mut states = vec![
-            ("zero", SVector::zeros(), SVector::zeros(), SVector::zeros()),
-            (
-                "at rest",
-                random(-3.0, 3.0),
-                SVector::zeros(),
-                random(-2.0, 2.0),
-            ),
-            (
-                "coasting",
-                random(-3.0, 3.0),
-                random(-2.0, 2.0),
-                SVector::zeros(),
-            ),
-        ];
-        for _ in 0..4 {
-            states.push((
-                "random",
-                random(-3.0, 3.0),
-                random(-2.0, 2.0),
-                random(-3.0, 3.0),
-            ));
-        }
         let u = SVector::<f64, M>::from_fn(|k, _| 0.5 - 0.25 * k as f64);
-        for (k, (label, mut q, qd, qdd)) in states.into_iter().enumerate() {
-            if floating {
-                let n = if k == 0 {
-                    SVector::<f64, 4>::x()
-                } else {
-                    SVector::<f64, 4>::from_fn(|_, _| rng.uniform(-1.0, 1.0)).normalize()
-                        * (1.0 + rng.uniform(-0.1, 0.1))
-                };
-                q.fixed_rows_mut::<4>(3).copy_from(&n);
-            }
-            let s = State::new(0.3, q, qd);
+        for (label, s, qdd) in tree_states(seed, floating) {
             let x = Point::new(&s, &u);
             let mut tree = [0.0; N];
             assert!(
