@@ -898,31 +898,60 @@ fn add6(a: &mut Inertia6, b: &Inertia6) {
     }
 }
 
-/// x with `a x = b` for a symmetric positive definite 6 × 6 `a`, by Cholesky; `None`
-/// where a pivot (the square of L's diagonal entry, the L D Lᵀ pivot) fails `clear`, given
-/// its index.
-fn solve6(a: &Inertia6, b: &Spatial, clear: impl Fn(usize, f64) -> bool) -> Option<Spatial> {
-    let mut l = [[0.0; 6]; 6];
-    for i in 0..6 {
-        for j in 0..=i {
-            let s = a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
-            if i == j {
-                if !clear(i, s) {
-                    return None;
-                }
-                l[i][i] = s.sqrt();
-            } else {
-                l[i][j] = s / l[j][j];
+/// x with `a x = b` for a symmetric positive definite 6 × 6 `a`, by L D Lᵀ with symmetric
+/// pivoting: each step eliminates the coordinate whose pivot (its entry of what is left of
+/// `a`) is the largest fraction of its `scale`; `None` where that pivot fails `clear`,
+/// given its index. Pivoting, not the fixed order (ω, v): where `a` is singular to
+/// rounding, with a null vector v in the coordinates scaled by √scale, the last pivot is
+/// a's rounding divided by v_k², k the coordinate eliminated last, so that a null vector
+/// with a small last component passes any test relative to the diagonal (a tilted base
+/// whose turn about a shoulder's axis the shoulder repeats: pivots up to 1e-11 of their
+/// diagonal entries where the rounding is 1e-16). Pivoted, v_k² ≥ 1/342 (Higham,
+/// *Accuracy and Stability of Numerical Algorithms*, Lemma 10.13, rank 5 of 6), near 1 in
+/// practice.
+fn solve6(
+    a: &Inertia6,
+    b: &Spatial,
+    scale: &[f64; 6],
+    clear: impl Fn(usize, f64) -> bool,
+) -> Option<Spatial> {
+    let mut m = *a;
+    let mut order = [0, 1, 2, 3, 4, 5];
+    let mut d = [0.0; 6];
+    for k in 0..6 {
+        let ratio = |i: usize| m[i][i] / scale[i];
+        let p = (k..6)
+            .max_by(|&x, &y| ratio(order[x]).total_cmp(&ratio(order[y])))
+            .expect("k < 6");
+        order.swap(k, p);
+        let i = order[k];
+        if !clear(i, m[i][i]) {
+            return None;
+        }
+        d[i] = m[i][i];
+        // What is left: m[r][c] -= m[r][i] m[i][c] / d_i; m[r][i] = L_ri d_i is kept.
+        for &r in &order[k + 1..] {
+            let f = m[r][i] / d[i];
+            for &c in &order[k + 1..] {
+                m[r][c] -= f * m[i][c];
             }
         }
     }
-    let mut y = [0.0; 6];
-    for i in 0..6 {
-        y[i] = (b[i] - (0..i).map(|k| l[i][k] * y[k]).sum::<f64>()) / l[i][i];
+    let mut y = *b;
+    for k in 0..6 {
+        let i = order[k];
+        for &r in &order[k + 1..] {
+            y[r] -= m[r][i] / d[i] * y[i];
+        }
     }
     let mut x = [0.0; 6];
-    for i in (0..6).rev() {
-        x[i] = (y[i] - (i + 1..6).map(|k| l[k][i] * x[k]).sum::<f64>()) / l[i][i];
+    for k in (0..6).rev() {
+        let i = order[k];
+        x[i] = y[i] / d[i]
+            - order[k + 1..]
+                .iter()
+                .map(|&r| m[r][i] / d[i] * x[r])
+                .sum::<f64>();
     }
     Some(x)
 }
@@ -1126,7 +1155,8 @@ pub fn accelerations<const L: usize, const B: usize, const N: usize, const M: us
                 let clear = |i: usize, pivot: f64| {
                     crate::linalg::clear_pivot(pivot, whole[i][i], singular, largest)
                 };
-                let Some(total) = solve6(&inertias[l], &rhs, clear) else {
+                let scale = std::array::from_fn(|i| whole[i][i]);
+                let Some(total) = solve6(&inertias[l], &rhs, &scale, clear) else {
                     return false;
                 };
                 accelerations[l] = total;

@@ -31,14 +31,32 @@ pub(crate) fn weight<const N: usize, const K: usize>(
     ratio(mass.amax(), j)
 }
 
-/// [`weight`] for a mass matrix, in any scalar from the real parts: max|M| read off the
-/// diagonal, which holds it when M is positive semidefinite (|Mᵢⱼ| ≤ √(Mᵢᵢ Mⱼⱼ)), the
-/// case this weight completes; N entries instead of N², and no copy of M.
+/// [`weight`] for a mass matrix, in any scalar from the real parts: ρ JᵀJ of the size of
+/// M's diagonal on the coordinates the constraints involve (the block it completes), read
+/// off the diagonal, which holds M's largest entries when M is positive semidefinite
+/// (|Mᵢⱼ| ≤ √(Mᵢᵢ Mⱼⱼ)), the case this weight completes; N entries instead of N², and no
+/// copy of M. Not M's largest entry over all coordinates: a floating base's quaternion
+/// (C = W(n)/|n|², so its entries are the rotational inertia / |n|², J = 2n) next to the
+/// base's mass would be completed by ρ JᵀJ of the mass's size, |n|² m / I times its own,
+/// and eliminating that cancels M's digits on the quaternion (at |n| = 1e3 the singular
+/// pivot of a base whose turn a joint repeats came out at ±1e-9 of its diagonal, above
+/// `SINGULAR_MASS`). M's largest where the involved coordinates carry no inertia at all
+/// (at most `NEGLIGIBLE_INERTIA` of it): a velocity only a constraint fixes.
 pub(crate) fn mass_weight<S: Scalar, const N: usize, const K: usize>(
     mass: &SMatrix<S, N, N>,
     j: &SMatrix<S, K, N>,
 ) -> f64 {
-    ratio(super::mass::largest_diagonal(mass), &j.map(|x| x.re()))
+    let j = j.map(|x| x.re());
+    let largest = super::mass::largest_diagonal(mass);
+    let involved = (0..N)
+        .filter(|&c| (0..K).any(|r| j[(r, c)] != 0.0))
+        .fold(0.0, |m: f64, c| m.max(mass[(c, c)].re()));
+    let scale = if involved > tolerances::NEGLIGIBLE_INERTIA * largest {
+        involved
+    } else {
+        largest
+    };
+    ratio(scale, &j)
 }
 
 /// m / max|J|², both kept away from zero.
