@@ -306,3 +306,78 @@ fn an_inelastic_impact_is_the_mass_weighted_projection() {
         );
     });
 }
+
+/// `linearize` of a floating robot that is its tree alone takes its accelerations from the
+/// articulated-body algorithm and its multiplier and KKT matrix from the derivatives' pass
+/// (`Model::TREE_ACCELERATIONS`); `linearize_contacts` with no contact held takes the
+/// model's equations and the KKT solve. The two agree to 1e-10 relative, the tangent
+/// bases exactly, on the Solo-12 and the G1 at every stored state.
+#[test]
+fn a_floating_tree_linearizes_as_the_kkt_solve_does() {
+    use lagrange_runtime::linearize::{linearize, Linearization};
+    use lagrange_runtime::model::Model;
+    const { assert!(<Solo12 as Model<19, 18>>::TREE_ACCELERATIONS) };
+    const { assert!(<G1 as Model<36, 35>>::TREE_ACCELERATIONS) };
+
+    fn same<const N: usize, const M: usize>(
+        tree: &Linearization<N, M>,
+        kkt: &Linearization<N, M>,
+        what: &str,
+    ) {
+        assert_eq!(tree.tangent, kkt.tangent, "{what}: tangent");
+        for (block, a, b) in [
+            (
+                "q̈",
+                tree.accelerations.as_slice(),
+                kkt.accelerations.as_slice(),
+            ),
+            ("∂q̈/∂q", tree.d_q.as_slice(), kkt.d_q.as_slice()),
+            ("∂q̈/∂q̇", tree.d_qd.as_slice(), kkt.d_qd.as_slice()),
+            ("∂q̈/∂u", tree.d_u.as_slice(), kkt.d_u.as_slice()),
+        ] {
+            let scale = b.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+            let off = a
+                .iter()
+                .zip(b)
+                .fold(0.0_f64, |m, (x, y)| m.max((x - y).abs()));
+            assert!(
+                off <= 1e-10 * scale,
+                "{what}, {block}: off by {off:e} of {scale:e}"
+            );
+        }
+    }
+
+    let solo = Solo12::default();
+    for robot in ["solo12", "g1"] {
+        let data = reference(&format!("{robot}_contacts"));
+        for state in data["states"].as_array().expect("states") {
+            let label = format!("{robot} {}", state["label"]);
+            if robot == "solo12" {
+                let s = State::new(
+                    0.0,
+                    vector(&state["lagrange"]["q"]),
+                    vector(&state["lagrange"]["qd"]),
+                );
+                let u = vector::<18>(&state["tau"]);
+                let tree = linearize(&solo, &s, &u).expect("regular");
+                let kkt = solo
+                    .linearize_contacts(&s, &u, &Solo12Contacts::NONE)
+                    .expect("regular");
+                same(&tree, &kkt, &label);
+            } else {
+                let g1 = G1::default();
+                let s = State::new(
+                    0.0,
+                    vector(&state["lagrange"]["q"]),
+                    vector(&state["lagrange"]["qd"]),
+                );
+                let u = vector::<35>(&state["tau"]);
+                let tree = linearize(&g1, &s, &u).expect("regular");
+                let kkt = g1
+                    .linearize_contacts(&s, &u, &G1Contacts::NONE)
+                    .expect("regular");
+                same(&tree, &kkt, &label);
+            }
+        }
+    }
+}

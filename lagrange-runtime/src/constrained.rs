@@ -670,7 +670,7 @@ pub(crate) fn accelerations<T: Model<N, M>, const N: usize, const M: usize, cons
         gains.check()?;
     }
     if T::TREE_ACCELERATIONS
-        && let Some(qdd) = along_tree::<T, N, M, K>(model, s, u, stabilization)?
+        && let Some((qdd, _)) = along_tree::<T, N, M, K>(model, s, u, stabilization)?
     {
         return Ok(qdd);
     }
@@ -701,27 +701,34 @@ fn rows_and_targets<T: Model<N, M>, const N: usize, const M: usize, const K: usi
 
 /// q̈ of a robot by the articulated-body algorithm over its tree
 /// ([`Model::eval_tree_accelerations`]), with its floating base's constraint (K = 1) as
-/// [`solution`] takes it; `None` where that does not give them (the state checked first),
-/// for the KKT solve to find them or to say why it cannot.
-fn along_tree<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+/// [`solution`] takes it, and the constraints' rows J at `s` (none for K = 0); `None` where
+/// that does not give them (the state checked first), for the KKT solve to find them or to
+/// say why it cannot. `linearize` takes the rows too: the multipliers follow from them
+/// ([`crate::linearize`]).
+#[allow(clippy::type_complexity)]
+pub(crate) fn along_tree<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
     stabilization: Option<Stabilization>,
-) -> Result<Option<SVector<f64, N>>, DynamicsError> {
+) -> Result<Option<(SVector<f64, N>, SMatrix<f64, K, N>)>, DynamicsError> {
     check_state::<T, N, M>(s, u)?;
     let x = Point::new(s, u);
     let mut qdd = [0.0; N];
-    let found = match K {
-        0 => model.eval_tree_accelerations(&x, None, &mut qdd),
+    let (found, j) = match K {
+        0 => (
+            model.eval_tree_accelerations(&x, None, &mut qdd),
+            SMatrix::zeros(),
+        ),
         1 => {
             let (j, gamma) = rows_and_targets::<T, N, M, K>(model, s, u, stabilization);
             let row: [f64; N] = from_fn(|i| j[(0, i)]);
-            model.eval_tree_accelerations(&x, Some((&row, gamma[0])), &mut qdd)
+            let found = model.eval_tree_accelerations(&x, Some((&row, gamma[0])), &mut qdd);
+            (found, j)
         }
-        _ => false,
+        _ => (false, SMatrix::zeros()),
     };
-    Ok(found.then(|| SVector::from(qdd)))
+    Ok(found.then(|| (SVector::from(qdd), j)))
 }
 
 // The state Jacobian with the model's number of constraints K, for code generic over Model.

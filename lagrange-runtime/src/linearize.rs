@@ -9,15 +9,17 @@
 //! model's parameters. Equilibria and steady
 //! motions, with the linearization there, are found in [`steady`](crate::steady).
 //!
-//! A robot whose model is its URDF's tree and nothing else (`urdf:` with a fixed base,
-//! `kinetic = urdf_kinetic;`, `potential = urdf_potential;` or none, `dissipation =
-//! urdf_dissipation;` or none, forces on its joints that do not depend on the state, such
-//! as `actuated`'s; constraints, contacts and `let`s of its own are fine) gets ∂τ/∂q,
+//! A robot whose model is its URDF's tree and nothing else (`urdf:` with a fixed or
+//! floating base, `kinetic = urdf_kinetic;`, `potential = urdf_potential;` or none,
+//! `dissipation = urdf_dissipation;` or none, forces the macro can unroll, such as
+//! `actuated`'s; constraints, contacts and `let`s of its own are fine) gets ∂τ/∂q,
 //! ∂τ/∂q̇ and M from its tree in one pass up and down it, by the analytical derivatives
 //! of the recursive Newton–Euler algorithm (Carpentier and Mansard, RSS 2018), instead of
 //! one dual-number evaluation per coordinate: the same numbers to rounding, several times
-//! faster. Anything added to the tree (a rotor inertia in `kinetic`, a force at a point),
-//! and a floating base, takes the dual numbers.
+//! faster. Anything added to the tree (a rotor inertia in `kinetic`, a force at a point)
+//! takes the dual numbers. When the floating base's constraint is the robot's only one,
+//! its accelerations come from the articulated-body algorithm and the multiplier and the
+//! KKT matrix from the same pass: the model's equations are not evaluated at all.
 //!
 //! # Example
 //! A cart of mass m on a spring k, pushed by a force f: A = [[0, 1], [−k/m, 0]] and
@@ -245,9 +247,16 @@ struct Blocks<const N: usize, const M: usize> {
 unsafe impl<const N: usize, const M: usize> Zeroable for Blocks<N, M> {}
 
 impl<const N: usize, const M: usize> Blocks<N, M> {
-    /// Sets column `k` of ∂q̈/∂(q, q̇, u), counted across the three blocks in that order.
-    fn set_column(&mut self, k: usize, column: &SVector<f64, N>) {
-        set_column((&mut self.d_q, &mut self.d_qd, &mut self.d_u), k, column);
+    /// Column `k` of ∂q̈/∂(q, q̇, u), counted across the three blocks in that order.
+    fn column_mut(&mut self, k: usize) -> &mut [f64] {
+        let (block, c) = if k < N {
+            (self.d_q.as_mut_slice(), k)
+        } else if k < 2 * N {
+            (self.d_qd.as_mut_slice(), k - N)
+        } else {
+            (self.d_u.as_mut_slice(), k - 2 * N)
+        };
+        &mut block[c * N..(c + 1) * N]
     }
 
     /// The linearization at `s`, `u` with these derivatives: [`finished`].
@@ -370,21 +379,6 @@ fn along_inputs<T: Model<N, M>, const N: usize, const M: usize>(
         d_u.neg_mut();
     }
     T::INPUTS_ONLY_IN_FORCES
-}
-
-/// The columns of a derivative along (q, q̇, u) from the `from`-th on, in that order,
-/// each with its index: `evaluate(k)` (an evaluation in dual numbers), or for an input's
-/// column, when `by_forces` gives them, `from_forces` of its column there.
-fn columns<const N: usize, const M: usize, C>(
-    from: usize,
-    by_forces: Option<&SMatrix<f64, N, M>>,
-    mut evaluate: impl FnMut(usize) -> C,
-    from_forces: impl Fn(SVector<f64, N>) -> C,
-) -> impl Iterator<Item = (usize, C)> {
-    (from..2 * N + M).map(move |k| match by_forces {
-        Some(d) if k >= 2 * N => (k, from_forces(d.column(k - 2 * N).into_owned())),
-        _ => (k, evaluate(k)),
-    })
 }
 
 /// [`linearize`] without constraints: ∂q̈/∂x = −M⁻¹ ∂τ/∂x at q̈ fixed, from the
@@ -621,27 +615,63 @@ impl<T: Model<N, M>, const N: usize, const M: usize> WithCount
 
     fn run<const K: usize>(self) -> Self::Output {
         let (model, s, u) = (self.model, self.s, self.u);
-        let implicit = Implicit::<N, K>::at(model, s, u)?;
+        // A robot that is its tree alone: q̈ by the articulated-body algorithm, and the
+        // rest from the derivatives' pass ([`Source::Tree`]); where that does not give
+        // them, the KKT solve, which also says why there are none.
+        let tree = if T::TREE_ACCELERATIONS && K == 1 {
+            crate::constrained::along_tree::<T, N, M, K>(model, s, u, None)?
+        } else {
+            None
+        };
+        let solved;
+        let source = match tree {
+            Some((qdd, j)) => Source::Tree { qdd, j },
+            None => {
+                solved = Implicit::<N, K>::at(model, s, u)?;
+                Source::Solved(&solved)
+            }
+        };
         // The tangent space of the constraint manifold in the state (q, q̇): the null space
         // of the holonomic constraints at position level and every constraint at velocity
         // level. A state variable that no constraint involves (the position of a cyclic
         // coordinate) gets its unit vector, exactly, so that the reduced Jacobian keeps its
         // exact zeros and `stability::spectrum` can split their eigenvalues off exactly.
         let tangent = constraints_in_state(model, s, u);
-        implicit.linearization(
+        linearized(
             model,
             s,
             u,
             &tangent,
-            |x| crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(model, x).1,
-            |x| crate::dual_passes::gamma::<_, Dual64, N, M, K>(model, x),
-            // The constraints read only the coordinates before the tree's `constrained`
-            // (a floating base's seven), and their rates.
-            T::MASS_TREE
-                .filter(linalg::MassTree::is_valid)
-                .map_or(N, |tree| tree.constrained),
+            |x| rows::<T, N, M, K>(model, x),
+            |x| targets::<T, N, M, K>(model, x),
+            reads::<T, N, M>(),
+            source,
         )
     }
+}
+
+/// The model's constraints' rows J at a dual point.
+fn rows<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    x: &Point<Dual64, N, M>,
+) -> SMatrix<Dual64, K, N> {
+    crate::dual_passes::velocity_terms_in::<_, Dual64, N, M, K>(model, x).1
+}
+
+/// The targets of the model's constraints at acceleration level (J q̈ = γ) at a dual point.
+fn targets<T: Model<N, M>, const N: usize, const M: usize, const K: usize>(
+    model: &T,
+    x: &Point<Dual64, N, M>,
+) -> SVector<Dual64, K> {
+    crate::dual_passes::gamma::<_, Dual64, N, M, K>(model, x)
+}
+
+/// How many coordinates the model's constraints read: those before the tree's
+/// `constrained` (a floating base's seven), and their rates.
+fn reads<T: Model<N, M>, const N: usize, const M: usize>() -> usize {
+    T::MASS_TREE
+        .filter(linalg::MassTree::is_valid)
+        .map_or(N, |tree| tree.constrained)
 }
 
 /// The derivatives of the accelerations of a constrained model by implicit differentiation
@@ -708,15 +738,9 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         -self.kkt.solve(&dynamics, &velocity).0
     }
 
-    /// The linearization of the solution at `s`, `u`: the
-    /// columns along (q, q̇, u), at a dual point the rows J by `rows` and their targets by
-    /// `targets` (J q̈ = target), neither of which reads the inputs, nor any coordinate
-    /// from the `reads`-th on, nor its rate (so that a tree's columns along those take
-    /// neither); the tangent basis the
-    /// null space of `tangent`, the constraints' rows in the state (q, q̇); checked finite.
-    /// The rows, velocity forms affine in q̇, depend on (q, t) alone, so only the columns
-    /// along q evaluate them. The model's own constraints ([`linearize`]) and those with
-    /// contacts held (`contact::linearize`) both take it.
+    /// The linearization of the solution at `s`, `u`: [`linearized`] at this solution.
+    /// The model's own constraints ([`linearize`]) and those with contacts held
+    /// (`contact::linearize`) both take it.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn linearization<T: Model<N, M>, const M: usize>(
         &self,
@@ -728,102 +752,197 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         targets: impl Fn(&Point<Dual64, N, M>) -> SVector<Dual64, R>,
         reads: usize,
     ) -> Result<Linearization<N, M>, DynamicsError> {
-        let tangent = linalg::null_space(tangent);
-        let x = Point::new(s, u);
-        let (qdd, lambda) = (self.qdd.map(|a| a.re), self.lambda.map(|l| l.re));
-        // ∂τ/∂q and ∂τ/∂q̇ from the model's structure where it has one, and ∂τ/∂u from
-        // the forces, in `d`.
-        with_scratch(|d: &mut InverseDynamicsDerivatives<N, M>| {
-            let by_forces = along_inputs(model, &x, &mut d.d_u);
-            let tree = model.eval_inverse_dynamics_derivatives(
-                &x,
-                &qdd.into(),
-                &mut d.d_q,
-                &mut d.d_qd,
-                &mut d.mass,
-                None,
-            );
-            let d = &*d;
-            // The rows and their targets do not read the inputs: along an input, only the
-            // inverse dynamics moves.
-            let evaluate = |k| {
-                if tree && k < 2 * N {
-                    let column = if k < N {
-                        d.d_q.column(k)
-                    } else {
-                        d.d_qd.column(k - N)
-                    };
-                    // Along a coordinate the rows do not read, or its rate, they stay.
-                    if k % N >= reads {
-                        return (column.into_owned(), SVector::zeros());
-                    }
-                    let x = x.seeded(k);
-                    if k < N {
-                        let j = rows(&x).map(|e| e.eps);
-                        (column + j.transpose() * lambda, j * qdd - targets(&x).eps())
-                    } else {
-                        (column.into_owned(), -targets(&x).eps())
-                    }
-                } else {
-                    let x = x.seeded(k);
-                    let dynamics =
-                        SVector::from(model.eval_inverse_dynamics_in(&x, &self.qdd.into()));
-                    match k {
-                        k if k < N => self
-                            .residuals(dynamics.into(), (rows(&x), targets(&x)))
-                            .eps(),
-                        k if k < 2 * N => (dynamics.eps(), -targets(&x).eps()),
-                        _ => (dynamics.eps(), SVector::zeros()),
-                    }
-                }
+        let source = Source::Solved(self);
+        linearized(model, s, u, tangent, rows, targets, reads, source)
+    }
+}
+
+/// Where the linearization's solution (q̈, λ) and KKT factorization come from.
+pub(crate) enum Source<'a, const N: usize, const R: usize> {
+    /// The KKT solve's ([`Implicit::at`]), or the contacts'.
+    Solved(&'a Implicit<N, R>),
+    /// A robot that is its tree alone, with its floating base's constraint (R = 1): q̈ by
+    /// the articulated-body algorithm and J the constraint's row at the state. The
+    /// derivatives' pass gives M and τ = M q̈ − f, which the solution makes −Jᵀλ, so
+    /// λ = −(J τ)/(J Jᵀ); the KKT matrix is factored from that M. No evaluation of the
+    /// model's equations (the G1's took 15 % of its linearization).
+    Tree {
+        qdd: SVector<f64, N>,
+        j: SMatrix<f64, R, N>,
+    },
+}
+
+impl<const N: usize, const R: usize> Implicit<N, R> {
+    /// The solution of [`Source::Tree`], from the mass matrix and τ of the derivatives'
+    /// pass: `None` for more than one row, a factorization that fails or multipliers that
+    /// are not finite (the KKT solve then says why).
+    fn from_tree(
+        mass: &SMatrix<f64, N, N>,
+        tau: &SVector<f64, N>,
+        qdd: &SVector<f64, N>,
+        j: &SMatrix<f64, R, N>,
+        tree: Option<&linalg::MassTree<N>>,
+    ) -> Option<Self> {
+        if R != 1 {
+            return None;
+        }
+        let row = j.row(0);
+        let lambda =
+            SVector::<f64, R>::from_element(-row.dot(&tau.transpose()) / row.norm_squared());
+        if !linalg::all_finite(lambda.as_slice()) {
+            return None;
+        }
+        let kkt = linalg::kkt::Factored::new(mass, j, j, &[false; R], tree).ok()?;
+        Some(Implicit::new(kkt, qdd, &lambda))
+    }
+}
+
+/// The linearization of the solution at `s`, `u` (from `source`): the
+/// columns along (q, q̇, u), at a dual point the rows J by `rows` and their targets by
+/// `targets` (J q̈ = target), neither of which reads the inputs, nor any coordinate
+/// from the `reads`-th on, nor its rate (so that a tree's columns along those take
+/// neither); the tangent basis the
+/// null space of `tangent`, the constraints' rows in the state (q, q̇); checked finite.
+/// The rows, velocity forms affine in q̇, depend on (q, t) alone, so only the columns
+/// along q evaluate them. Where [`Source::Tree`] does not give the solution (the tree's
+/// pass or the factorization from it fails), the model's KKT solve does, or says why
+/// there is none.
+#[allow(clippy::too_many_arguments)]
+fn linearized<T: Model<N, M>, const N: usize, const M: usize, const R: usize>(
+    model: &T,
+    s: &State<N>,
+    u: &SVector<f64, M>,
+    tangent: &DMatrix<f64>,
+    rows: impl Fn(&Point<Dual64, N, M>) -> SMatrix<Dual64, R, N>,
+    targets: impl Fn(&Point<Dual64, N, M>) -> SVector<Dual64, R>,
+    reads: usize,
+    source: Source<'_, N, R>,
+) -> Result<Linearization<N, M>, DynamicsError> {
+    let tangent = linalg::null_space(tangent);
+    let x = Point::new(s, u);
+    // ∂τ/∂q and ∂τ/∂q̇ from the model's structure where it has one, and ∂τ/∂u from
+    // the forces, in `d`.
+    with_scratch(|d: &mut InverseDynamicsDerivatives<N, M>| {
+        let by_forces = along_inputs(model, &x, &mut d.d_u);
+        let derivatives =
+            |qdd: &SVector<f64, N>, d: &mut InverseDynamicsDerivatives<N, M>, forces: bool| {
+                model.eval_inverse_dynamics_derivatives(
+                    &x,
+                    &(*qdd).into(),
+                    &mut d.d_q,
+                    &mut d.d_qd,
+                    &mut d.mass,
+                    forces.then_some(&mut d.forces),
+                )
             };
-            let from_forces = |column| (column, SVector::zeros());
-            with_scratch(|lin: &mut Blocks<N, M>| {
-                let by_forces = by_forces.then_some(&d.d_u);
-                // The q̈ part of the KKT matrix's inverse, [A B] (A along the dynamics,
-                // formed at once; B along the rows' targets, from R solves): then each of
-                // the 2N + M columns is −(A ∂f + B ∂γ), two products instead of a solve
-                // (the G1's 107 solves along the tree were a third of its linearization).
-                with_scratch(|inverse: &mut SMatrix<f64, N, N>| {
-                    with_scratch(|targets: &mut SMatrix<f64, N, R>| {
-                        self.kkt.dynamics_inverse_into(inverse);
-                        for r in 0..R {
-                            let (x, _) = self.kkt.solve(&SVector::zeros(), &unit(r));
-                            targets.set_column(r, &x);
+        let (built, solved);
+        let (this, tree) = match source {
+            Source::Solved(implicit) => {
+                (implicit, derivatives(&implicit.qdd.map(|a| a.re), d, false))
+            }
+            Source::Tree { qdd, j } => {
+                let tree = derivatives(&qdd, d, true);
+                let from_tree = tree
+                    .then(|| T::MASS_TREE)
+                    .and_then(|t| Implicit::from_tree(&d.mass, &d.forces, &qdd, &j, t.as_ref()));
+                if let Some(implicit) = from_tree {
+                    built = implicit;
+                    (&built, tree)
+                } else {
+                    solved = Implicit::<N, R>::at(model, s, u)?;
+                    (&solved, derivatives(&solved.qdd.map(|a| a.re), d, false))
+                }
+            }
+        };
+        let d = &*d;
+        let (qdd, lambda) = (this.qdd.map(|a| a.re), this.lambda.map(|l| l.re));
+        with_scratch(|lin: &mut Blocks<N, M>| {
+            // The q̈ part of the KKT matrix's inverse, [A B] (A along the dynamics,
+            // formed at once; B along the rows' targets, from R solves): then each of
+            // the 2N + M columns is −(A ∂f + B ∂γ), two products instead of a solve
+            // (the G1's 107 solves along the tree were a third of its linearization).
+            with_scratch(|inverse: &mut SMatrix<f64, N, N>| {
+                this.kkt.dynamics_inverse_into(inverse);
+                let mut along_targets = SMatrix::<f64, N, R>::zeros();
+                for r in 0..R {
+                    let (x, _) = this.kkt.solve(&SVector::zeros(), &unit(r));
+                    along_targets.set_column(r, &x);
+                }
+                // A column of ∂τ/∂(q, q̇, u) where it is one of `d`'s, else `own`, with
+                // the rows' part beside it.
+                let mut own: SVector<f64, N>;
+                for k in 0..2 * N + M {
+                    let mut velocity = SVector::<f64, R>::zeros();
+                    let dynamics: &[f64] = if k >= 2 * N && by_forces {
+                        // The rows and their targets do not read the inputs: along an
+                        // input, only the inverse dynamics moves.
+                        block::<N>(d.d_u.as_slice(), k - 2 * N)
+                    } else if tree && k < 2 * N {
+                        let column = if k < N {
+                            block::<N>(d.d_q.as_slice(), k)
+                        } else {
+                            block::<N>(d.d_qd.as_slice(), k - N)
+                        };
+                        // Along a coordinate the rows do not read, or its rate, they stay.
+                        if k % N >= reads {
+                            column
+                        } else {
+                            let x = x.seeded(k);
+                            if k < N {
+                                let j = rows(&x).map(|e| e.eps);
+                                own = SVector::from_column_slice(column) + j.transpose() * lambda;
+                                velocity = j * qdd - targets(&x).eps();
+                                own.as_slice()
+                            } else {
+                                velocity = -targets(&x).eps();
+                                column
+                            }
                         }
-                        for (k, (dynamics, velocity)) in
-                            columns(0, by_forces, evaluate, from_forces)
-                        {
-                            // Over the entries that are not zero (a tree's ∂τ/∂q_k is zero
-                            // off k's ancestors and subtree, an input's column is often a
-                            // unit one), through the column-major slices.
-                            let mut column = [0.0; N];
-                            // (A matrix's own `iter` steps a two-level iterator per entry.)
-                            let products = dynamics
+                    } else {
+                        let x = x.seeded(k);
+                        let dynamics =
+                            SVector::from(model.eval_inverse_dynamics_in(&x, &this.qdd.into()));
+                        (own, velocity) = match k {
+                            k if k < N => this
+                                .residuals(dynamics.into(), (rows(&x), targets(&x)))
+                                .eps(),
+                            k if k < 2 * N => (dynamics.eps(), -targets(&x).eps()),
+                            _ => (dynamics.eps(), SVector::zeros()),
+                        };
+                        own.as_slice()
+                    };
+                    // Over the entries that are not zero (a tree's ∂τ/∂q_k is zero off k's
+                    // ancestors and subtree, an input's column is often a unit one),
+                    // through the column-major slices, into the column in place.
+                    // (A matrix's own `iter` steps a two-level iterator per entry.)
+                    let column = lin.column_mut(k);
+                    column.fill(0.0);
+                    let products = dynamics
+                        .iter()
+                        .zip(inverse.as_slice().chunks_exact(N))
+                        .chain(
+                            velocity
                                 .as_slice()
                                 .iter()
-                                .zip(inverse.as_slice().chunks_exact(N))
-                                .chain(
-                                    velocity
-                                        .as_slice()
-                                        .iter()
-                                        .zip(targets.as_slice().chunks_exact(N)),
-                                );
-                            for (&c, a) in products {
-                                if c != 0.0 {
-                                    for (x, a) in column.iter_mut().zip(a) {
-                                        *x -= c * a;
-                                    }
-                                }
+                                .zip(along_targets.as_slice().chunks_exact(N)),
+                        );
+                    for (&c, a) in products {
+                        if c != 0.0 {
+                            for (x, a) in column.iter_mut().zip(a) {
+                                *x -= c * a;
                             }
-                            lin.set_column(k, &SVector::from(column));
                         }
-                    });
-                });
-                lin.linearization(s, u, qdd, tangent)
-            })
+                    }
+                }
+            });
+            lin.linearization(s, u, qdd, tangent)
         })
-    }
+    })
+}
+
+/// Column `c` of a column-major matrix of N rows held as its slice.
+fn block<const N: usize>(matrix: &[f64], c: usize) -> &[f64] {
+    &matrix[c * N..(c + 1) * N]
 }
 
 /// The sensitivities ∂q̈/∂p of the accelerations to the model's parameters (column j: the
