@@ -843,7 +843,7 @@ fn linearized<T: Model<N, M>, const N: usize, const M: usize, const R: usize>(
             Source::Tree { qdd, j } => {
                 let tree = derivatives(&qdd, d, true);
                 let from_tree = tree
-                    .then(|| T::MASS_TREE)
+                    .then_some(T::MASS_TREE)
                     .and_then(|t| Implicit::from_tree(&d.mass, &d.forces, &qdd, &j, t.as_ref()));
                 if let Some(implicit) = from_tree {
                     built = implicit;
