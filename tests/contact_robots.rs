@@ -347,37 +347,43 @@ fn a_floating_tree_linearizes_as_the_kkt_solve_does() {
         }
     }
 
-    let solo = Solo12::default();
-    for robot in ["solo12", "g1"] {
+    /// At every stored state of `robot`, `linearize` by `tree` against `kkt`.
+    fn at_every_state<const N: usize, const M: usize>(
+        robot: &str,
+        tree: impl Fn(&State<N>, &SVector<f64, M>) -> Linearization<N, M>,
+        kkt: impl Fn(&State<N>, &SVector<f64, M>) -> Linearization<N, M>,
+    ) {
         let data = reference(&format!("{robot}_contacts"));
         for state in data["states"].as_array().expect("states") {
-            let label = format!("{robot} {}", state["label"]);
-            if robot == "solo12" {
-                let s = State::new(
-                    0.0,
-                    vector(&state["lagrange"]["q"]),
-                    vector(&state["lagrange"]["qd"]),
-                );
-                let u = vector::<18>(&state["tau"]);
-                let tree = linearize(&solo, &s, &u).expect("regular");
-                let kkt = solo
-                    .linearize_contacts(&s, &u, &Solo12Contacts::NONE)
-                    .expect("regular");
-                same(&tree, &kkt, &label);
-            } else {
-                let g1 = G1::default();
-                let s = State::new(
-                    0.0,
-                    vector(&state["lagrange"]["q"]),
-                    vector(&state["lagrange"]["qd"]),
-                );
-                let u = vector::<35>(&state["tau"]);
-                let tree = linearize(&g1, &s, &u).expect("regular");
-                let kkt = g1
-                    .linearize_contacts(&s, &u, &G1Contacts::NONE)
-                    .expect("regular");
-                same(&tree, &kkt, &label);
-            }
+            let s = State::new(
+                0.0,
+                vector(&state["lagrange"]["q"]),
+                vector(&state["lagrange"]["qd"]),
+            );
+            let u = vector::<M>(&state["tau"]);
+            same(
+                &tree(&s, &u),
+                &kkt(&s, &u),
+                &format!("{robot} {}", state["label"]),
+            );
         }
     }
+
+    let (solo, g1) = (Solo12::default(), G1::default());
+    at_every_state(
+        "solo12",
+        |s, u| linearize(&solo, s, u).expect("regular"),
+        |s, u| {
+            solo.linearize_contacts(s, u, &Solo12Contacts::NONE)
+                .expect("regular")
+        },
+    );
+    at_every_state(
+        "g1",
+        |s, u| linearize(&g1, s, u).expect("regular"),
+        |s, u| {
+            g1.linearize_contacts(s, u, &G1Contacts::NONE)
+                .expect("regular")
+        },
+    );
 }

@@ -67,7 +67,7 @@ use crate::eval::{check_state, equations};
 use crate::jacobian::Rows;
 use crate::linalg::kkt::{self, Reduced, Unsolvable};
 use crate::linalg::{self, Lu};
-use crate::linearize::{Implicit, Linearization};
+use crate::linearize::{linearized, Implicit, Linearization, Source};
 use crate::model::{Equations, Model, Point, Scalar};
 use crate::{Dynamics, State};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
@@ -473,7 +473,7 @@ pub fn linearize<
         .map_err(|_| crate::linearize::not_finite())?;
     let implicit = Implicit::new(kkt, &accelerations, &lambda);
     let tangent = manifold::<T, N, M, C>(model, s, u, active);
-    implicit.linearization(
+    linearized(
         model,
         s,
         u,
@@ -482,6 +482,7 @@ pub fn linearize<
         |x| targets::<T, Dual64, N, M, K, C, R>(model, x, active),
         // A contact reads any coordinate.
         N,
+        Source::Solved(&implicit),
     )
 }
 

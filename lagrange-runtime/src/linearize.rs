@@ -738,41 +738,6 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
         -self.kkt.solve(&dynamics, &velocity).0
     }
 
-    /// The linearization of the solution at `s`, `u`: [`linearized`] at this solution.
-    /// The model's own constraints ([`linearize`]) and those with contacts held
-    /// (`contact::linearize`) both take it.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn linearization<T: Model<N, M>, const M: usize>(
-        &self,
-        model: &T,
-        s: &State<N>,
-        u: &SVector<f64, M>,
-        tangent: &DMatrix<f64>,
-        rows: impl Fn(&Point<Dual64, N, M>) -> SMatrix<Dual64, R, N>,
-        targets: impl Fn(&Point<Dual64, N, M>) -> SVector<Dual64, R>,
-        reads: usize,
-    ) -> Result<Linearization<N, M>, DynamicsError> {
-        let source = Source::Solved(self);
-        linearized(model, s, u, tangent, rows, targets, reads, source)
-    }
-}
-
-/// Where the linearization's solution (q̈, λ) and KKT factorization come from.
-pub(crate) enum Source<'a, const N: usize, const R: usize> {
-    /// The KKT solve's ([`Implicit::at`]), or the contacts'.
-    Solved(&'a Implicit<N, R>),
-    /// A robot that is its tree alone, with its floating base's constraint (R = 1): q̈ by
-    /// the articulated-body algorithm and J the constraint's row at the state. The
-    /// derivatives' pass gives M and τ = M q̈ − f, which the solution makes −Jᵀλ, so
-    /// λ = −(J τ)/(J Jᵀ); the KKT matrix is factored from that M. No evaluation of the
-    /// model's equations (the G1's took 15 % of its linearization).
-    Tree {
-        qdd: SVector<f64, N>,
-        j: SMatrix<f64, R, N>,
-    },
-}
-
-impl<const N: usize, const R: usize> Implicit<N, R> {
     /// The solution of [`Source::Tree`], from the mass matrix and τ of the derivatives'
     /// pass: `None` for more than one row, a factorization that fails or multipliers that
     /// are not finite (the KKT solve then says why).
@@ -797,6 +762,21 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
     }
 }
 
+/// Where the linearization's solution (q̈, λ) and KKT factorization come from.
+pub(crate) enum Source<'a, const N: usize, const R: usize> {
+    /// The KKT solve's ([`Implicit::at`]), or the contacts' (`contact::linearize`).
+    Solved(&'a Implicit<N, R>),
+    /// A robot that is its tree alone, with its floating base's constraint (R = 1): q̈ by
+    /// the articulated-body algorithm and J the constraint's row at the state. The
+    /// derivatives' pass gives M and τ = M q̈ − f, which the solution makes −Jᵀλ, so
+    /// λ = −(J τ)/(J Jᵀ); the KKT matrix is factored from that M. No evaluation of the
+    /// model's equations (the G1's took 15 % of its linearization).
+    Tree {
+        qdd: SVector<f64, N>,
+        j: SMatrix<f64, R, N>,
+    },
+}
+
 /// The linearization of the solution at `s`, `u` (from `source`): the
 /// columns along (q, q̇, u), at a dual point the rows J by `rows` and their targets by
 /// `targets` (J q̈ = target), neither of which reads the inputs, nor any coordinate
@@ -806,9 +786,10 @@ impl<const N: usize, const R: usize> Implicit<N, R> {
 /// The rows, velocity forms affine in q̇, depend on (q, t) alone, so only the columns
 /// along q evaluate them. Where [`Source::Tree`] does not give the solution (the tree's
 /// pass or the factorization from it fails), the model's KKT solve does, or says why
-/// there is none.
+/// there is none. The model's own constraints ([`linearize`]) and those with contacts
+/// held (`contact::linearize`) both take it.
 #[allow(clippy::too_many_arguments)]
-fn linearized<T: Model<N, M>, const N: usize, const M: usize, const R: usize>(
+pub(crate) fn linearized<T: Model<N, M>, const N: usize, const M: usize, const R: usize>(
     model: &T,
     s: &State<N>,
     u: &SVector<f64, M>,
